@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * meter: Appel-style profiling with a kernel CPU-time timer.
+ *
+ * This header is the one contract between meter.ko and userspace: the
+ * generic netlink family, its commands and attribute tree, the layout of
+ * the page each profiled thread shares with the kernel, and the limits.
+ *
+ * ---------------------------------------------------------------------
+ * The shared page
+ * ---------------------------------------------------------------------
+ * Each profiled thread owns one page-aligned, page-sized block of private
+ * anonymous memory laid out as struct meter_page.  The thread writes it;
+ * the module pins it at registration and only reads it, from the sampling
+ * interrupt on the CPU where the thread runs.  Because the interrupt
+ * interrupts the thread itself, the thread needs only compiler ordering
+ * (a signal fence), never atomics:
+ *
+ *   on entry:   stack[depth] = id; depth = depth + 1; current = id;
+ *   on return:  depth = depth - 1; current = depth ? stack[depth - 1] : 0;
+ *
+ * depth may grow past METER_STACK_CAP (deep recursion): frames beyond the
+ * capacity are not written, and the module records such samples as
+ * truncated.  Nothing read from the page is trusted: an id of 0 means "no
+ * current function"; an id above the session's registered ids or a magic
+ * or version mismatch is counted as invalid.
+ *
+ * ---------------------------------------------------------------------
+ * Commands (family METER_GENL_NAME, version METER_GENL_VERSION)
+ * ---------------------------------------------------------------------
+ * METER_CMD_REGISTER (do; the sending thread registers itself)
+ *   in:  METER_A_PAGE_ADDR        u64  address of the thread's meter_page
+ *        METER_A_PERIOD_NS        u64  optional, sampling period
+ *        METER_A_PARENT_COOKIE    u64  optional, session of the parent
+ *                                      process (set by a forked child)
+ *        METER_A_CALL_COST_PS     u64  optional, calibrated cost of one
+ *                                      instrumented call, picoseconds
+ *   out: METER_A_COOKIE, METER_A_PERIOD_NS (effective period)
+ *   The first thread of a process creates its session; later threads of
+ *   the same process (same mm) join it.
+ *
+ * METER_CMD_UNREGISTER (do; the sending thread)
+ *   Stops sampling the thread and folds its counts into its session.
+ *
+ * METER_CMD_ADD_FUNCS (do; the sender's session)
+ *   in:  METER_A_FUNCS (nest) of METER_A_FUNC (nest, repeated):
+ *          METER_A_FUNC_ID u32, METER_A_FUNC_NAME string
+ *   Names a function id.  Ids are chosen by userspace, 1..METER_FUNCS_MAX.
+ *
+ * METER_CMD_ADD_CALLS (do; the sender's session)
+ *   in:  METER_A_CALLS  binary, an array of struct meter_call_counts
+ *   Adds call counts (Appel's CC), kept per thread in userspace and
+ *   flushed at thread exit and process exit.
+ *
+ * METER_CMD_SET_PERIOD (do; the sender's session)
+ *   in:  METER_A_PERIOD_NS u64; applies to all the session's threads.
+ *
+ * METER_CMD_SESSION_GET (dump: every readable session; do: one session)
+ *   in:  (do) METER_A_COOKIE or METER_A_PID (newest session of that pid)
+ *   out: one message per session, attributes at top level:
+ *        COOKIE, PARENT_COOKIE, PID, UID, COMM, STATE, THREADS,
+ *        THREADS_TOTAL, PERIOD_NS, START_NS, END_NS, SAMPLES, NO_CURRENT,
+ *        INVALID, LOST, TRUNCATED, NFUNCS, NSTACKS, CALL_COST_PS
+ *
+ * METER_CMD_PROFILE_GET (dump)
+ *   in:  METER_A_COOKIE or METER_A_PID
+ *   out: a snapshot of the session taken when the dump starts, as a run of
+ *        messages, each carrying exactly one of these nests:
+ *        METER_A_SESSION  (nest) the attributes of SESSION_GET, first
+ *        METER_A_FUNC     (nest) FUNC_ID, FUNC_NAME, FUNC_CALLS,
+ *                                FUNC_SELF, FUNC_TOTAL, FUNC_ALLOC_CALLS,
+ *                                FUNC_ALLOC_BYTES
+ *        METER_A_STACK    (nest) STACK_SAMPLES, STACK_FRAMES (binary,
+ *                                __u32 ids, root first), STACK_TRUNCATED
+ *                                (flag)
+ *        METER_A_THREAD   (nest) THREAD_TID, THREAD_SAMPLES,
+ *                                THREAD_STATE
+ *   FUNC_TOTAL counts each sample once per function however often the
+ *   function recurs in the sampled stack.
+ *
+ * METER_CMD_SESSION_RESET (do)  in: COOKIE or PID.  Zeroes the counters.
+ * METER_CMD_SESSION_DEL (do)    in: COOKIE or PID.  Forgets a finished
+ *                               session (a live one: -EBUSY).
+ *
+ * Errors come back as negative errno with an extended-ack message.
+ * Reading, resetting and deleting a session needs the uid that registered
+ * it, or CAP_PERFMON or CAP_SYS_ADMIN.
+ */
+#ifndef _UAPI_LINUX_METER_H
+#define _UAPI_LINUX_METER_H
+
+#include <linux/types.h>
+
+#define METER_GENL_NAME		"meter"
+#define METER_GENL_VERSION	1
+
+/* The shared page. */
+#define METER_PAGE_MAGIC	0x5254454dU	/* "METR" little-endian */
+#define METER_PAGE_VERSION	1
+#define METER_PAGE_SIZE		4096
+#define METER_PAGE_HDR_WORDS	16
+#define METER_STACK_CAP		(METER_PAGE_SIZE / 4 - METER_PAGE_HDR_WORDS)
+
+struct meter_page {
+	__u32 magic;		/* METER_PAGE_MAGIC */
+	__u32 version;		/* METER_PAGE_VERSION */
+	__u32 current;		/* id of the current function; 0: none */
+	__u32 depth;		/* frames pushed; may exceed METER_STACK_CAP */
+	__u32 reserved[METER_PAGE_HDR_WORDS - 4];
+	__u32 stack[METER_STACK_CAP];	/* ids, root first */
+};
+
+/* One element of METER_A_CALLS. */
+struct meter_call_counts {
+	__u32 id;
+	__u32 reserved;		/* must be 0 */
+	__u64 calls;
+	__u64 alloc_calls;	/* allocation accounting, 0 if off */
+	__u64 alloc_bytes;
+};
+
+/* Limits. */
+#define METER_FUNCS_MAX		(1U << 20)	/* highest function id */
+#define METER_FUNC_NAME_MAX	256		/* with the NUL */
+#define METER_SAMPLE_DEPTH_MAX	128	/* frames kept per sampled stack */
+#define METER_PERIOD_MIN_NS	10000ULL	/* privileged floor, 10 us */
+#define METER_PERIOD_MAX_NS	1000000000ULL	/* 1 s */
+#define METER_PERIOD_DEFAULT_NS	1000000ULL	/* 1 ms, 1 kHz */
+
+enum meter_cmd {
+	METER_CMD_UNSPEC,
+	METER_CMD_REGISTER,
+	METER_CMD_UNREGISTER,
+	METER_CMD_ADD_FUNCS,
+	METER_CMD_ADD_CALLS,
+	METER_CMD_SET_PERIOD,
+	METER_CMD_SESSION_GET,
+	METER_CMD_PROFILE_GET,
+	METER_CMD_SESSION_RESET,
+	METER_CMD_SESSION_DEL,
+	__METER_CMD_MAX
+};
+#define METER_CMD_MAX (__METER_CMD_MAX - 1)
+
+enum meter_session_state {
+	METER_STATE_LIVE = 1,	/* at least one thread registered */
+	METER_STATE_EXITED,	/* every thread gone; kept until deleted */
+};
+
+enum meter_thread_state {
+	METER_THREAD_LIVE = 1,
+	METER_THREAD_EXITED,
+};
+
+enum meter_attr {
+	METER_A_UNSPEC,
+	METER_A_PAD,
+	METER_A_PAGE_ADDR,	/* u64 */
+	METER_A_PERIOD_NS,	/* u64 */
+	METER_A_COOKIE,		/* u64 */
+	METER_A_PARENT_COOKIE,	/* u64 */
+	METER_A_CALL_COST_PS,	/* u64 */
+	METER_A_PID,		/* u32 */
+	METER_A_UID,		/* u32 */
+	METER_A_COMM,		/* string */
+	METER_A_STATE,		/* u32, enum meter_session_state */
+	METER_A_THREADS,	/* u32, threads registered now */
+	METER_A_THREADS_TOTAL,	/* u32, threads ever registered */
+	METER_A_START_NS,	/* u64, CLOCK_BOOTTIME */
+	METER_A_END_NS,		/* u64, CLOCK_BOOTTIME, 0 while live */
+	METER_A_SAMPLES,	/* u64, every tick */
+	METER_A_NO_CURRENT,	/* u64, ticks with current == 0 */
+	METER_A_INVALID,	/* u64, ticks with a bad id, depth or page */
+	METER_A_LOST,		/* u64, stacks not kept: table full */
+	METER_A_TRUNCATED,	/* u64, stacks deeper than kept */
+	METER_A_NFUNCS,		/* u32 */
+	METER_A_NSTACKS,	/* u32 */
+	METER_A_FUNCS,		/* nest of METER_A_FUNC */
+	METER_A_FUNC,		/* nest, enum meter_func_attr */
+	METER_A_CALLS,		/* binary, struct meter_call_counts[] */
+	METER_A_SESSION,	/* nest, attributes of this enum */
+	METER_A_STACK,		/* nest, enum meter_stack_attr */
+	METER_A_THREAD,		/* nest, enum meter_thread_attr */
+	__METER_A_MAX
+};
+#define METER_A_MAX (__METER_A_MAX - 1)
+
+enum meter_func_attr {
+	METER_A_FUNC_UNSPEC,
+	METER_A_FUNC_PAD,
+	METER_A_FUNC_ID,		/* u32 */
+	METER_A_FUNC_NAME,		/* string */
+	METER_A_FUNC_CALLS,		/* u64 */
+	METER_A_FUNC_SELF,		/* u64, samples as current */
+	METER_A_FUNC_TOTAL,		/* u64, samples on the stack */
+	METER_A_FUNC_ALLOC_CALLS,	/* u64 */
+	METER_A_FUNC_ALLOC_BYTES,	/* u64 */
+	__METER_A_FUNC_MAX
+};
+#define METER_A_FUNC_MAX (__METER_A_FUNC_MAX - 1)
+
+enum meter_stack_attr {
+	METER_A_STACK_UNSPEC,
+	METER_A_STACK_PAD,
+	METER_A_STACK_SAMPLES,		/* u64 */
+	METER_A_STACK_FRAMES,		/* binary, __u32 ids, root first */
+	METER_A_STACK_TRUNCATED,	/* flag */
+	__METER_A_STACK_MAX
+};
+#define METER_A_STACK_MAX (__METER_A_STACK_MAX - 1)
+
+enum meter_thread_attr {
+	METER_A_THREAD_UNSPEC,
+	METER_A_THREAD_PAD,
+	METER_A_THREAD_TID,		/* u32 */
+	METER_A_THREAD_SAMPLES,		/* u64 */
+	METER_A_THREAD_STATE,		/* u32, enum meter_thread_state */
+	__METER_A_THREAD_MAX
+};
+#define METER_A_THREAD_MAX (__METER_A_THREAD_MAX - 1)
+
+#endif /* _UAPI_LINUX_METER_H */

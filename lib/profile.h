@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The profile as userspace holds it: what the kernel's PROFILE_GET dump
+ * returns, what the signal backend collects, what the JSON file stores and
+ * what every renderer reads.  One model, so that the kernel and signal
+ * backends produce the same reports and merged profiles stay comparable.
+ *
+ * Internal to meter (libmeter and the tools); not installed.
+ */
+#ifndef METER_PROFILE_H
+#define METER_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct meter_func {
+	uint32_t id;		/* unique within the profile, >= 1 */
+	char *name;
+	uint64_t calls;
+	uint64_t self_samples;
+	uint64_t total_samples;	/* once per sample, recursion or not */
+	uint64_t alloc_calls;
+	uint64_t alloc_bytes;
+};
+
+struct meter_stack {
+	uint32_t depth;
+	uint32_t *frames;	/* function ids, root first */
+	uint64_t samples;
+	bool truncated;
+};
+
+struct meter_thread {
+	uint32_t tid;
+	uint64_t samples;
+	bool exited;
+};
+
+struct meter_profile {
+	char *command;
+	char backend[16];	/* "kernel", "signal", "off" */
+	int32_t pid;
+	uint32_t uid;
+	uint64_t cookie;
+	uint64_t parent_cookie;
+	bool exited;
+	uint32_t runs;		/* profiles merged into this one, >= 1 */
+	uint64_t period_ns;
+	uint64_t start_ns, end_ns;
+	uint64_t samples;	/* all ticks */
+	uint64_t no_current;
+	uint64_t invalid;
+	uint64_t lost;
+	uint64_t truncated;
+	uint64_t call_cost_ps;	/* calibrated cost of one call, 0: unknown */
+
+	struct meter_func *funcs;
+	size_t nfuncs, funcs_cap;
+	struct meter_stack *stacks;
+	size_t nstacks, stacks_cap;
+	struct meter_thread *threads;
+	size_t nthreads, threads_cap;
+};
+
+struct meter_profile *meter_profile_new(void);
+void meter_profile_free(struct meter_profile *p);
+
+/* Appenders copy their arguments; they return NULL or -1 on ENOMEM. */
+struct meter_func *meter_profile_add_func(struct meter_profile *p,
+					  uint32_t id, const char *name);
+struct meter_stack *meter_profile_add_stack(struct meter_profile *p,
+					    const uint32_t *frames,
+					    uint32_t depth, uint64_t samples);
+struct meter_thread *meter_profile_add_thread(struct meter_profile *p,
+					      uint32_t tid, uint64_t samples);
+
+/* NULL when no function has that id. */
+struct meter_func *meter_profile_find(const struct meter_profile *p,
+				      uint32_t id);
+
+/*
+ * Recompute total_samples of every function from the stacks (each function
+ * once per sample).  Used where stacks are the source of truth: the signal
+ * backend, merges.
+ */
+void meter_profile_compute_totals(struct meter_profile *p);
+
+/*
+ * Add src into dst, matching functions by name (ids are renumbered in
+ * dst).  runs add up; counters add up.  Returns 0 or -1 (ENOMEM).
+ */
+int meter_profile_merge(struct meter_profile *dst,
+			const struct meter_profile *src);
+
+/* JSON, the schema in Documentation/json-format.md. */
+int meter_profile_write_json(const struct meter_profile *p, FILE *out);
+/* On error returns NULL and writes a one-line reason into err. */
+struct meter_profile *meter_profile_read_json(FILE *in, char *err,
+					      size_t errlen);
+
+#endif /* METER_PROFILE_H */
