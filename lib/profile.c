@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The userspace profile model (lib/profile.h): construction, look-up,
+ * totals from stacks, and merging by function name.
+ *
+ * Functions are kept in the order they were added.  Look-up by id tries
+ * the dense case first (ids 1..n in order, what libmeter and the kernel
+ * produce), then a binary search (ids ascending), then a linear scan, so
+ * that it is right for any order and fast for the usual ones.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+struct meter_profile *meter_profile_new(void)
+{
+	struct meter_profile *p = calloc(1, sizeof(*p));
+
+	if (p)
+		p->runs = 1;
+	return p;
+}
+
+void meter_profile_free(struct meter_profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nfuncs; i++)
+		free(p->funcs[i].name);
+	for (i = 0; i < p->nstacks; i++)
+		free(p->stacks[i].frames);
+	free(p->funcs);
+	free(p->stacks);
+	free(p->threads);
+	free(p->command);
+	free(p);
+}
+
+/* Grows *arr (elements of size sz) so that it holds at least need. */
+static int grow(void **arr, size_t *cap, size_t need, size_t sz)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > ((size_t)-1) / 2 / sz) {
+			errno = ENOMEM;
+			return -1;
+		}
+		ncap *= 2;
+	}
+	n = realloc(*arr, ncap * sz);
+	if (!n)
+		return -1;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+struct meter_func *meter_profile_add_func(struct meter_profile *p,
+					  uint32_t id, const char *name)
+{
+	struct meter_func *f;
+	char *copy;
+
+	copy = strdup(name ? name : "");
+	if (!copy)
+		return NULL;
+	if (grow((void **)&p->funcs, &p->funcs_cap, p->nfuncs + 1,
+		 sizeof(*p->funcs))) {
+		free(copy);
+		return NULL;
+	}
+	f = &p->funcs[p->nfuncs++];
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	f->name = copy;
+	return f;
+}
+
+struct meter_stack *meter_profile_add_stack(struct meter_profile *p,
+					    const uint32_t *frames,
+					    uint32_t depth, uint64_t samples)
+{
+	struct meter_stack *s;
+	uint32_t *copy;
+
+	copy = malloc((depth ? depth : 1) * sizeof(*copy));
+	if (!copy)
+		return NULL;
+	if (depth)
+		memcpy(copy, frames, depth * sizeof(*copy));
+	if (grow((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1,
+		 sizeof(*p->stacks))) {
+		free(copy);
+		return NULL;
+	}
+	s = &p->stacks[p->nstacks++];
+	memset(s, 0, sizeof(*s));
+	s->depth = depth;
+	s->frames = copy;
+	s->samples = samples;
+	return s;
+}
+
+struct meter_thread *meter_profile_add_thread(struct meter_profile *p,
+					      uint32_t tid, uint64_t samples)
+{
+	struct meter_thread *t;
+
+	if (grow((void **)&p->threads, &p->threads_cap, p->nthreads + 1,
+		 sizeof(*p->threads)))
+		return NULL;
+	t = &p->threads[p->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->samples = samples;
+	return t;
+}
+
+struct meter_func *meter_profile_find(const struct meter_profile *p,
+				      uint32_t id)
+{
+	size_t lo, hi, i;
+
+	if (!p || !p->nfuncs)
+		return NULL;
+	/* Dense ids, the common case. */
+	if (id >= 1 && id <= p->nfuncs && p->funcs[id - 1].id == id)
+		return &p->funcs[id - 1];
+	/* Ascending ids. */
+	lo = 0;
+	hi = p->nfuncs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->funcs[mid].id == id)
+			return &p->funcs[mid];
+		if (p->funcs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Any order. */
+	for (i = 0; i < p->nfuncs; i++)
+		if (p->funcs[i].id == id)
+			return &p->funcs[i];
+	return NULL;
+}
+
+void meter_profile_compute_totals(struct meter_profile *p)
+{
+	size_t *seen;		/* per function index: last stack + 1 */
+	size_t i, k;
+
+	for (i = 0; i < p->nfuncs; i++)
+		p->funcs[i].total_samples = 0;
+	seen = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*seen));
+	for (i = 0; i < p->nstacks; i++) {
+		const struct meter_stack *s = &p->stacks[i];
+
+		for (k = 0; k < s->depth; k++) {
+			struct meter_func *f = meter_profile_find(p,
+								  s->frames[k]);
+			size_t idx;
+
+			if (!f)
+				continue;
+			idx = (size_t)(f - p->funcs);
+			if (seen) {
+				if (seen[idx] == i + 1)
+					continue;
+				seen[idx] = i + 1;
+			} else {
+				/* Out of memory: a quadratic check instead. */
+				size_t j;
+				bool dup = false;
+
+				for (j = 0; j < k; j++)
+					if (s->frames[j] == s->frames[k])
+						dup = true;
+				if (dup)
+					continue;
+			}
+			f->total_samples += s->samples;
+		}
+	}
+	free(seen);
+}
+
+/* --- merging --- */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint64_t hash_stack(const uint32_t *frames, uint32_t depth,
+			   bool truncated)
+{
+	uint64_t h = 1469598103934665603ULL ^ (truncated ? 0x9e37 : 0);
+	uint32_t i;
+
+	for (i = 0; i < depth; i++) {
+		h ^= frames[i];
+		h *= 1099511628211ULL;
+	}
+	h ^= depth;
+	return h * 1099511628211ULL;
+}
+
+/* Open-addressing table of indices (SIZE_MAX: empty). */
+struct index_table {
+	size_t *slot;
+	size_t mask;
+	size_t used;
+};
+
+static int table_init(struct index_table *t, size_t expect)
+{
+	size_t n = 64, i;
+
+	while (n < expect * 2 + 2)
+		n *= 2;
+	t->slot = malloc(n * sizeof(*t->slot));
+	if (!t->slot)
+		return -1;
+	for (i = 0; i < n; i++)
+		t->slot[i] = (size_t)-1;
+	t->mask = n - 1;
+	t->used = 0;
+	return 0;
+}
+
+static bool stack_equal(const struct meter_stack *s, const uint32_t *frames,
+			uint32_t depth, bool truncated)
+{
+	return s->depth == depth && s->truncated == truncated &&
+	       (!depth || !memcmp(s->frames, frames, depth * sizeof(*frames)));
+}
+
+/* The index of dst's function named name, or SIZE_MAX. */
+static size_t func_lookup(const struct index_table *t,
+			  const struct meter_profile *dst, const char *name)
+{
+	size_t h = (size_t)hash_str(name) & t->mask;
+
+	while (t->slot[h] != (size_t)-1) {
+		if (!strcmp(dst->funcs[t->slot[h]].name, name))
+			return t->slot[h];
+		h = (h + 1) & t->mask;
+	}
+	return (size_t)-1;
+}
+
+static void func_insert(struct index_table *t,
+			const struct meter_profile *dst, size_t idx)
+{
+	size_t h = (size_t)hash_str(dst->funcs[idx].name) & t->mask;
+
+	while (t->slot[h] != (size_t)-1)
+		h = (h + 1) & t->mask;
+	t->slot[h] = idx;
+	t->used++;
+}
+
+static size_t stack_lookup(const struct index_table *t,
+			   const struct meter_profile *dst,
+			   const uint32_t *frames, uint32_t depth,
+			   bool truncated)
+{
+	size_t h = (size_t)hash_stack(frames, depth, truncated) & t->mask;
+
+	while (t->slot[h] != (size_t)-1) {
+		if (stack_equal(&dst->stacks[t->slot[h]], frames, depth,
+				truncated))
+			return t->slot[h];
+		h = (h + 1) & t->mask;
+	}
+	return (size_t)-1;
+}
+
+static void stack_insert(struct index_table *t,
+			 const struct meter_profile *dst, size_t idx)
+{
+	const struct meter_stack *s = &dst->stacks[idx];
+	size_t h = (size_t)hash_stack(s->frames, s->depth, s->truncated) &
+		   t->mask;
+
+	while (t->slot[h] != (size_t)-1)
+		h = (h + 1) & t->mask;
+	t->slot[h] = idx;
+	t->used++;
+}
+
+/* A profile that was only created: merging into it copies src's fields. */
+static bool profile_is_blank(const struct meter_profile *p)
+{
+	return !p->command && !p->backend[0] && !p->nfuncs && !p->nstacks &&
+	       !p->nthreads && !p->samples && !p->pid && !p->cookie;
+}
+
+static uint32_t next_free_id(const struct meter_profile *p)
+{
+	uint32_t max = 0;
+	size_t i;
+
+	for (i = 0; i < p->nfuncs; i++)
+		if (p->funcs[i].id > max)
+			max = p->funcs[i].id;
+	return max + 1;
+}
+
+static int merge_header(struct meter_profile *dst,
+			const struct meter_profile *src)
+{
+	if (profile_is_blank(dst)) {
+		if (src->command && !(dst->command = strdup(src->command)))
+			return -1;
+		memcpy(dst->backend, src->backend, sizeof(dst->backend));
+		dst->backend[sizeof(dst->backend) - 1] = '\0';
+		dst->pid = src->pid;
+		dst->uid = src->uid;
+		dst->cookie = src->cookie;
+		dst->parent_cookie = src->parent_cookie;
+		dst->exited = src->exited;
+		dst->runs = src->runs;
+		dst->period_ns = src->period_ns;
+		dst->start_ns = src->start_ns;
+		dst->end_ns = src->end_ns;
+		dst->call_cost_ps = src->call_cost_ps;
+		return 0;
+	}
+	if (!dst->command && src->command &&
+	    !(dst->command = strdup(src->command)))
+		return -1;
+	if (!dst->backend[0]) {
+		memcpy(dst->backend, src->backend, sizeof(dst->backend));
+		dst->backend[sizeof(dst->backend) - 1] = '\0';
+	} else if (src->backend[0] &&
+		   strncmp(dst->backend, src->backend, sizeof(dst->backend))) {
+		strcpy(dst->backend, "mixed");
+	}
+	dst->exited = dst->exited && src->exited;
+	dst->runs += src->runs;
+	if (!dst->period_ns)
+		dst->period_ns = src->period_ns;
+	if (src->start_ns && (!dst->start_ns || src->start_ns < dst->start_ns))
+		dst->start_ns = src->start_ns;
+	if (!src->end_ns || !dst->end_ns)
+		dst->end_ns = 0;	/* one of them still live */
+	else if (src->end_ns > dst->end_ns)
+		dst->end_ns = src->end_ns;
+	if (!dst->call_cost_ps)
+		dst->call_cost_ps = src->call_cost_ps;
+	return 0;
+}
+
+int meter_profile_merge(struct meter_profile *dst,
+			const struct meter_profile *src)
+{
+	struct index_table names = { 0 }, stacks = { 0 };
+	uint32_t *map = NULL;	/* src function index -> dst id */
+	uint32_t *frames = NULL;
+	size_t frames_cap = 0;
+	uint32_t next_id;
+	size_t i, k;
+	int ret = -1;
+
+	if (merge_header(dst, src))
+		return -1;
+	dst->samples += src->samples;
+	dst->no_current += src->no_current;
+	dst->invalid += src->invalid;
+	dst->lost += src->lost;
+	dst->truncated += src->truncated;
+
+	if (table_init(&names, dst->nfuncs + src->nfuncs) ||
+	    table_init(&stacks, dst->nstacks + src->nstacks))
+		goto out;
+	map = calloc(src->nfuncs ? src->nfuncs : 1, sizeof(*map));
+	if (!map)
+		goto out;
+	for (i = 0; i < dst->nfuncs; i++)
+		if (func_lookup(&names, dst, dst->funcs[i].name) ==
+		    (size_t)-1)
+			func_insert(&names, dst, i);
+	for (i = 0; i < dst->nstacks; i++)
+		if (stack_lookup(&stacks, dst, dst->stacks[i].frames,
+				 dst->stacks[i].depth,
+				 dst->stacks[i].truncated) == (size_t)-1)
+			stack_insert(&stacks, dst, i);
+
+	next_id = next_free_id(dst);
+	for (i = 0; i < src->nfuncs; i++) {
+		const struct meter_func *sf = &src->funcs[i];
+		struct meter_func *df;
+		size_t idx = func_lookup(&names, dst, sf->name);
+
+		if (idx == (size_t)-1) {
+			df = meter_profile_add_func(dst, next_id++, sf->name);
+			if (!df)
+				goto out;
+			idx = dst->nfuncs - 1;
+			func_insert(&names, dst, idx);
+		}
+		df = &dst->funcs[idx];
+		df->calls += sf->calls;
+		df->self_samples += sf->self_samples;
+		df->total_samples += sf->total_samples;
+		df->alloc_calls += sf->alloc_calls;
+		df->alloc_bytes += sf->alloc_bytes;
+		map[i] = df->id;
+	}
+
+	for (i = 0; i < src->nstacks; i++) {
+		const struct meter_stack *ss = &src->stacks[i];
+		struct meter_stack *ds;
+		size_t idx;
+
+		if (grow((void **)&frames, &frames_cap, ss->depth + 1,
+			 sizeof(*frames)))
+			goto out;
+		for (k = 0; k < ss->depth; k++) {
+			const struct meter_func *sf =
+				meter_profile_find(src, ss->frames[k]);
+
+			/* An unknown id stays visible as id 0 ("???"). */
+			frames[k] = sf ? map[sf - src->funcs] : 0;
+		}
+		idx = stack_lookup(&stacks, dst, frames, ss->depth,
+				   ss->truncated);
+		if (idx != (size_t)-1) {
+			dst->stacks[idx].samples += ss->samples;
+			continue;
+		}
+		ds = meter_profile_add_stack(dst, frames, ss->depth,
+					     ss->samples);
+		if (!ds)
+			goto out;
+		ds->truncated = ss->truncated;
+		stack_insert(&stacks, dst, dst->nstacks - 1);
+	}
+
+	for (i = 0; i < src->nthreads; i++) {
+		struct meter_thread *t;
+
+		t = meter_profile_add_thread(dst, src->threads[i].tid,
+					     src->threads[i].samples);
+		if (!t)
+			goto out;
+		t->exited = src->threads[i].exited;
+	}
+	ret = 0;
+out:
+	free(names.slot);
+	free(stacks.slot);
+	free(map);
+	free(frames);
+	return ret;
+}
