@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: MIT
+#
+# meter: top-level Makefile.  See Documentation/hacking.md.
+#
+#   make                 meter.ko (for KVER), libmeter, the tools, examples
+#   make check           install what is missing, build, run the host tests,
+#                        then every VM test in a VM per kernel (6.1, 6.12)
+#   make demo            profile an example program in a VM
+#   make module KVER=…   meter.ko for another installed kernel (or KDIR=…)
+#   make install [DESTDIR=…] [PREFIX=/usr/local]     make uninstall
+#   make deps            install missing Debian packages (scripts/install-deps)
+#   make clean
+#
+# Userland goes to build/; meter.ko to build/kernel/<kver>/kmod/meter.ko,
+# built from a copy of Kbuild, kmod/ and include/ in build/kernel/<kver>/
+# so that one tree builds for several kernels.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD := build
+
+VERSION := 0.1.0
+LIBMETER_SOVERSION := 1
+
+# --- userland ---------------------------------------------------------------
+
+CC ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+CXX ?= g++
+AR ?= ar
+CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
+	-Iinclude/uapi -Iinclude -Ilib $(EXTRA_CFLAGS)
+LDFLAGS ?=
+LDLIBS ?=
+
+NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
+NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
+
+LIBMETER_A := $(BUILD)/lib/libmeter.a
+LIBMETER_SO := $(BUILD)/lib/libmeter.so
+
+# Fragments add to these.
+ALL_TARGETS :=
+HOST_TESTS :=
+VM_TESTS :=
+# Files the fragments want in a clean, beyond $(BUILD).
+CLEAN_FILES :=
+
+# --- kernel -----------------------------------------------------------------
+#
+# KVER: the running kernel when its headers are installed, else the newest
+# installed Debian 6.1 cloud kernel.  KDIR=… builds against that tree (and
+# takes KVER from it).
+
+newest_kver = $(shell ls -d /lib/modules/$(1)/build 2>/dev/null | \
+	sed 's,^/lib/modules/,,; s,/build$$,,' | sort -V | tail -n 1)
+ifdef KDIR
+KVER := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+else
+KVER ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build),$(shell uname -r),$(call newest_kver,6.1.*-cloud-amd64))
+endif
+# A short KVER (6.1, 6.12) means the newest cloud kernel of that series.
+ifneq ($(KVER),)
+ifeq ($(findstring -,$(KVER)),)
+override KVER := $(call newest_kver,$(KVER).*-cloud-amd64)
+endif
+endif
+KDIR ?= /lib/modules/$(KVER)/build
+kdir_for = $(if $(filter $(1),$(KVER)),$(KDIR),/lib/modules/$(1)/build)
+
+KMOD_SRCS := $(wildcard Kbuild kmod/Kbuild kmod/Makefile kmod/*.c kmod/*.h) \
+	$(wildcard include/uapi/linux/*.h)
+HAVE_KMOD := $(wildcard kmod/Kbuild)
+METER_KO = $(BUILD)/kernel/$(1)/kmod/meter.ko
+WARN_KO = $(BUILD)/kernel/$(1)/selftests/warn_mod/warn_test.ko
+
+# Copies the module sources into build/kernel/<kver>/ (keeping times, so
+# kbuild rebuilds only what changed) and runs kbuild there.
+$(BUILD)/kernel/%/kmod/meter.ko: $(KMOD_SRCS)
+	@test -d "$(call kdir_for,$*)" || { echo "no kernel headers in $(call kdir_for,$*): run scripts/install-deps or pass KDIR=" >&2; exit 1; }
+	@mkdir -p $(BUILD)/kernel/$*
+	@for f in $(KMOD_SRCS); do \
+		mkdir -p "$(BUILD)/kernel/$*/$$(dirname $$f)"; \
+		cmp -s "$$f" "$(BUILD)/kernel/$*/$$f" || cp -p "$$f" "$(BUILD)/kernel/$*/$$f"; \
+	done
+	$(MAKE) -C "$(call kdir_for,$*)" M="$(ROOT)/$(BUILD)/kernel/$*" modules
+	@touch $@
+
+$(BUILD)/kernel/%/selftests/warn_mod/warn_test.ko: selftests/warn_mod/warn_test.c selftests/warn_mod/Kbuild
+	@test -d "$(call kdir_for,$*)" || { echo "no kernel headers in $(call kdir_for,$*)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	@cp -p $^ $(dir $@)
+	$(MAKE) -C "$(call kdir_for,$*)" M="$(ROOT)/$(dir $@)" modules
+
+.PHONY: module warn-module
+ifneq ($(HAVE_KMOD),)
+module: $(call METER_KO,$(KVER))
+else
+module:
+	@echo "meter.ko: kmod/Kbuild not there yet, skipped"
+endif
+warn-module: $(call WARN_KO,$(KVER))
+
+# --- fragments --------------------------------------------------------------
+
+-include lib/lib.mk
+-include tools/tools.mk
+-include examples/examples.mk
+-include selftests/selftests.mk
+-include bench/bench.mk
+
+# --- top targets ------------------------------------------------------------
+
+.PHONY: all userland deps check check-build demo install uninstall clean
+
+all: userland module
+userland: $(ALL_TARGETS)
+
+# Installs missing Debian packages; quick when everything is there.
+deps:
+	@scripts/install-deps
+
+# The kernels make check tests in: those installed among 6.1 and 6.12 cloud.
+CHECK_KVERS = $(shell selftests/kernels)
+
+# Separate make runs so that what deps installs (pkg-config, libnl) is seen.
+check: deps
+	@$(MAKE) --no-print-directory check-build
+	@selftests/run-check --host "$(HOST_TESTS)" --vm "$(VM_TESTS)" \
+		--kernels "$(CHECK_KVERS)"
+
+check-build: userland $(HOST_TESTS) $(VM_TESTS)
+	@for k in $(CHECK_KVERS); do \
+		$(if $(HAVE_KMOD),$(MAKE) --no-print-directory $(call METER_KO,$$k) || exit 1;) \
+		$(MAKE) --no-print-directory $(call WARN_KO,$$k) || exit 1; \
+	done
+
+DEMO_PROG ?= $(BUILD)/examples/split
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@echo "== booting $(KVER) in QEMU, loading meter.ko, running: meter-run -- $(DEMO_PROG)"
+	@selftests/vm-run --kernel $(KVER) -- meter-run -- $(ROOT)/$(DEMO_PROG)
+
+# --- install ------------------------------------------------------------------
+
+DESTDIR ?=
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MODDIR ?= /lib/modules/$(KVER)/updates
+INSTALL ?= install
+TOOLS := $(BUILD)/tools/meter-run $(BUILD)/tools/meter-stat
+LIBMETER_REAL := libmeter.so.$(LIBMETER_SOVERSION).0.0
+
+$(BUILD)/meter.pc: meter.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's,@PREFIX@,$(PREFIX),g' -e 's,@LIBDIR@,$(LIBDIR),g' \
+	    -e 's,@INCLUDEDIR@,$(INCLUDEDIR),g' -e 's,@VERSION@,$(VERSION),g' \
+	    $< > $@
+
+install: userland $(BUILD)/meter.pc
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 644 lib/meter.h $(DESTDIR)$(INCLUDEDIR)/meter.h
+	$(INSTALL) -m 644 include/uapi/linux/meter.h $(DESTDIR)$(INCLUDEDIR)/linux/meter.h
+	$(INSTALL) -m 755 $(LIBMETER_SO) $(DESTDIR)$(LIBDIR)/$(LIBMETER_REAL)
+	ln -sf $(LIBMETER_REAL) $(DESTDIR)$(LIBDIR)/libmeter.so.$(LIBMETER_SOVERSION)
+	ln -sf libmeter.so.$(LIBMETER_SOVERSION) $(DESTDIR)$(LIBDIR)/libmeter.so
+	$(INSTALL) -m 644 $(LIBMETER_A) $(DESTDIR)$(LIBDIR)/libmeter.a
+	$(INSTALL) -m 644 $(BUILD)/meter.pc $(DESTDIR)$(PKGCONFIGDIR)/meter.pc
+	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+ifeq ($(DESTDIR),)
+ifneq ($(HAVE_KMOD),)
+	@$(MAKE) --no-print-directory module
+	$(INSTALL) -d $(MODDIR)
+	$(INSTALL) -m 644 $(call METER_KO,$(KVER)) $(MODDIR)/meter.ko
+	-depmod -a $(KVER)
+endif
+	-ldconfig
+endif
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/meter.h $(DESTDIR)$(INCLUDEDIR)/linux/meter.h \
+	      $(DESTDIR)$(LIBDIR)/$(LIBMETER_REAL) \
+	      $(DESTDIR)$(LIBDIR)/libmeter.so.$(LIBMETER_SOVERSION) \
+	      $(DESTDIR)$(LIBDIR)/libmeter.so $(DESTDIR)$(LIBDIR)/libmeter.a \
+	      $(DESTDIR)$(PKGCONFIGDIR)/meter.pc \
+	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/linux 2>/dev/null
+ifeq ($(DESTDIR),)
+	rm -f $(MODDIR)/meter.ko
+	-depmod -a $(KVER)
+	-ldconfig
+endif
+
+clean:
+	rm -rf $(BUILD) $(CLEAN_FILES)
