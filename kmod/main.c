@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * meter.ko: Appel-style profiling with a per-thread CPU-time timer.
+ *
+ * Module parameters (read at use; changing them at run time affects only
+ * what happens afterwards):
+ *   unpriv_period_min_ns  shortest period for unprivileged users (100 us)
+ *   allow_unprivileged    let users without CAP_PERFMON/CAP_SYS_ADMIN
+ *                         register (1)
+ *   max_user_sessions     live sessions per unprivileged user (64, 0: no
+ *                         limit)
+ *   max_finished          finished sessions kept (64)
+ *   max_finished_mb       memory kept by finished sessions (256 MB)
+ *   max_session_mb        memory of one session's function table (64 MB)
+ *   stack_entries         distinct stacks kept per session (8192)
+ *   stack_frames          frames kept per session (262144)
+ *
+ * Unload tears everything down: the exit probe is removed, every
+ * registration is ended and released, every session is freed.  Profiled
+ * processes carry on unprofiled.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/workqueue.h>
+
+#include "meter.h"
+
+unsigned int meter_unpriv_period_min_ns = 100000;
+module_param_named(unpriv_period_min_ns, meter_unpriv_period_min_ns, uint,
+		   0644);
+MODULE_PARM_DESC(unpriv_period_min_ns,
+		 "Shortest sampling period for unprivileged users, ns");
+
+bool meter_allow_unprivileged = true;
+module_param_named(allow_unprivileged, meter_allow_unprivileged, bool, 0644);
+MODULE_PARM_DESC(allow_unprivileged,
+		 "Allow registration without CAP_PERFMON or CAP_SYS_ADMIN");
+
+unsigned int meter_max_user_sessions = 64;
+module_param_named(max_user_sessions, meter_max_user_sessions, uint, 0644);
+MODULE_PARM_DESC(max_user_sessions,
+		 "Live sessions per unprivileged user (0: unlimited)");
+
+unsigned int meter_max_finished = 64;
+module_param_named(max_finished, meter_max_finished, uint, 0644);
+MODULE_PARM_DESC(max_finished, "Finished sessions kept");
+
+unsigned int meter_max_finished_mb = 256;
+module_param_named(max_finished_mb, meter_max_finished_mb, uint, 0644);
+MODULE_PARM_DESC(max_finished_mb, "Memory kept by finished sessions, MB");
+
+unsigned int meter_max_session_mb = 64;
+module_param_named(max_session_mb, meter_max_session_mb, uint, 0644);
+MODULE_PARM_DESC(max_session_mb, "Memory of one session's functions, MB");
+
+unsigned int meter_stack_entries = 8192;
+module_param_named(stack_entries, meter_stack_entries, uint, 0444);
+MODULE_PARM_DESC(stack_entries, "Distinct stacks kept per session");
+
+unsigned int meter_stack_frames = 262144;
+module_param_named(stack_frames, meter_stack_frames, uint, 0444);
+MODULE_PARM_DESC(stack_frames, "Frames of stacks kept per session");
+
+DEFINE_MUTEX(meter_mutex);
+struct workqueue_struct *meter_wq;
+
+static int __init meter_init(void)
+{
+	int ret;
+
+	meter_wq = alloc_workqueue("meter", WQ_UNBOUND, 0);
+	if (!meter_wq)
+		return -ENOMEM;
+	ret = meter_lifecycle_init();
+	if (ret)
+		goto err_wq;
+	ret = meter_netlink_init();
+	if (ret)
+		goto err_lifecycle;
+	return 0;
+
+err_lifecycle:
+	meter_lifecycle_exit();
+err_wq:
+	destroy_workqueue(meter_wq);
+	return ret;
+}
+
+static void __exit meter_exit(void)
+{
+	meter_netlink_exit();
+	meter_lifecycle_exit();
+	mutex_lock(&meter_mutex);
+	meter_threads_end_all();
+	mutex_unlock(&meter_mutex);
+	flush_workqueue(meter_wq);
+	mutex_lock(&meter_mutex);
+	meter_sessions_destroy();
+	mutex_unlock(&meter_mutex);
+	destroy_workqueue(meter_wq);
+}
+
+module_init(meter_init);
+module_exit(meter_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("meter: Appel-style profiler with a per-thread CPU-time timer");
+MODULE_AUTHOR("meter developers");

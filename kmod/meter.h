@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * meter.ko internals: the objects every file of the module shares.
+ *
+ * Locking, outermost first:
+ *   meter_mutex       process context: the session list (add/remove),
+ *                     function names and call counts, perf event
+ *                     release and period changes, snapshots.
+ *   meter_reg_lock    raw spinlock: the task -> thread registration
+ *                     hash (taken from the exit probe and the tick).
+ *   session->lock     raw spinlock: session state and thread counts,
+ *                     the stack table (taken from the tick).
+ * Self counts, sample counters and the function-chunk directory are
+ * lock-free (atomic64 and READ_ONCE/smp_store_release).
+ */
+#ifndef METER_KMOD_H
+#define METER_KMOD_H
+
+#include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/uidgid.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/meter.h>
+
+struct perf_event;
+struct perf_sample_data;
+struct pt_regs;
+struct page;
+struct mm_struct;
+struct pid;
+struct netlink_ext_ack;
+
+/* main.c: module parameters. */
+extern unsigned int meter_unpriv_period_min_ns;
+extern bool meter_allow_unprivileged;
+extern unsigned int meter_max_user_sessions;
+extern unsigned int meter_max_finished;
+extern unsigned int meter_max_finished_mb;
+extern unsigned int meter_max_session_mb;
+extern unsigned int meter_stack_entries;
+extern unsigned int meter_stack_frames;
+
+extern struct mutex meter_mutex;
+extern struct workqueue_struct *meter_wq;
+
+/* stacks.c: the bounded per-session table of sampled stacks. */
+struct meter_stack_entry {
+	u64 samples;
+	u32 hash;
+	u32 off;		/* first frame in the frame pool */
+	u16 depth;		/* 0: slot empty */
+	u16 truncated;
+};
+
+struct meter_stacks {
+	u32 nslots;		/* power of two */
+	u32 nused;
+	u32 pool_size;		/* frames */
+	u32 pool_used;
+	struct meter_stack_entry *slots;
+	u32 *pool;
+};
+
+int meter_stacks_init(struct meter_stacks *st, u32 entries, u32 frames);
+void meter_stacks_free(struct meter_stacks *st);
+/* Caller holds the session lock.  false: table full (lost). */
+bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
+		      bool truncated);
+void meter_stacks_reset(struct meter_stacks *st);
+size_t meter_stacks_bytes(const struct meter_stacks *st);
+
+/* session.c: one profiled process. */
+#define METER_CHUNK_SHIFT	10
+#define METER_CHUNK_IDS		(1U << METER_CHUNK_SHIFT)
+#define METER_NCHUNKS		((METER_FUNCS_MAX >> METER_CHUNK_SHIFT) + 1)
+
+struct meter_func_slot {
+	atomic64_t self;	/* the tick's counter */
+	u64 calls;		/* under meter_mutex */
+	u64 alloc_calls;
+	u64 alloc_bytes;
+	char *name;		/* under meter_mutex */
+};
+
+struct meter_session {
+	struct list_head node;		/* meter_sessions, RCU */
+	struct rcu_head rcu;
+	refcount_t ref;
+	u64 seq;			/* creation order, for dumps */
+	u64 cookie;
+	u64 parent_cookie;
+	u64 call_cost_ps;
+	struct pid *tgid;		/* referenced: process identity */
+	pid_t pid;
+	kuid_t uid;
+	char comm[TASK_COMM_LEN];
+	struct mm_struct *mm;		/* mmgrab'd: identity while live */
+	u64 start_ns, end_ns;
+	u64 period_ns;			/* under meter_mutex */
+
+	raw_spinlock_t lock;
+	u32 state;			/* enum meter_session_state */
+	u32 threads_live;
+	u32 threads_total;
+	struct list_head threads;	/* meter_thread, never shrinks */
+	struct meter_stacks stacks;
+
+	atomic64_t samples;
+	atomic64_t no_current;
+	atomic64_t invalid;
+	atomic64_t lost;
+	atomic64_t truncated;
+
+	u32 max_id;			/* highest id named; READ_ONCE */
+	u32 nfuncs;			/* ids with a slot in use */
+	struct meter_func_slot **chunks; /* METER_NCHUNKS, lazily filled */
+	size_t bytes;			/* memory held, for retention */
+};
+
+extern struct list_head meter_sessions;
+
+struct meter_session *meter_session_find_live(struct task_struct *tsk);
+struct meter_session *meter_session_create(struct task_struct *tsk,
+					   u64 period_ns, u64 parent_cookie,
+					   u64 call_cost_ps,
+					   struct netlink_ext_ack *extack);
+struct meter_session *meter_session_lookup(u64 cookie, pid_t pid);
+bool meter_session_may_read(const struct meter_session *s);
+void meter_session_get(struct meter_session *s);
+void meter_session_put(struct meter_session *s);
+void meter_session_finish(struct meter_session *s);
+void meter_session_finish_locked(struct meter_session *s);
+void meter_session_unlink(struct meter_session *s);
+void meter_session_reset(struct meter_session *s);
+void meter_sessions_evict(void);
+void meter_sessions_destroy(void);
+int meter_session_set_period(struct meter_session *s, u64 period_ns);
+struct meter_func_slot *meter_session_slot(struct meter_session *s, u32 id,
+					   bool create);
+static inline struct meter_func_slot *
+meter_session_slot_tick(struct meter_session *s, u32 id)
+{
+	struct meter_func_slot *chunk;
+
+	chunk = smp_load_acquire(&s->chunks[id >> METER_CHUNK_SHIFT]);
+	if (!chunk)
+		return NULL;
+	return &chunk[id & (METER_CHUNK_IDS - 1)];
+}
+u64 meter_period_clamp(u64 period_ns, bool privileged,
+		       struct netlink_ext_ack *extack, int *err);
+
+/* thread.c: one registered thread. */
+enum meter_end_reason {
+	METER_END_UNREGISTER,
+	METER_END_EXIT,
+	METER_END_EXEC,
+	METER_END_UNLOAD,
+};
+
+struct meter_thread {
+	struct list_head node;		/* session->threads */
+	struct hlist_node hnode;	/* meter_reg_hash, RCU */
+	struct meter_session *session;	/* referenced while resources held */
+	struct task_struct *task;	/* identity only */
+	struct mm_struct *mm;		/* mmgrab'd until release */
+	pid_t tid;
+	u32 state;			/* enum meter_thread_state, cmpxchg */
+	u64 samples;			/* written by the thread's tick only */
+	struct page *page;
+	const struct meter_page *kpage;	/* kernel mapping of the page */
+	struct perf_event *event;	/* under meter_mutex */
+	struct work_struct release;
+};
+
+int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
+			  u64 call_cost_ps, u64 *cookie, u64 *eff_period,
+			  struct netlink_ext_ack *extack);
+int meter_thread_unregister(struct netlink_ext_ack *extack);
+struct meter_thread *meter_thread_find(struct task_struct *tsk);
+void meter_thread_end(struct meter_thread *t, enum meter_end_reason why);
+int meter_thread_set_period(struct meter_thread *t, u64 period_ns);
+void meter_threads_end_all(void);
+
+/* sample.c: the tick. */
+void meter_sample_tick(struct perf_event *event,
+		       struct perf_sample_data *data, struct pt_regs *regs);
+
+/* lifecycle.c: exit tracepoint. */
+int meter_lifecycle_init(void);
+void meter_lifecycle_exit(void);
+
+/* netlink.c */
+int meter_netlink_init(void);
+void meter_netlink_exit(void);
+
+#endif /* METER_KMOD_H */

@@ -1,0 +1,909 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family "meter" (include/uapi/linux/meter.h).
+ *
+ * Hand-written genl_ops (the generated split-ops form does not build on
+ * 6.1), one policy per operation, strict validation for every operation
+ * (resv_start_op left at 0).  Permissions are checked inside the handlers:
+ * GENL_ADMIN_PERM would ask for CAP_NET_ADMIN, the wrong capability.
+ *
+ * PROFILE_GET copies the session into a snapshot when the dump starts and
+ * emits it as a run of messages (SESSION, FUNC..., STACK..., THREAD...)
+ * over as many dump calls as needed; the snapshot is freed in .done.
+ */
+#include <linux/bsearch.h>
+#include <linux/cred.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/version.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include "meter.h"
+
+static struct genl_family meter_family;
+
+/* --- policies --- */
+
+static struct netlink_range_validation meter_period_range = {
+	.min = METER_PERIOD_MIN_NS,
+	.max = METER_PERIOD_MAX_NS,
+};
+
+static struct netlink_range_validation meter_id_range = {
+	.min = 1,
+	.max = METER_FUNCS_MAX,
+};
+
+static const struct nla_policy meter_none_policy[METER_A_MAX + 1] = {
+};
+
+static const struct nla_policy meter_register_policy[METER_A_MAX + 1] = {
+	[METER_A_PAGE_ADDR] = { .type = NLA_U64 },
+	[METER_A_PERIOD_NS] = NLA_POLICY_FULL_RANGE(NLA_U64,
+						    &meter_period_range),
+	[METER_A_PARENT_COOKIE] = { .type = NLA_U64 },
+	[METER_A_CALL_COST_PS] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy meter_func_policy[METER_A_FUNC_MAX + 1] = {
+	[METER_A_FUNC_ID] = NLA_POLICY_FULL_RANGE(NLA_U32, &meter_id_range),
+	[METER_A_FUNC_NAME] = { .type = NLA_NUL_STRING,
+				.len = METER_FUNC_NAME_MAX - 1 },
+};
+
+static const struct nla_policy meter_add_funcs_policy[METER_A_MAX + 1] = {
+	[METER_A_FUNCS] = NLA_POLICY_NESTED_ARRAY(meter_func_policy),
+};
+
+static const struct nla_policy meter_add_calls_policy[METER_A_MAX + 1] = {
+	[METER_A_CALLS] = { .type = NLA_BINARY },
+};
+
+static const struct nla_policy meter_set_period_policy[METER_A_MAX + 1] = {
+	[METER_A_PERIOD_NS] = NLA_POLICY_FULL_RANGE(NLA_U64,
+						    &meter_period_range),
+};
+
+static const struct nla_policy meter_select_policy[METER_A_MAX + 1] = {
+	[METER_A_COOKIE] = { .type = NLA_U64 },
+	[METER_A_PID] = { .type = NLA_U32 },
+};
+
+/* --- helpers --- */
+
+struct meter_session_info {
+	u64 cookie, parent_cookie, period_ns, start_ns, end_ns;
+	u64 samples, no_current, invalid, lost, truncated, call_cost_ps;
+	u32 pid, uid, state, threads, threads_total, nfuncs, nstacks;
+	char comm[TASK_COMM_LEN];
+};
+
+/* Caller holds meter_mutex and s->lock. */
+static void meter_session_info_fill(struct meter_session *s,
+				    struct meter_session_info *si)
+{
+	si->cookie = s->cookie;
+	si->parent_cookie = s->parent_cookie;
+	si->period_ns = s->period_ns;
+	si->start_ns = s->start_ns;
+	si->end_ns = s->end_ns;
+	si->samples = atomic64_read(&s->samples);
+	si->no_current = atomic64_read(&s->no_current);
+	si->invalid = atomic64_read(&s->invalid);
+	si->lost = atomic64_read(&s->lost);
+	si->truncated = atomic64_read(&s->truncated);
+	si->call_cost_ps = s->call_cost_ps;
+	si->pid = s->pid;
+	si->uid = from_kuid_munged(current_user_ns(), s->uid);
+	si->state = s->state;
+	si->threads = s->threads_live;
+	si->threads_total = s->threads_total;
+	si->nfuncs = s->nfuncs;
+	si->nstacks = s->stacks.nused;
+	memcpy(si->comm, s->comm, sizeof(si->comm));
+}
+
+static int meter_put_session(struct sk_buff *skb,
+			     const struct meter_session_info *si)
+{
+	if (nla_put_u64_64bit(skb, METER_A_COOKIE, si->cookie, METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_PARENT_COOKIE, si->parent_cookie,
+			      METER_A_PAD) ||
+	    nla_put_u32(skb, METER_A_PID, si->pid) ||
+	    nla_put_u32(skb, METER_A_UID, si->uid) ||
+	    nla_put_string(skb, METER_A_COMM, si->comm) ||
+	    nla_put_u32(skb, METER_A_STATE, si->state) ||
+	    nla_put_u32(skb, METER_A_THREADS, si->threads) ||
+	    nla_put_u32(skb, METER_A_THREADS_TOTAL, si->threads_total) ||
+	    nla_put_u64_64bit(skb, METER_A_PERIOD_NS, si->period_ns,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_START_NS, si->start_ns,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_END_NS, si->end_ns, METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_SAMPLES, si->samples,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_NO_CURRENT, si->no_current,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_INVALID, si->invalid,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_LOST, si->lost, METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_TRUNCATED, si->truncated,
+			      METER_A_PAD) ||
+	    nla_put_u32(skb, METER_A_NFUNCS, si->nfuncs) ||
+	    nla_put_u32(skb, METER_A_NSTACKS, si->nstacks) ||
+	    nla_put_u64_64bit(skb, METER_A_CALL_COST_PS, si->call_cost_ps,
+			      METER_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The session named by COOKIE or PID that the caller may read. */
+static struct meter_session *meter_select(struct nlattr **attrs,
+					  struct netlink_ext_ack *extack,
+					  int *err)
+{
+	u64 cookie = attrs[METER_A_COOKIE] ?
+		nla_get_u64(attrs[METER_A_COOKIE]) : 0;
+	pid_t pid = attrs[METER_A_PID] ? nla_get_u32(attrs[METER_A_PID]) : 0;
+	struct meter_session *s;
+
+	if (!cookie && !pid) {
+		NL_SET_ERR_MSG_MOD(extack, "a session cookie or pid is needed");
+		*err = -EINVAL;
+		return NULL;
+	}
+	s = meter_session_lookup(cookie, pid);
+	if (!s) {
+		NL_SET_ERR_MSG_MOD(extack, "no such session");
+		*err = -ENOENT;
+		return NULL;
+	}
+	if (!meter_session_may_read(s)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "session belongs to another user (needs CAP_PERFMON)");
+		*err = -EPERM;
+		return NULL;
+	}
+	*err = 0;
+	return s;
+}
+
+/* The calling process's live session.  Caller holds meter_mutex. */
+static struct meter_session *meter_own_session(struct netlink_ext_ack *extack)
+{
+	struct meter_session *s = NULL;
+
+	if (current->mm)
+		s = meter_session_find_live(current);
+	if (!s)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "calling process has no live session (register first)");
+	return s;
+}
+
+/* --- do handlers --- */
+
+static int meter_nl_register(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	u64 cookie, period;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, METER_A_PAGE_ADDR))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &meter_family, 0,
+				METER_CMD_REGISTER);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto err_free;
+	}
+	ret = meter_thread_register(nla_get_u64(a[METER_A_PAGE_ADDR]),
+				    a[METER_A_PERIOD_NS] ?
+				    nla_get_u64(a[METER_A_PERIOD_NS]) : 0,
+				    a[METER_A_PARENT_COOKIE] ?
+				    nla_get_u64(a[METER_A_PARENT_COOKIE]) : 0,
+				    a[METER_A_CALL_COST_PS] ?
+				    nla_get_u64(a[METER_A_CALL_COST_PS]) : 0,
+				    &cookie, &period, info->extack);
+	if (ret)
+		goto err_free;
+	if (nla_put_u64_64bit(msg, METER_A_COOKIE, cookie, METER_A_PAD) ||
+	    nla_put_u64_64bit(msg, METER_A_PERIOD_NS, period, METER_A_PAD)) {
+		ret = -EMSGSIZE;
+		goto err_free;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int meter_nl_unregister(struct sk_buff *skb, struct genl_info *info)
+{
+	return meter_thread_unregister(info->extack);
+}
+
+static int meter_nl_add_funcs(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[METER_A_FUNC_MAX + 1];
+	struct meter_func_slot *slot;
+	struct meter_session *s;
+	struct nlattr *f;
+	int rem, ret = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, METER_A_FUNCS))
+		return -EINVAL;
+	/* Check every entry before changing anything. */
+	nla_for_each_nested(f, info->attrs[METER_A_FUNCS], rem) {
+		if (nla_type(f) != METER_A_FUNC) {
+			NL_SET_ERR_MSG_ATTR(info->extack, f,
+					    "expected METER_A_FUNC");
+			return -EINVAL;
+		}
+		ret = nla_parse_nested(tb, METER_A_FUNC_MAX, f,
+				       meter_func_policy, info->extack);
+		if (ret)
+			return ret;
+		if (!tb[METER_A_FUNC_ID] || !tb[METER_A_FUNC_NAME]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, f,
+					    "function needs an id and a name");
+			return -EINVAL;
+		}
+	}
+
+	mutex_lock(&meter_mutex);
+	s = meter_own_session(info->extack);
+	if (!s) {
+		ret = -ENOENT;
+		goto out;
+	}
+	nla_for_each_nested(f, info->attrs[METER_A_FUNCS], rem) {
+		const char *name;
+		char *copy;
+		u32 id;
+
+		nla_parse_nested(tb, METER_A_FUNC_MAX, f, meter_func_policy,
+				 NULL);
+		id = nla_get_u32(tb[METER_A_FUNC_ID]);
+		name = nla_data(tb[METER_A_FUNC_NAME]);
+		slot = meter_session_slot(s, id, true);
+		if (!slot) {
+			NL_SET_ERR_MSG_ATTR(info->extack, f,
+					    "function table over its memory bound");
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (slot->name && !strcmp(slot->name, name))
+			continue;
+		copy = kstrdup(name, GFP_KERNEL);
+		if (!copy) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (!slot->name && !slot->calls)
+			s->nfuncs++;
+		else if (slot->name)
+			s->bytes -= strlen(slot->name) + 1;
+		kfree(slot->name);
+		slot->name = copy;
+		s->bytes += strlen(copy) + 1;
+	}
+out:
+	mutex_unlock(&meter_mutex);
+	return ret;
+}
+
+static int meter_nl_add_calls(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct meter_call_counts *c;
+	struct meter_func_slot *slot;
+	struct meter_session *s;
+	size_t n, i;
+	int ret = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, METER_A_CALLS))
+		return -EINVAL;
+	c = nla_data(info->attrs[METER_A_CALLS]);
+	n = nla_len(info->attrs[METER_A_CALLS]);
+	if (!n || n % sizeof(*c)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[METER_A_CALLS],
+				    "length is not a multiple of struct meter_call_counts");
+		return -EINVAL;
+	}
+	n /= sizeof(*c);
+	for (i = 0; i < n; i++) {
+		if (c[i].reserved) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[METER_A_CALLS],
+					    "reserved field is not zero");
+			return -EINVAL;
+		}
+		if (!c[i].id || c[i].id > METER_FUNCS_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[METER_A_CALLS],
+					    "function id out of range");
+			return -EINVAL;
+		}
+	}
+
+	mutex_lock(&meter_mutex);
+	s = meter_own_session(info->extack);
+	if (!s) {
+		ret = -ENOENT;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		slot = meter_session_slot(s, c[i].id, true);
+		if (!slot) {
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "function table over its memory bound");
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (!slot->name && !slot->calls && c[i].calls)
+			s->nfuncs++;
+		slot->calls += c[i].calls;
+		slot->alloc_calls += c[i].alloc_calls;
+		slot->alloc_bytes += c[i].alloc_bytes;
+	}
+out:
+	mutex_unlock(&meter_mutex);
+	return ret;
+}
+
+static int meter_nl_set_period(struct sk_buff *skb, struct genl_info *info)
+{
+	struct meter_session *s;
+	u64 period;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, METER_A_PERIOD_NS))
+		return -EINVAL;
+	period = meter_period_clamp(nla_get_u64(info->attrs[METER_A_PERIOD_NS]),
+				    perfmon_capable(), info->extack, &ret);
+	if (ret)
+		return ret;
+	mutex_lock(&meter_mutex);
+	s = meter_own_session(info->extack);
+	if (s)
+		ret = meter_session_set_period(s, period);
+	else
+		ret = -ENOENT;
+	mutex_unlock(&meter_mutex);
+	return ret;
+}
+
+static int meter_nl_session_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct meter_session_info si;
+	struct meter_session *s;
+	struct sk_buff *msg;
+	unsigned long flags;
+	void *hdr;
+	int ret;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&meter_mutex);
+	s = meter_select(info->attrs, info->extack, &ret);
+	if (s) {
+		raw_spin_lock_irqsave(&s->lock, flags);
+		meter_session_info_fill(s, &si);
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+	}
+	mutex_unlock(&meter_mutex);
+	if (ret)
+		goto err_free;
+
+	hdr = genlmsg_put_reply(msg, info, &meter_family, 0,
+				METER_CMD_SESSION_GET);
+	if (!hdr || meter_put_session(msg, &si)) {
+		ret = -EMSGSIZE;
+		goto err_free;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int meter_nl_session_dump(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	struct meter_session_info si;
+	struct meter_session *s;
+	unsigned long flags;
+	void *hdr;
+
+	mutex_lock(&meter_mutex);
+	list_for_each_entry(s, &meter_sessions, node) {
+		if (s->seq <= (u64)cb->args[0] || !meter_session_may_read(s))
+			continue;
+		raw_spin_lock_irqsave(&s->lock, flags);
+		meter_session_info_fill(s, &si);
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &meter_family,
+				  NLM_F_MULTI, METER_CMD_SESSION_GET);
+		if (!hdr)
+			break;
+		if (meter_put_session(skb, &si)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = s->seq;
+	}
+	mutex_unlock(&meter_mutex);
+	return skb->len;
+}
+
+static int meter_nl_session_reset(struct sk_buff *skb, struct genl_info *info)
+{
+	struct meter_session *s;
+	int ret;
+
+	mutex_lock(&meter_mutex);
+	s = meter_select(info->attrs, info->extack, &ret);
+	if (s)
+		meter_session_reset(s);
+	mutex_unlock(&meter_mutex);
+	return ret;
+}
+
+static int meter_nl_session_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct meter_session *s;
+	int ret;
+
+	mutex_lock(&meter_mutex);
+	s = meter_select(info->attrs, info->extack, &ret);
+	if (s && READ_ONCE(s->state) == METER_STATE_LIVE) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "session is live (its process is running)");
+		ret = -EBUSY;
+	} else if (s) {
+		meter_session_unlink(s);
+	}
+	mutex_unlock(&meter_mutex);
+	return ret;
+}
+
+/* --- PROFILE_GET --- */
+
+struct meter_snap_func {
+	u64 calls, self, total, alloc_calls, alloc_bytes;
+	u32 id;
+	u32 name_off;		/* into names; U32_MAX: no name */
+	u32 last_stack;		/* for totals: last stack counted + 1 */
+};
+
+struct meter_snap_thread {
+	u64 samples;
+	u32 tid;
+	u32 state;
+};
+
+struct meter_snap {
+	struct meter_session_info si;
+	u32 nfuncs, nstacks, nthreads;
+	struct meter_snap_func *funcs;	/* sorted by id */
+	char *names;
+	struct meter_stack_entry *stacks;
+	u32 *pool;
+	struct meter_snap_thread *threads;
+};
+
+static void meter_snap_free(struct meter_snap *sn)
+{
+	if (!sn)
+		return;
+	kvfree(sn->funcs);
+	kvfree(sn->names);
+	kvfree(sn->stacks);
+	kvfree(sn->pool);
+	kvfree(sn->threads);
+	kfree(sn);
+}
+
+static int meter_snap_cmp_id(const void *key, const void *elt)
+{
+	u32 id = *(const u32 *)key;
+	const struct meter_snap_func *f = elt;
+
+	return id < f->id ? -1 : id > f->id;
+}
+
+/* FUNC_TOTAL: each stack's samples once per distinct function in it. */
+static void meter_snap_totals(struct meter_snap *sn)
+{
+	u32 i, j;
+
+	for (i = 0; i < sn->nstacks; i++) {
+		const struct meter_stack_entry *e = &sn->stacks[i];
+
+		for (j = 0; j < e->depth; j++) {
+			u32 id = sn->pool[e->off + j];
+			struct meter_snap_func *f;
+
+			f = bsearch(&id, sn->funcs, sn->nfuncs, sizeof(*f),
+				    meter_snap_cmp_id);
+			if (!f || f->last_stack == i + 1)
+				continue;
+			f->last_stack = i + 1;
+			f->total += e->samples;
+		}
+	}
+}
+
+static int meter_snap_funcs(struct meter_session *s, struct meter_snap *sn)
+{
+	size_t names_len = 0, off = 0;
+	u32 c, i, n = 0;
+
+	for (c = 0; c < METER_NCHUNKS; c++) {
+		struct meter_func_slot *chunk = s->chunks[c];
+
+		if (!chunk)
+			continue;
+		for (i = 0; i < METER_CHUNK_IDS; i++) {
+			if (!chunk[i].name && !chunk[i].calls &&
+			    !atomic64_read(&chunk[i].self))
+				continue;
+			n++;
+			if (chunk[i].name)
+				names_len += strlen(chunk[i].name) + 1;
+		}
+	}
+	sn->funcs = kvcalloc(max(n, 1U), sizeof(*sn->funcs), GFP_KERNEL);
+	sn->names = kvmalloc(max_t(size_t, names_len, 1), GFP_KERNEL);
+	if (!sn->funcs || !sn->names)
+		return -ENOMEM;
+	for (c = 0; c < METER_NCHUNKS && sn->nfuncs < n; c++) {
+		struct meter_func_slot *chunk = s->chunks[c];
+
+		if (!chunk)
+			continue;
+		for (i = 0; i < METER_CHUNK_IDS && sn->nfuncs < n; i++) {
+			struct meter_func_slot *sl = &chunk[i];
+			struct meter_snap_func *f = &sn->funcs[sn->nfuncs];
+			u64 self = atomic64_read(&sl->self);
+
+			if (!sl->name && !sl->calls && !self)
+				continue;
+			f->id = (c << METER_CHUNK_SHIFT) | i;
+			f->calls = sl->calls;
+			f->self = self;
+			f->alloc_calls = sl->alloc_calls;
+			f->alloc_bytes = sl->alloc_bytes;
+			f->name_off = U32_MAX;
+			if (sl->name) {
+				size_t len = strlen(sl->name) + 1;
+
+				f->name_off = off;
+				memcpy(sn->names + off, sl->name, len);
+				off += len;
+			}
+			sn->nfuncs++;
+		}
+	}
+	return 0;
+}
+
+/* Caller holds meter_mutex. */
+static int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
+{
+	struct meter_stacks *st = &s->stacks;
+	struct meter_thread *t;
+	unsigned long flags;
+	u32 i, nthreads = 0;
+	int ret;
+
+	ret = meter_snap_funcs(s, sn);
+	if (ret)
+		return ret;
+	list_for_each_entry(t, &s->threads, node)
+		nthreads++;
+	sn->threads = kvcalloc(max(nthreads, 1U), sizeof(*sn->threads),
+			       GFP_KERNEL);
+	sn->stacks = kvcalloc(st->nslots / 2, sizeof(*sn->stacks), GFP_KERNEL);
+	sn->pool = kvcalloc(st->pool_size, sizeof(u32), GFP_KERNEL);
+	if (!sn->threads || !sn->stacks || !sn->pool)
+		return -ENOMEM;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	meter_session_info_fill(s, &sn->si);
+	for (i = 0; i < st->nslots && sn->nstacks < st->nslots / 2; i++)
+		if (st->slots[i].depth)
+			sn->stacks[sn->nstacks++] = st->slots[i];
+	memcpy(sn->pool, st->pool, st->pool_used * sizeof(u32));
+	list_for_each_entry(t, &s->threads, node) {
+		if (sn->nthreads == nthreads)
+			break;
+		sn->threads[sn->nthreads].tid = t->tid;
+		sn->threads[sn->nthreads].samples = READ_ONCE(t->samples);
+		sn->threads[sn->nthreads].state = READ_ONCE(t->state);
+		sn->nthreads++;
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+
+	sn->si.nfuncs = sn->nfuncs;
+	sn->si.nstacks = sn->nstacks;
+	meter_snap_totals(sn);
+	return 0;
+}
+
+static struct nlattr **meter_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return genl_info_dump(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
+static int meter_nl_profile_start(struct netlink_callback *cb)
+{
+	struct meter_session *s;
+	struct meter_snap *sn;
+	int ret;
+
+	sn = kzalloc(sizeof(*sn), GFP_KERNEL);
+	if (!sn)
+		return -ENOMEM;
+	mutex_lock(&meter_mutex);
+	s = meter_select(meter_dump_attrs(cb), cb->extack, &ret);
+	if (s)
+		ret = meter_snap_take(s, sn);
+	mutex_unlock(&meter_mutex);
+	if (ret) {
+		if (ret == -ENOMEM)
+			NL_SET_ERR_MSG_MOD(cb->extack,
+					   "out of memory for the snapshot");
+		meter_snap_free(sn);
+		return ret;
+	}
+	cb->args[0] = (long)sn;
+	cb->args[1] = 0;	/* phase: session, funcs, stacks, threads */
+	cb->args[2] = 0;	/* position within the phase */
+	return 0;
+}
+
+static int meter_nl_profile_done(struct netlink_callback *cb)
+{
+	meter_snap_free((struct meter_snap *)cb->args[0]);
+	cb->args[0] = 0;
+	return 0;
+}
+
+static int meter_put_func(struct sk_buff *skb, const struct meter_snap *sn,
+			  const struct meter_snap_func *f)
+{
+	struct nlattr *nest = nla_nest_start(skb, METER_A_FUNC);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, METER_A_FUNC_ID, f->id) ||
+	    (f->name_off != U32_MAX &&
+	     nla_put_string(skb, METER_A_FUNC_NAME, sn->names + f->name_off)) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_CALLS, f->calls,
+			      METER_A_FUNC_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_SELF, f->self,
+			      METER_A_FUNC_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_TOTAL, f->total,
+			      METER_A_FUNC_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_ALLOC_CALLS, f->alloc_calls,
+			      METER_A_FUNC_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_ALLOC_BYTES, f->alloc_bytes,
+			      METER_A_FUNC_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int meter_put_stack(struct sk_buff *skb, const struct meter_snap *sn,
+			   const struct meter_stack_entry *e)
+{
+	struct nlattr *nest = nla_nest_start(skb, METER_A_STACK);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, METER_A_STACK_SAMPLES, e->samples,
+			      METER_A_STACK_PAD) ||
+	    nla_put(skb, METER_A_STACK_FRAMES, e->depth * sizeof(u32),
+		    &sn->pool[e->off]) ||
+	    (e->truncated && nla_put_flag(skb, METER_A_STACK_TRUNCATED))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int meter_put_thread(struct sk_buff *skb,
+			    const struct meter_snap_thread *th)
+{
+	struct nlattr *nest = nla_nest_start(skb, METER_A_THREAD);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, METER_A_THREAD_TID, th->tid) ||
+	    nla_put_u64_64bit(skb, METER_A_THREAD_SAMPLES, th->samples,
+			      METER_A_THREAD_PAD) ||
+	    nla_put_u32(skb, METER_A_THREAD_STATE, th->state)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* One message of the run; -EMSGSIZE when the skb is full, 1 when done. */
+static int meter_profile_put_one(struct sk_buff *skb,
+				 struct netlink_callback *cb,
+				 const struct meter_snap *sn)
+{
+	long phase = cb->args[1], pos = cb->args[2];
+	struct nlattr *nest;
+	void *hdr;
+	int ret;
+
+	while ((phase == 1 && pos >= sn->nfuncs) ||
+	       (phase == 2 && pos >= sn->nstacks) ||
+	       (phase == 3 && pos >= sn->nthreads)) {
+		phase++;
+		pos = 0;
+	}
+	cb->args[1] = phase;
+	cb->args[2] = pos;
+	if (phase > 3)
+		return 1;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &meter_family, NLM_F_MULTI, METER_CMD_PROFILE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	switch (phase) {
+	case 0:
+		nest = nla_nest_start(skb, METER_A_SESSION);
+		ret = nest ? meter_put_session(skb, &sn->si) : -EMSGSIZE;
+		if (!ret)
+			nla_nest_end(skb, nest);
+		else if (nest)
+			nla_nest_cancel(skb, nest);
+		break;
+	case 1:
+		ret = meter_put_func(skb, sn, &sn->funcs[pos]);
+		break;
+	case 2:
+		ret = meter_put_stack(skb, sn, &sn->stacks[pos]);
+		break;
+	default:
+		ret = meter_put_thread(skb, &sn->threads[pos]);
+		break;
+	}
+	if (ret) {
+		genlmsg_cancel(skb, hdr);
+		return ret;
+	}
+	genlmsg_end(skb, hdr);
+	if (phase == 0) {
+		cb->args[1] = 1;
+		cb->args[2] = 0;
+	} else {
+		cb->args[2] = pos + 1;
+	}
+	return 0;
+}
+
+static int meter_nl_profile_dump(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	const struct meter_snap *sn = (const struct meter_snap *)cb->args[0];
+	int ret;
+
+	do {
+		ret = meter_profile_put_one(skb, cb, sn);
+	} while (!ret);
+	if (ret == -EMSGSIZE && !skb->len)
+		return -EMSGSIZE;	/* one message larger than a buffer */
+	return skb->len;
+}
+
+/* --- the family --- */
+
+static const struct genl_ops meter_ops[] = {
+	{
+		.cmd = METER_CMD_REGISTER,
+		.doit = meter_nl_register,
+		.policy = meter_register_policy,
+		.maxattr = METER_A_MAX,
+	},
+	{
+		.cmd = METER_CMD_UNREGISTER,
+		.doit = meter_nl_unregister,
+		.policy = meter_none_policy,
+		.maxattr = METER_A_MAX,
+	},
+	{
+		.cmd = METER_CMD_ADD_FUNCS,
+		.doit = meter_nl_add_funcs,
+		.policy = meter_add_funcs_policy,
+		.maxattr = METER_A_MAX,
+	},
+	{
+		.cmd = METER_CMD_ADD_CALLS,
+		.doit = meter_nl_add_calls,
+		.policy = meter_add_calls_policy,
+		.maxattr = METER_A_MAX,
+	},
+	{
+		.cmd = METER_CMD_SET_PERIOD,
+		.doit = meter_nl_set_period,
+		.policy = meter_set_period_policy,
+		.maxattr = METER_A_MAX,
+	},
+	{
+		.cmd = METER_CMD_SESSION_GET,
+		.doit = meter_nl_session_get,
+		.dumpit = meter_nl_session_dump,
+		.policy = meter_select_policy,
+		.maxattr = METER_A_MAX,
+	},
+	{
+		.cmd = METER_CMD_PROFILE_GET,
+		.start = meter_nl_profile_start,
+		.dumpit = meter_nl_profile_dump,
+		.done = meter_nl_profile_done,
+		.policy = meter_select_policy,
+		.maxattr = METER_A_MAX,
+	},
+	{
+		.cmd = METER_CMD_SESSION_RESET,
+		.doit = meter_nl_session_reset,
+		.policy = meter_select_policy,
+		.maxattr = METER_A_MAX,
+	},
+	{
+		.cmd = METER_CMD_SESSION_DEL,
+		.doit = meter_nl_session_del,
+		.policy = meter_select_policy,
+		.maxattr = METER_A_MAX,
+	},
+};
+
+static struct genl_family meter_family __ro_after_init = {
+	.name = METER_GENL_NAME,
+	.version = METER_GENL_VERSION,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.ops = meter_ops,
+	.n_ops = ARRAY_SIZE(meter_ops),
+};
+
+int __init meter_netlink_init(void)
+{
+	return genl_register_family(&meter_family);
+}
+
+void meter_netlink_exit(void)
+{
+	genl_unregister_family(&meter_family);
+}
+
+MODULE_ALIAS_GENL_FAMILY(METER_GENL_NAME);

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sessions: one per profiled process.
+ *
+ * The first thread of a process to register creates the session; later
+ * threads of the same process (same thread group and same mm) join it.  A
+ * session is identified by a random 64-bit cookie (pids are reused) and
+ * outlives its process until it is deleted or evicted: at most
+ * meter_max_finished finished sessions, using at most
+ * meter_max_finished_mb megabytes, are kept; the oldest finished session
+ * goes first.
+ *
+ * The session list is changed under meter_mutex and read under RCU by the
+ * exit probe.  A session is freed when its last reference goes, always in
+ * process context, after an RCU grace period.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/random.h>
+#include <linux/rculist.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <net/netlink.h>
+
+#include "meter.h"
+
+LIST_HEAD(meter_sessions);
+static u64 meter_session_seq;
+
+u64 meter_period_clamp(u64 period_ns, bool privileged,
+		       struct netlink_ext_ack *extack, int *err)
+{
+	u64 floor = privileged ? METER_PERIOD_MIN_NS :
+		max_t(u64, METER_PERIOD_MIN_NS, meter_unpriv_period_min_ns);
+
+	*err = 0;
+	if (!period_ns)
+		period_ns = METER_PERIOD_DEFAULT_NS;
+	if (period_ns < METER_PERIOD_MIN_NS ||
+	    period_ns > METER_PERIOD_MAX_NS) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "period out of range (10 us .. 1 s)");
+		*err = -ERANGE;
+		return 0;
+	}
+	return max(period_ns, floor);
+}
+
+static bool meter_cookie_used(u64 cookie)
+{
+	struct meter_session *s;
+
+	list_for_each_entry(s, &meter_sessions, node)
+		if (s->cookie == cookie)
+			return true;
+	return false;
+}
+
+/* Caller holds meter_mutex. */
+struct meter_session *meter_session_create(struct task_struct *tsk,
+					   u64 period_ns, u64 parent_cookie,
+					   u64 call_cost_ps,
+					   struct netlink_ext_ack *extack)
+{
+	struct meter_session *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		goto err;
+	s->chunks = kvcalloc(METER_NCHUNKS, sizeof(*s->chunks), GFP_KERNEL);
+	if (!s->chunks)
+		goto err_session;
+	if (meter_stacks_init(&s->stacks, meter_stack_entries,
+			      meter_stack_frames))
+		goto err_chunks;
+
+	refcount_set(&s->ref, 1);	/* the session list's reference */
+	raw_spin_lock_init(&s->lock);
+	INIT_LIST_HEAD(&s->threads);
+	do {
+		s->cookie = get_random_u64();
+	} while (!s->cookie || meter_cookie_used(s->cookie));
+	s->seq = ++meter_session_seq;
+	s->parent_cookie = parent_cookie;
+	s->call_cost_ps = call_cost_ps;
+	s->period_ns = period_ns;
+	s->tgid = get_pid(task_tgid(tsk));
+	s->pid = task_tgid_nr(tsk);
+	s->uid = current_euid();
+	get_task_comm(s->comm, tsk);
+	mmgrab(tsk->mm);
+	s->mm = tsk->mm;
+	s->start_ns = ktime_get_boottime_ns();
+	s->state = METER_STATE_LIVE;
+	s->bytes = sizeof(*s) + METER_NCHUNKS * sizeof(*s->chunks) +
+		   meter_stacks_bytes(&s->stacks);
+	list_add_tail_rcu(&s->node, &meter_sessions);
+	return s;
+
+err_chunks:
+	kvfree(s->chunks);
+err_session:
+	kfree(s);
+err:
+	NL_SET_ERR_MSG_MOD(extack, "out of memory for the session");
+	return ERR_PTR(-ENOMEM);
+}
+
+/*
+ * The live session that a thread of tsk's process joins, or NULL.  A live
+ * session of the same process with another mm belongs to the image before
+ * an exec: it is finished.  Caller holds meter_mutex.
+ */
+struct meter_session *meter_session_find_live(struct task_struct *tsk)
+{
+	struct meter_session *s, *found = NULL;
+
+	list_for_each_entry(s, &meter_sessions, node) {
+		if (READ_ONCE(s->state) != METER_STATE_LIVE ||
+		    s->tgid != task_tgid(tsk))
+			continue;
+		if (s->mm == tsk->mm)
+			found = s;
+		else
+			meter_session_finish(s);
+	}
+	return found;
+}
+
+/* Caller holds meter_mutex. */
+struct meter_session *meter_session_lookup(u64 cookie, pid_t pid)
+{
+	struct meter_session *s, *found = NULL;
+
+	list_for_each_entry(s, &meter_sessions, node) {
+		if (cookie ? s->cookie == cookie : s->pid == pid)
+			found = s;	/* by pid: the newest wins */
+		if (cookie && found)
+			break;
+	}
+	return found;
+}
+
+bool meter_session_may_read(const struct meter_session *s)
+{
+	return uid_eq(current_euid(), s->uid) || perfmon_capable();
+}
+
+void meter_session_get(struct meter_session *s)
+{
+	refcount_inc(&s->ref);
+}
+
+static void meter_session_free(struct meter_session *s)
+{
+	struct meter_thread *t, *tmp;
+	u32 c, i;
+
+	/* The exit probe may still be walking the list or the threads. */
+	synchronize_rcu();
+	list_for_each_entry_safe(t, tmp, &s->threads, node)
+		kfree(t);
+	for (c = 0; c < METER_NCHUNKS; c++) {
+		struct meter_func_slot *chunk = s->chunks[c];
+
+		if (!chunk)
+			continue;
+		for (i = 0; i < METER_CHUNK_IDS; i++)
+			kfree(chunk[i].name);
+		kvfree(chunk);
+	}
+	kvfree(s->chunks);
+	meter_stacks_free(&s->stacks);
+	put_pid(s->tgid);
+	mmdrop(s->mm);
+	kfree(s);
+}
+
+/* Process context only. */
+void meter_session_put(struct meter_session *s)
+{
+	if (refcount_dec_and_test(&s->ref))
+		meter_session_free(s);
+}
+
+/* Caller holds s->lock. */
+void meter_session_finish_locked(struct meter_session *s)
+{
+	if (s->state != METER_STATE_LIVE)
+		return;
+	s->end_ns = ktime_get_boottime_ns();
+	WRITE_ONCE(s->state, METER_STATE_EXITED);
+}
+
+/* Any context. */
+void meter_session_finish(struct meter_session *s)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	meter_session_finish_locked(s);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/* Drops the list's reference.  Caller holds meter_mutex. */
+void meter_session_unlink(struct meter_session *s)
+{
+	list_del_rcu(&s->node);
+	meter_session_put(s);
+}
+
+/* Evicts the oldest finished sessions beyond the bounds.  meter_mutex. */
+void meter_sessions_evict(void)
+{
+	u64 limit = (u64)meter_max_finished_mb << 20;
+
+	for (;;) {
+		struct meter_session *s, *oldest = NULL;
+		unsigned int n = 0;
+		u64 bytes = 0;
+
+		list_for_each_entry(s, &meter_sessions, node) {
+			if (READ_ONCE(s->state) != METER_STATE_EXITED)
+				continue;
+			n++;
+			bytes += s->bytes;
+			if (!oldest || s->end_ns < oldest->end_ns)
+				oldest = s;
+		}
+		if (!oldest || (n <= meter_max_finished && bytes <= limit))
+			return;
+		meter_session_unlink(oldest);
+	}
+}
+
+/* Module unload: every thread has been released.  meter_mutex. */
+void meter_sessions_destroy(void)
+{
+	struct meter_session *s, *tmp;
+
+	list_for_each_entry_safe(s, tmp, &meter_sessions, node)
+		meter_session_unlink(s);
+}
+
+/* Caller holds meter_mutex. */
+void meter_session_reset(struct meter_session *s)
+{
+	struct meter_thread *t;
+	unsigned long flags;
+	u32 c, i;
+
+	atomic64_set(&s->samples, 0);
+	atomic64_set(&s->no_current, 0);
+	atomic64_set(&s->invalid, 0);
+	atomic64_set(&s->lost, 0);
+	atomic64_set(&s->truncated, 0);
+	for (c = 0; c < METER_NCHUNKS; c++) {
+		struct meter_func_slot *chunk = s->chunks[c];
+
+		if (!chunk)
+			continue;
+		for (i = 0; i < METER_CHUNK_IDS; i++) {
+			atomic64_set(&chunk[i].self, 0);
+			chunk[i].calls = 0;
+			chunk[i].alloc_calls = 0;
+			chunk[i].alloc_bytes = 0;
+		}
+	}
+	raw_spin_lock_irqsave(&s->lock, flags);
+	meter_stacks_reset(&s->stacks);
+	list_for_each_entry(t, &s->threads, node)
+		WRITE_ONCE(t->samples, 0);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/* Caller holds meter_mutex. */
+int meter_session_set_period(struct meter_session *s, u64 period_ns)
+{
+	struct meter_thread *t;
+	int ret = 0, err;
+
+	s->period_ns = period_ns;
+	list_for_each_entry(t, &s->threads, node) {
+		err = meter_thread_set_period(t, period_ns);
+		if (err && !ret)
+			ret = err;
+	}
+	return ret;
+}
+
+/*
+ * The counter slot of a function id, allocating its chunk when create is
+ * set.  Caller holds meter_mutex.  NULL: bad id, out of memory or over
+ * the per-session memory bound.
+ */
+struct meter_func_slot *meter_session_slot(struct meter_session *s, u32 id,
+					   bool create)
+{
+	struct meter_func_slot *chunk;
+	size_t size = METER_CHUNK_IDS * sizeof(*chunk);
+
+	if (!id || id > METER_FUNCS_MAX)
+		return NULL;
+	chunk = s->chunks[id >> METER_CHUNK_SHIFT];
+	if (!chunk) {
+		if (!create ||
+		    s->bytes + size > ((size_t)meter_max_session_mb << 20))
+			return NULL;
+		chunk = kvzalloc(size, GFP_KERNEL);
+		if (!chunk)
+			return NULL;
+		s->bytes += size;
+		/* Publish the zeroed chunk to the tick. */
+		smp_store_release(&s->chunks[id >> METER_CHUNK_SHIFT], chunk);
+	}
+	if (create && id > s->max_id)
+		WRITE_ONCE(s->max_id, id);
+	return &chunk[id & (METER_CHUNK_IDS - 1)];
+}

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-thread registration.
+ *
+ * A thread registers itself: the netlink doit runs in its context.  The
+ * module checks that the page is private anonymous memory, charges it to
+ * RLIMIT_MEMLOCK, pins it (FOLL_WRITE | FOLL_LONGTERM) and afterwards reads
+ * it only through the kernel mapping.  It then creates a kernel perf
+ * task-clock counter on the thread whose overflow handler is the tick.
+ *
+ * A registration ends exactly once (a cmpxchg on the thread's state) from
+ * whichever comes first: UNREGISTER, the exit probe, the tick noticing an
+ * exec, or module unload.  Ending is atomic-context safe; the sleeping part
+ * (perf_event_release_kernel, unpin, uncharge) runs on meter_wq.  The
+ * thread's record stays in its session's list, for the profile.
+ */
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/perf_event.h>
+#include <linux/rculist.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+
+#include "meter.h"
+
+static DEFINE_HASHTABLE(meter_reg_hash, 8);
+static DEFINE_RAW_SPINLOCK(meter_reg_lock);
+
+/* Caller is in an RCU read-side section (or holds meter_reg_lock). */
+struct meter_thread *meter_thread_find(struct task_struct *tsk)
+{
+	struct meter_thread *t;
+
+	hash_for_each_possible_rcu(meter_reg_hash, t, hnode,
+				   (unsigned long)tsk)
+		if (t->task == tsk)
+			return t;
+	return NULL;
+}
+
+static void meter_thread_release(struct work_struct *work)
+{
+	struct meter_thread *t = container_of(work, struct meter_thread,
+					      release);
+	struct meter_session *s = t->session;
+	struct mm_struct *mm = t->mm;
+
+	mutex_lock(&meter_mutex);
+	if (t->event) {
+		perf_event_release_kernel(t->event);
+		t->event = NULL;
+	}
+	mutex_unlock(&meter_mutex);
+
+	/* No tick can run any more: the page and mm can go. */
+	unpin_user_page(t->page);
+	t->page = NULL;
+	t->kpage = NULL;
+	if (mmget_not_zero(mm)) {
+		account_locked_vm(mm, 1, false);
+		mmput(mm);
+	}
+	/* Else the address space is gone and its charge with it. */
+	t->mm = NULL;
+	mmdrop(mm);
+
+	mutex_lock(&meter_mutex);
+	meter_sessions_evict();
+	mutex_unlock(&meter_mutex);
+	meter_session_put(s);
+}
+
+/* Any context, including the tick and the exit probe. */
+void meter_thread_end(struct meter_thread *t, enum meter_end_reason why)
+{
+	struct meter_session *s = t->session;
+	unsigned long flags;
+
+	if (cmpxchg(&t->state, METER_THREAD_LIVE, METER_THREAD_EXITED) !=
+	    METER_THREAD_LIVE)
+		return;
+
+	raw_spin_lock_irqsave(&meter_reg_lock, flags);
+	hash_del_rcu(&t->hnode);
+	raw_spin_unlock_irqrestore(&meter_reg_lock, flags);
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	s->threads_live--;
+	/* exec replaced the whole thread group's mm: the process image
+	 * this session profiled is gone.
+	 */
+	if (why == METER_END_EXEC)
+		meter_session_finish_locked(s);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+
+	queue_work(meter_wq, &t->release);
+}
+
+/* Caller holds meter_mutex. */
+int meter_thread_set_period(struct meter_thread *t, u64 period_ns)
+{
+	if (!t->event || READ_ONCE(t->state) != METER_THREAD_LIVE)
+		return 0;
+	return perf_event_period(t->event, period_ns);
+}
+
+/* Module unload.  Caller holds meter_mutex; flush meter_wq afterwards. */
+void meter_threads_end_all(void)
+{
+	struct meter_session *s;
+	struct meter_thread *t;
+
+	list_for_each_entry(s, &meter_sessions, node)
+		list_for_each_entry(t, &s->threads, node)
+			meter_thread_end(t, METER_END_UNLOAD);
+}
+
+static int meter_page_check_vma(struct mm_struct *mm, unsigned long addr,
+				struct netlink_ext_ack *extack)
+{
+	struct vm_area_struct *vma;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (!vma) {
+		NL_SET_ERR_MSG_MOD(extack, "nothing is mapped at the page address");
+		ret = -EFAULT;
+	} else if (!vma_is_anonymous(vma) || (vma->vm_flags & VM_SHARED)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "page is not private anonymous memory");
+		ret = -EINVAL;
+	} else if (!(vma->vm_flags & VM_WRITE)) {
+		NL_SET_ERR_MSG_MOD(extack, "page is not writable");
+		ret = -EACCES;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+static unsigned int meter_user_live_sessions(kuid_t uid)
+{
+	struct meter_session *s;
+	unsigned int n = 0;
+
+	list_for_each_entry(s, &meter_sessions, node)
+		if (READ_ONCE(s->state) == METER_STATE_LIVE &&
+		    uid_eq(s->uid, uid))
+			n++;
+	return n;
+}
+
+static struct perf_event *meter_thread_counter(struct meter_thread *t,
+					       u64 period_ns)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = period_ns,
+		.pinned = 1,
+		/* Not inherited: a forked child starts unregistered. */
+		.inherit = 0,
+	};
+
+	return perf_event_create_kernel_counter(&attr, -1, t->task,
+						meter_sample_tick, t);
+}
+
+int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
+			  u64 call_cost_ps, u64 *cookie, u64 *eff_period,
+			  struct netlink_ext_ack *extack)
+{
+	struct task_struct *tsk = current;
+	struct mm_struct *mm = tsk->mm;
+	bool priv = perfmon_capable();
+	struct meter_session *s = NULL;
+	struct meter_thread *t, *old;
+	const struct meter_page *kpage;
+	struct perf_event *event;
+	unsigned long flags;
+	bool created = false;
+	struct page *page;
+	int ret;
+
+	if (!priv && !meter_allow_unprivileged) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "unprivileged registration is disabled");
+		return -EPERM;
+	}
+	if (!mm || (tsk->flags & PF_EXITING))
+		return -EINVAL;
+	if (!page_addr || !PAGE_ALIGNED(page_addr) ||
+	    page_addr > TASK_SIZE - PAGE_SIZE) {
+		NL_SET_ERR_MSG_MOD(extack, "page address is not page-aligned");
+		return -EINVAL;
+	}
+	period_ns = meter_period_clamp(period_ns, priv, extack, &ret);
+	if (ret)
+		return ret;
+
+	rcu_read_lock();
+	old = meter_thread_find(tsk);
+	if (old && old->mm != mm)
+		meter_thread_end(old, METER_END_EXEC);	/* before an exec */
+	rcu_read_unlock();
+	if (old && old->mm == mm) {
+		NL_SET_ERR_MSG_MOD(extack, "thread is already registered");
+		return -EEXIST;
+	}
+
+	ret = meter_page_check_vma(mm, page_addr, extack);
+	if (ret)
+		return ret;
+	ret = account_locked_vm(mm, 1, true);
+	if (ret) {
+		NL_SET_ERR_MSG_MOD(extack, "RLIMIT_MEMLOCK exceeded");
+		return ret;
+	}
+	ret = pin_user_pages_fast(page_addr, 1, FOLL_WRITE | FOLL_LONGTERM,
+				  &page);
+	if (ret != 1) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot pin the page");
+		ret = ret < 0 ? ret : -EFAULT;
+		goto err_unaccount;
+	}
+	/* The VMA check raced with munmap/mmap: trust only the page. */
+	if (!PageAnon(page)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "page is not private anonymous memory");
+		ret = -EINVAL;
+		goto err_unpin;
+	}
+	kpage = page_address(page);
+	if (READ_ONCE(kpage->magic) != METER_PAGE_MAGIC ||
+	    READ_ONCE(kpage->version) != METER_PAGE_VERSION) {
+		NL_SET_ERR_MSG_MOD(extack, "bad page magic or version");
+		ret = -EINVAL;
+		goto err_unpin;
+	}
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t) {
+		ret = -ENOMEM;
+		goto err_unpin;
+	}
+
+	mutex_lock(&meter_mutex);
+	s = meter_session_find_live(tsk);
+	if (!s) {
+		if (!priv && meter_max_user_sessions &&
+		    meter_user_live_sessions(current_euid()) >=
+		    meter_max_user_sessions) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "too many live sessions for this user");
+			ret = -EUSERS;
+			goto err_unlock;
+		}
+		s = meter_session_create(tsk, period_ns, parent_cookie,
+					 call_cost_ps, extack);
+		if (IS_ERR(s)) {
+			ret = PTR_ERR(s);
+			goto err_unlock;
+		}
+		created = true;
+	}
+	period_ns = s->period_ns;
+
+	meter_session_get(s);
+	t->session = s;
+	t->task = tsk;
+	t->tid = task_pid_nr(tsk);
+	mmgrab(mm);
+	t->mm = mm;
+	t->page = page;
+	t->kpage = kpage;
+	t->state = METER_THREAD_LIVE;
+	INIT_WORK(&t->release, meter_thread_release);
+
+	event = meter_thread_counter(t, period_ns);
+	if (IS_ERR(event)) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot create the task-clock counter");
+		ret = PTR_ERR(event);
+		goto err_thread;
+	}
+	t->event = event;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	list_add_tail(&t->node, &s->threads);
+	s->threads_live++;
+	s->threads_total++;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+
+	raw_spin_lock_irqsave(&meter_reg_lock, flags);
+	hash_add_rcu(meter_reg_hash, &t->hnode, (unsigned long)tsk);
+	raw_spin_unlock_irqrestore(&meter_reg_lock, flags);
+
+	*cookie = s->cookie;
+	*eff_period = period_ns;
+	meter_sessions_evict();
+	mutex_unlock(&meter_mutex);
+	return 0;
+
+err_thread:
+	mmdrop(mm);
+	meter_session_put(s);
+	if (created)
+		meter_session_unlink(s);
+err_unlock:
+	mutex_unlock(&meter_mutex);
+	kfree(t);
+err_unpin:
+	unpin_user_page(page);
+err_unaccount:
+	account_locked_vm(mm, 1, false);
+	return ret;
+}
+
+int meter_thread_unregister(struct netlink_ext_ack *extack)
+{
+	struct meter_thread *t;
+
+	rcu_read_lock();
+	t = meter_thread_find(current);
+	if (t)
+		meter_thread_end(t, METER_END_UNREGISTER);
+	rcu_read_unlock();
+	if (!t) {
+		NL_SET_ERR_MSG_MOD(extack, "thread is not registered");
+		return -ENOENT;
+	}
+	return 0;
+}
