@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: MIT
+#
+# selftests: generic rules for test executables, included by the top
+# Makefile.  A test is one of
+#   selftests/host/test_NAME.c   -> build/selftests/host/test_NAME  (HOST_TESTS)
+#   selftests/vm/test_NAME.c     -> build/selftests/vm/test_NAME    (VM_TESTS)
+#   selftests/host/test_NAME.sh  -> build/selftests/host/test_NAME  (copied)
+#   selftests/vm/test_NAME.sh    -> build/selftests/vm/test_NAME    (copied)
+# A C test is compiled with CFLAGS, NL_CFLAGS and -Iselftests, and linked
+# with libmeter.a, libnl and -lpthread -lm.  A fragment that needs another
+# recipe writes an explicit rule for its target (it wins over these
+# pattern rules).  Every test prints TAP; see selftests/run-tests.
+
+SELFTEST_LDLIBS := $(LIBMETER_A) $(NL_LIBS) -lpthread -lm
+
+SELFTEST_HOST_C := $(wildcard selftests/host/test_*.c)
+SELFTEST_HOST_SH := $(wildcard selftests/host/test_*.sh)
+SELFTEST_VM_C := $(wildcard selftests/vm/test_*.c)
+SELFTEST_VM_SH := $(wildcard selftests/vm/test_*.sh)
+
+HOST_TESTS += $(patsubst selftests/host/%.c,$(BUILD)/selftests/host/%,$(SELFTEST_HOST_C)) \
+	$(patsubst selftests/host/%.sh,$(BUILD)/selftests/host/%,$(SELFTEST_HOST_SH))
+VM_TESTS += $(patsubst selftests/vm/%.c,$(BUILD)/selftests/vm/%,$(SELFTEST_VM_C)) \
+	$(patsubst selftests/vm/%.sh,$(BUILD)/selftests/vm/%,$(SELFTEST_VM_SH))
+
+$(BUILD)/selftests/host/%: selftests/host/%.c $(LIBMETER_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(NL_CFLAGS) -Iselftests -o $@ $< $(LDFLAGS) $(SELFTEST_LDLIBS)
+
+$(BUILD)/selftests/vm/%: selftests/vm/%.c $(LIBMETER_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(NL_CFLAGS) -Iselftests -o $@ $< $(LDFLAGS) $(SELFTEST_LDLIBS)
+
+$(BUILD)/selftests/host/%: selftests/host/%.sh
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
+$(BUILD)/selftests/vm/%: selftests/vm/%.sh
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
+# The host test of vm-run needs the warn_test module for the first test
+# kernel (selftests/kernels); make check builds it for every test kernel.
+.PHONY: selftests
+selftests: $(HOST_TESTS) $(VM_TESTS)
