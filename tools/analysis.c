@@ -1,0 +1,637 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The call graph from sampled stacks, orderings and hiding (analysis.h),
+ * and the option parsers the two tools share.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analysis.h"
+
+/* --- edges: an open-addressing map from (caller, callee) --- */
+
+struct edge_map {
+	size_t *slot;		/* edge index + 1; 0: empty */
+	size_t mask;
+};
+
+static size_t edge_hash(size_t caller, size_t callee)
+{
+	uint64_t h = (uint64_t)caller * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (uint64_t)callee + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2);
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return (size_t)(h ^ (h >> 31));
+}
+
+static int edge_map_grow(struct analysis *an, struct edge_map *m)
+{
+	size_t n = m->mask ? (m->mask + 1) * 2 : 256, i;
+	size_t *slot = calloc(n, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (i = 0; i < an->nedges; i++) {
+		size_t h = edge_hash(an->edges[i].caller,
+				     an->edges[i].callee) & (n - 1);
+
+		while (slot[h])
+			h = (h + 1) & (n - 1);
+		slot[h] = i + 1;
+	}
+	free(m->slot);
+	m->slot = slot;
+	m->mask = n - 1;
+	return 0;
+}
+
+static struct an_edge *edge_get(struct analysis *an, struct edge_map *m,
+				size_t *cap, size_t caller, size_t callee)
+{
+	size_t h;
+
+	if (!m->slot || an->nedges * 2 >= m->mask) {
+		if (edge_map_grow(an, m))
+			return NULL;
+	}
+	h = edge_hash(caller, callee) & m->mask;
+	while (m->slot[h]) {
+		struct an_edge *e = &an->edges[m->slot[h] - 1];
+
+		if (e->caller == caller && e->callee == callee)
+			return e;
+		h = (h + 1) & m->mask;
+	}
+	if (an->nedges == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct an_edge *ne = realloc(an->edges, ncap * sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		an->edges = ne;
+		*cap = ncap;
+	}
+	m->slot[h] = an->nedges + 1;
+	memset(&an->edges[an->nedges], 0, sizeof(an->edges[0]));
+	an->edges[an->nedges].caller = caller;
+	an->edges[an->nedges].callee = callee;
+	return &an->edges[an->nedges++];
+}
+
+static int build_edges(struct analysis *an)
+{
+	const struct meter_profile *p = an->p;
+	struct edge_map map = { 0 };
+	size_t cap = 0, i, k, j;
+	size_t *idx = NULL, idx_cap = 0;
+	int ret = -1;
+
+	for (i = 0; i < p->nstacks; i++) {
+		const struct meter_stack *s = &p->stacks[i];
+		size_t d = s->depth;
+
+		if (!s->samples || !d)
+			continue;
+		an->stack_samples += s->samples;
+		if (d > idx_cap) {
+			size_t *n = realloc(idx, d * sizeof(*idx));
+
+			if (!n)
+				goto out;
+			idx = n;
+			idx_cap = d;
+		}
+		for (k = 0; k < d; k++) {
+			const struct meter_func *f =
+				meter_profile_find(p, s->frames[k]);
+
+			idx[k] = f ? (size_t)(f - p->funcs) : NODE_ROOT;
+		}
+		for (k = 0; k < d; k++) {
+			size_t x = idx[k], occ = 0, caller;
+			bool first_pair = true;
+			double share;
+			struct an_edge *e;
+
+			if (x == NODE_ROOT)
+				continue;	/* unknown id: skipped */
+			for (j = 0; j < d; j++)
+				if (idx[j] == x)
+					occ++;
+			if (occ > 1)
+				an->nodes[x].recursive = true;
+			share = (double)s->samples / (double)occ;
+			caller = k ? idx[k - 1] : NODE_ROOT;
+			/* An unknown caller counts as the root. */
+			e = edge_get(an, &map, &cap, caller, x);
+			if (!e)
+				goto out;
+			e->callee_time += share;
+			/* samples: once per stack for each distinct pair. */
+			for (j = 0; j < k; j++) {
+				size_t c = j ? idx[j - 1] : NODE_ROOT;
+
+				if (idx[j] == x && c == caller) {
+					first_pair = false;
+					break;
+				}
+			}
+			if (first_pair)
+				e->samples += s->samples;
+			if (caller != NODE_ROOT) {
+				/* The caller's side of the same edge. */
+				size_t cocc = 0;
+
+				for (j = 0; j < d; j++)
+					if (idx[j] == caller)
+						cocc++;
+				e->caller_time += (double)s->samples /
+						  (double)cocc;
+			}
+			if (k == d - 1)
+				an->nodes[x].leaf_time += share;
+		}
+	}
+	ret = 0;
+out:
+	free(idx);
+	free(map.slot);
+	return ret;
+}
+
+static int link_edges(struct analysis *an)
+{
+	size_t i;
+
+	for (i = 0; i < an->nedges; i++) {
+		struct an_edge *e = &an->edges[i];
+		struct an_node *c = e->caller == NODE_ROOT ? NULL :
+				    &an->nodes[e->caller];
+		struct an_node *d = &an->nodes[e->callee];
+		size_t *n;
+
+		n = realloc(d->in, (d->nin + 1) * sizeof(*n));
+		if (!n)
+			return -1;
+		d->in = n;
+		d->in[d->nin++] = i;
+		if (c) {
+			n = realloc(c->out, (c->nout + 1) * sizeof(*n));
+			if (!n)
+				return -1;
+			c->out = n;
+			c->out[c->nout++] = i;
+		}
+	}
+	return 0;
+}
+
+/* --- ordering --- */
+
+static const struct analysis *sort_an;
+static bool sort_inclusive;
+static enum render_order sort_key;
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+static int cmp_nodes(const void *pa, const void *pb)
+{
+	const struct an_node *a = &sort_an->nodes[*(const size_t *)pa];
+	const struct an_node *b = &sort_an->nodes[*(const size_t *)pb];
+	int c = 0;
+
+	switch (sort_key) {
+	case ORDER_SELF:
+		c = sort_inclusive ? cmp_u64_desc(a->total, b->total) :
+				     cmp_u64_desc(a->self, b->self);
+		if (!c)
+			c = cmp_u64_desc(a->f->calls, b->f->calls);
+		break;
+	case ORDER_TOTAL:
+	case ORDER_TOPOLOGICAL:
+		c = cmp_u64_desc(a->total, b->total);
+		if (!c)
+			c = cmp_u64_desc(a->self, b->self);
+		break;
+	case ORDER_CALLS:
+		c = cmp_u64_desc(a->f->calls, b->f->calls);
+		if (!c)
+			c = cmp_u64_desc(a->self, b->self);
+		break;
+	default:
+		break;
+	}
+	if (!c)
+		c = strcmp(a->f->name, b->f->name);
+	if (!c)
+		c = a->f->id < b->f->id ? -1 : a->f->id > b->f->id;
+	return c;
+}
+
+/*
+ * Topological order, roughly (the graph may have cycles): callers before
+ * callees; among the nodes ready, the largest total first; a cycle is
+ * broken at its largest remaining node.  Nodes never seen in a stack come
+ * last, by total, self and name.
+ */
+static void sort_topological(struct analysis *an)
+{
+	size_t *pending = calloc(an->n ? an->n : 1, sizeof(*pending));
+	bool *done = calloc(an->n ? an->n : 1, sizeof(*done));
+	size_t *byweight = malloc((an->n ? an->n : 1) * sizeof(*byweight));
+	size_t i, placed = 0;
+
+	if (!pending || !done || !byweight) {
+		/* Out of memory: by total instead. */
+		sort_key = ORDER_TOTAL;
+		qsort(an->order, an->n, sizeof(*an->order), cmp_nodes);
+		goto out;
+	}
+	for (i = 0; i < an->n; i++)
+		byweight[i] = i;
+	sort_key = ORDER_TOTAL;
+	qsort(byweight, an->n, sizeof(*byweight), cmp_nodes);
+	for (i = 0; i < an->nedges; i++) {
+		const struct an_edge *e = &an->edges[i];
+
+		if (e->caller != NODE_ROOT && e->caller != e->callee)
+			pending[e->callee]++;
+	}
+	while (placed < an->n) {
+		size_t pick = NODE_ROOT, k;
+
+		/* The heaviest ready node... */
+		for (i = 0; i < an->n; i++) {
+			size_t x = byweight[i];
+
+			if (!done[x] && !pending[x]) {
+				pick = x;
+				break;
+			}
+		}
+		/* ...or, in a cycle, the heaviest not yet placed. */
+		for (i = 0; pick == NODE_ROOT && i < an->n; i++)
+			if (!done[byweight[i]])
+				pick = byweight[i];
+		done[pick] = true;
+		an->order[placed++] = pick;
+		for (k = 0; k < an->nodes[pick].nout; k++) {
+			const struct an_edge *e =
+				&an->edges[an->nodes[pick].out[k]];
+
+			if (e->callee != pick && pending[e->callee])
+				pending[e->callee]--;
+		}
+	}
+out:
+	free(pending);
+	free(done);
+	free(byweight);
+}
+
+void analysis_sort(struct analysis *an, enum render_order order,
+		   bool inclusive)
+{
+	size_t i;
+
+	for (i = 0; i < an->n; i++)
+		an->order[i] = i;
+	sort_an = an;
+	sort_inclusive = inclusive;
+	sort_key = order;
+	if (order == ORDER_TOPOLOGICAL)
+		sort_topological(an);
+	else
+		qsort(an->order, an->n, sizeof(*an->order), cmp_nodes);
+}
+
+/* --- hiding (Racket's hide-self / hide-subs) --- */
+
+static void apply_hiding(struct analysis *an, double hide_self,
+			 double hide_subs)
+{
+	size_t i, k;
+
+	for (i = 0; i < an->n; i++) {
+		struct an_node *x = &an->nodes[i];
+		bool small = true;
+
+		if (an_percent(an, (double)x->self) >= hide_self)
+			continue;
+		/* As a callee, in each caller's entry. */
+		for (k = 0; k < x->nin && small; k++) {
+			const struct an_edge *e = &an->edges[x->in[k]];
+
+			if (e->caller == NODE_ROOT)
+				continue;
+			if (an->nodes[e->caller].total &&
+			    100.0 * e->caller_time /
+			    (double)an->nodes[e->caller].total >= hide_subs)
+				small = false;
+		}
+		/* As a caller, in each callee's entry. */
+		for (k = 0; k < x->nout && small; k++) {
+			const struct an_edge *e = &an->edges[x->out[k]];
+
+			if (an->nodes[e->callee].total &&
+			    100.0 * e->callee_time /
+			    (double)an->nodes[e->callee].total >= hide_subs)
+				small = false;
+		}
+		x->hidden = small;
+	}
+}
+
+struct analysis *analysis_new(const struct meter_profile *p,
+			      const struct render_opts *o,
+			      enum render_order default_order)
+{
+	struct analysis *an = calloc(1, sizeof(*an));
+	uint64_t self_sum = 0;
+	size_t i;
+
+	if (!an)
+		return NULL;
+	an->p = p;
+	an->n = p->nfuncs;
+	an->nodes = calloc(an->n ? an->n : 1, sizeof(*an->nodes));
+	an->order = calloc(an->n ? an->n : 1, sizeof(*an->order));
+	if (!an->nodes || !an->order)
+		goto fail;
+	for (i = 0; i < an->n; i++) {
+		const struct meter_func *f = &p->funcs[i];
+
+		an->nodes[i].f = f;
+		an->nodes[i].self = f->self_samples;
+		an->nodes[i].total = f->total_samples > f->self_samples ?
+				     f->total_samples : f->self_samples;
+		self_sum += f->self_samples;
+		an->calls += f->calls;
+		if (f->alloc_calls || f->alloc_bytes)
+			an->has_alloc = true;
+	}
+	an->samples = p->samples;
+	if (self_sum + p->no_current + p->invalid > an->samples)
+		an->samples = self_sum + p->no_current + p->invalid;
+	if (build_edges(an) || link_edges(an))
+		goto fail;
+	analysis_sort(an, o->order == ORDER_DEFAULT ? default_order : o->order,
+		      o->inclusive);
+	apply_hiding(an, o->hide_self, o->hide_subs);
+	/* Labels follow the display order. */
+	{
+		unsigned label = 1;
+
+		for (i = 0; i < an->n; i++)
+			if (!an->nodes[an->order[i]].hidden)
+				an->nodes[an->order[i]].label = label++;
+	}
+	return an;
+fail:
+	analysis_free(an);
+	return NULL;
+}
+
+void analysis_free(struct analysis *an)
+{
+	size_t i;
+
+	if (!an)
+		return;
+	for (i = 0; an->nodes && i < an->n; i++) {
+		free(an->nodes[i].in);
+		free(an->nodes[i].out);
+	}
+	free(an->nodes);
+	free(an->edges);
+	free(an->order);
+	free(an);
+}
+
+double an_seconds(const struct analysis *an, double samples)
+{
+	return samples * (double)an->p->period_ns / 1e9;
+}
+
+double an_percent(const struct analysis *an, double samples)
+{
+	return an->samples ? 100.0 * samples / (double)an->samples : 0.0;
+}
+
+const char *an_name(const struct analysis *an, size_t node)
+{
+	if (node == NODE_ROOT)
+		return "<spontaneous>";
+	return an->nodes[node].f->name && an->nodes[node].f->name[0] ?
+	       an->nodes[node].f->name : "???";
+}
+
+/* --- dispatch --- */
+
+int render_profile(const struct meter_profile *p, const struct render_opts *o,
+		   FILE *out, char *err, size_t errlen)
+{
+	struct analysis *an;
+	enum render_order def;
+	int ret;
+
+	if (o->format == FMT_JSON) {
+		ret = render_json(p, out);
+		goto done;
+	}
+	switch (o->format) {
+	case FMT_CALLGRAPH:
+	case FMT_DOT:
+		def = ORDER_TOPOLOGICAL;
+		break;
+	default:
+		def = ORDER_SELF;
+	}
+	an = analysis_new(p, o, def);
+	if (!an) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	switch (o->format) {
+	case FMT_TEXT:
+		ret = render_flat(an, o, out);
+		if (!ret) {
+			/* The call graph in its own default order. */
+			struct analysis *cg;
+
+			fputc('\n', out);
+			cg = analysis_new(p, o, ORDER_TOPOLOGICAL);
+			if (!cg) {
+				ret = -1;
+				break;
+			}
+			ret = render_callgraph(cg, o, out);
+			analysis_free(cg);
+		}
+		break;
+	case FMT_FLAT:
+		ret = render_flat(an, o, out);
+		break;
+	case FMT_CALLGRAPH:
+		ret = render_callgraph(an, o, out);
+		break;
+	case FMT_METERING:
+		ret = render_metering(an, o, out);
+		break;
+	case FMT_FOLDED:
+		ret = render_folded(an, o, out);
+		break;
+	case FMT_PPROF:
+		ret = render_pprof(an, o, out);
+		break;
+	case FMT_DOT:
+		ret = render_dot(an, o, out);
+		break;
+	default:
+		ret = -1;
+		errno = EINVAL;
+	}
+	analysis_free(an);
+done:
+	if (!ret && (fflush(out) || ferror(out)))
+		ret = -1;
+	if (ret)
+		snprintf(err, errlen, "cannot write the report: %s",
+			 strerror(errno ? errno : EIO));
+	return ret;
+}
+
+/* --- option parsing --- */
+
+int parse_format(const char *s, enum render_format *out)
+{
+	static const struct {
+		const char *name;
+		enum render_format f;
+	} formats[] = {
+		{ "text", FMT_TEXT }, { "flat", FMT_FLAT },
+		{ "callgraph", FMT_CALLGRAPH }, { "metering", FMT_METERING },
+		{ "json", FMT_JSON }, { "folded", FMT_FOLDED },
+		{ "pprof", FMT_PPROF }, { "dot", FMT_DOT },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (!strcmp(s, formats[i].name)) {
+			*out = formats[i].f;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int parse_order(const char *s, enum render_order *out)
+{
+	if (!strcmp(s, "self"))
+		*out = ORDER_SELF;
+	else if (!strcmp(s, "total"))
+		*out = ORDER_TOTAL;
+	else if (!strcmp(s, "calls"))
+		*out = ORDER_CALLS;
+	else if (!strcmp(s, "name"))
+		*out = ORDER_NAME;
+	else if (!strcmp(s, "topological"))
+		*out = ORDER_TOPOLOGICAL;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || isnan(v) || isinf(v))
+		return -1;
+	*out = v;
+	return (int)(end - s);
+}
+
+int parse_percent(const char *s, double *out)
+{
+	double v;
+	int n = parse_double(s, &v);
+
+	if (n < 0)
+		return -1;
+	if (s[n] == '%')
+		n++;
+	if (s[n] || v < 0 || v > 100)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_duration_ns(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "µs", 1e3 },
+		{ "ms", 1e6 }, { "s", 1e9 },
+	};
+	double v;
+	int n = parse_double(s, &v);
+	size_t i;
+
+	if (n < 0 || v < 0 || s[0] == '-' || s[0] == '+')
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcasecmp(s + n, units[i].unit)) {
+			double ns = v * units[i].ns;
+
+			if (ns < 1 || ns > 1e18)
+				return -1;
+			*out = (uint64_t)(ns + 0.5);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int parse_seconds(const char *s, double *out)
+{
+	uint64_t ns;
+	double v;
+	int n = parse_double(s, &v);
+
+	if (n > 0 && !s[n]) {
+		if (v <= 0 || v > 1e9)
+			return -1;
+		*out = v;
+		return 0;
+	}
+	if (parse_duration_ns(s, &ns))
+		return -1;
+	*out = (double)ns / 1e9;
+	return 0;
+}
+
+void format_duration(uint64_t ns, char *buf, size_t len)
+{
+	if (ns >= 1000000000ULL && ns % 1000000ULL == 0)
+		snprintf(buf, len, "%g s", (double)ns / 1e9);
+	else if (ns >= 1000000ULL && ns % 1000ULL == 0)
+		snprintf(buf, len, "%g ms", (double)ns / 1e6);
+	else if (ns >= 1000ULL)
+		snprintf(buf, len, "%g us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+}

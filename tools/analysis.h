@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Analysis shared by the renderers: the call graph built exactly from
+ * sampled stacks, orderings, thresholds and hiding rules.
+ *
+ * Edge times follow Racket's profile analyzer: in a sampled stack where a
+ * function X occurs k times, each occurrence carries 1/k of the sample, so
+ * that X's caller shares (and its callee shares plus its leaf time) add up
+ * to X's total however deep the recursion.  Shares are measured from the
+ * stacks, never apportioned by call counts as gprof does.
+ */
+#ifndef METER_TOOLS_ANALYSIS_H
+#define METER_TOOLS_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+enum render_format {
+	FMT_TEXT,	/* flat profile, then call graph */
+	FMT_FLAT,
+	FMT_CALLGRAPH,
+	FMT_METERING,
+	FMT_JSON,
+	FMT_FOLDED,
+	FMT_PPROF,
+	FMT_DOT,
+};
+
+enum render_order {
+	ORDER_DEFAULT,	/* per renderer: flat/metering self, graph topological */
+	ORDER_SELF,
+	ORDER_TOTAL,
+	ORDER_CALLS,
+	ORDER_NAME,
+	ORDER_TOPOLOGICAL,
+};
+
+struct render_opts {
+	enum render_format format;
+	enum render_order order;
+	double threshold;	/* percent; rows below are not shown */
+	bool inclusive;		/* METERING's :inclusive */
+	double hide_self;	/* percent, Racket's hide-self */
+	double hide_subs;	/* percent, Racket's hide-subs */
+};
+
+#define NODE_ROOT ((size_t)-1)	/* the caller of a stack's root frame */
+
+struct an_edge {
+	size_t caller;		/* node index or NODE_ROOT */
+	size_t callee;		/* node index */
+	uint64_t samples;	/* samples whose stack holds this edge */
+	double caller_time;	/* samples, from the caller's side (1/k) */
+	double callee_time;	/* samples, from the callee's side (1/k) */
+};
+
+struct an_node {
+	const struct meter_func *f;
+	uint64_t self;		/* samples */
+	uint64_t total;		/* samples */
+	double leaf_time;	/* samples as the stack's leaf, 1/k */
+	bool recursive;		/* occurs twice in some sampled stack */
+	bool hidden;		/* by hide_self / hide_subs */
+	unsigned label;		/* [N] in the call graph, 1-based */
+	size_t *in;		/* edge indices where this is the callee */
+	size_t nin;
+	size_t *out;		/* edge indices where this is the caller */
+	size_t nout;
+};
+
+struct analysis {
+	const struct meter_profile *p;
+	struct an_node *nodes;	/* parallel to p->funcs */
+	size_t n;
+	struct an_edge *edges;
+	size_t nedges;
+	size_t *order;		/* node indices in display order */
+	uint64_t samples;	/* the denominator of every percentage */
+	uint64_t stack_samples;	/* samples in p->stacks */
+	uint64_t calls;		/* sum of calls */
+	bool has_alloc;
+};
+
+/* NULL on ENOMEM. */
+struct analysis *analysis_new(const struct meter_profile *p,
+			      const struct render_opts *o,
+			      enum render_order default_order);
+void analysis_free(struct analysis *an);
+
+/* Re-sorts an->order. */
+void analysis_sort(struct analysis *an, enum render_order order,
+		   bool inclusive);
+
+double an_seconds(const struct analysis *an, double samples);
+double an_percent(const struct analysis *an, double samples);
+/* A node's name, "???" when empty. */
+const char *an_name(const struct analysis *an, size_t node);
+
+/* The renderers (render_*.c).  Return 0 or -1 with errno set. */
+int render_flat(const struct analysis *an, const struct render_opts *o,
+		FILE *out);
+int render_callgraph(const struct analysis *an, const struct render_opts *o,
+		     FILE *out);
+int render_metering(const struct analysis *an, const struct render_opts *o,
+		    FILE *out);
+int render_folded(const struct analysis *an, const struct render_opts *o,
+		  FILE *out);
+int render_pprof(const struct analysis *an, const struct render_opts *o,
+		 FILE *out);
+int render_dot(const struct analysis *an, const struct render_opts *o,
+	       FILE *out);
+int render_json(const struct meter_profile *p, FILE *out);
+
+/* Renders p in o->format.  Returns 0, or -1 with a message in err. */
+int render_profile(const struct meter_profile *p, const struct render_opts *o,
+		   FILE *out, char *err, size_t errlen);
+
+/* Option helpers shared by meter-run and meter-stat. */
+int parse_format(const char *s, enum render_format *out);
+int parse_order(const char *s, enum render_order *out);
+int parse_percent(const char *s, double *out);
+/* "1ms", "100us", "250000ns", "0.5s", a bare number is nanoseconds. */
+int parse_duration_ns(const char *s, uint64_t *out);
+int parse_seconds(const char *s, double *out);
+/* A short human form: "1 ms", "100 us", "1.5 s". */
+void format_duration(uint64_t ns, char *buf, size_t len);
+
+#endif /* METER_TOOLS_ANALYSIS_H */

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/* Command-line pieces shared by meter-run and meter-stat (cli.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char *cli_prog = "meter";
+
+void cli_die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", cli_prog);
+	exit(2);
+}
+
+void cli_report_init(struct cli_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ro.format = FMT_TEXT;
+	r->ro.order = ORDER_DEFAULT;
+}
+
+int cli_report_option(struct cli_report *r, int c, const char *arg)
+{
+	switch (c) {
+	case 'f':
+		if (parse_format(arg, &r->ro.format))
+			cli_die_usage("unknown format '%s' (text, flat, "
+				      "callgraph, metering, json, folded, "
+				      "pprof, dot)", arg);
+		return 1;
+	case 'o':
+		if (!*arg)
+			cli_die_usage("-o needs a file name");
+		r->output = arg;
+		return 1;
+	case OPT_ORDER:
+		if (parse_order(arg, &r->ro.order))
+			cli_die_usage("unknown order '%s' (self, total, calls, "
+				      "name, topological)", arg);
+		return 1;
+	case OPT_THRESHOLD:
+		if (parse_percent(arg, &r->ro.threshold))
+			cli_die_usage("--threshold wants a percentage from 0 "
+				      "to 100, not '%s'", arg);
+		return 1;
+	case OPT_INCLUSIVE:
+		r->ro.inclusive = true;
+		return 1;
+	case OPT_EXCLUSIVE:
+		r->ro.inclusive = false;
+		return 1;
+	case OPT_HIDE_SELF:
+		if (parse_percent(arg, &r->ro.hide_self))
+			cli_die_usage("--hide-self wants a percentage from 0 "
+				      "to 100, not '%s'", arg);
+		return 1;
+	case OPT_HIDE_SUBS:
+		if (parse_percent(arg, &r->ro.hide_subs))
+			cli_die_usage("--hide-subs wants a percentage from 0 "
+				      "to 100, not '%s'", arg);
+		return 1;
+	}
+	return 0;
+}
+
+FILE *cli_open_output(const struct cli_report *r)
+{
+	FILE *f;
+
+	if (!r->output || !strcmp(r->output, "-")) {
+		if (r->ro.format == FMT_PPROF && isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "%s: the pprof format is binary; "
+				"write it to a file with -o FILE\n", cli_prog);
+			return NULL;
+		}
+		return stdout;
+	}
+	f = fopen(r->output, "we");
+	if (!f)
+		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog,
+			r->output, strerror(errno));
+	return f;
+}
+
+int cli_write_report(const struct meter_profile *p,
+		     const struct cli_report *r, FILE *out)
+{
+	char err[256];
+	int ret;
+
+	ret = render_profile(p, &r->ro, out, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "%s: %s%s%s\n", cli_prog,
+			r->output ? r->output : "", r->output ? ": " : "",
+			err);
+	if (out != stdout) {
+		if (fclose(out) && !ret) {
+			fprintf(stderr, "%s: %s: %s\n", cli_prog, r->output,
+				strerror(errno));
+			ret = -1;
+		}
+	} else if (fflush(stdout) && !ret) {
+		fprintf(stderr, "%s: stdout: %s\n", cli_prog, strerror(errno));
+		ret = -1;
+	}
+	return ret;
+}
+
+int cli_parse_selector(const char *s, struct meter_nl_sel *sel)
+{
+	unsigned long long v;
+	char *end;
+	int base = 10;
+
+	memset(sel, 0, sizeof(*sel));
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+		base = 16;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end || end == s || !v)
+		return -1;
+	/* pid_max is at most 2^22 on Linux. */
+	if (base == 16 || v > 4194304ULL)
+		sel->cookie = v;
+	else
+		sel->pid = (int32_t)v;
+	return 0;
+}
+
+uint64_t cli_boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line pieces shared by meter-run and meter-stat: the report
+ * options (--format, -o, --order, --threshold, --inclusive/--exclusive,
+ * --hide-self, --hide-subs), writing the report, and naming a session.
+ */
+#ifndef METER_TOOLS_CLI_H
+#define METER_TOOLS_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "nlclient.h"
+
+enum {
+	OPT_ORDER = 0x100,
+	OPT_THRESHOLD,
+	OPT_INCLUSIVE,
+	OPT_EXCLUSIVE,
+	OPT_HIDE_SELF,
+	OPT_HIDE_SUBS,
+	OPT_CLI_LAST,
+};
+
+#define CLI_REPORT_LONGOPTS						\
+	{ "format", required_argument, NULL, 'f' },			\
+	{ "output", required_argument, NULL, 'o' },			\
+	{ "order", required_argument, NULL, OPT_ORDER },		\
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },	\
+	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },		\
+	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },		\
+	{ "hide-self", required_argument, NULL, OPT_HIDE_SELF },	\
+	{ "hide-subs", required_argument, NULL, OPT_HIDE_SUBS }
+
+#define CLI_REPORT_HELP							\
+"Report options:\n"							\
+"  -f, --format FMT     text (flat profile and call graph, default), flat,\n" \
+"                       callgraph, metering, json, folded, pprof, dot\n"	\
+"  -o, --output FILE    write the report to FILE\n"			\
+"      --order KEY      self, total, calls, name or topological\n"	\
+"      --threshold PCT  leave out functions below PCT %% of the time\n"	\
+"      --inclusive      METERING table: time includes callees\n"	\
+"      --exclusive      METERING table: time excludes callees (default)\n" \
+"      --hide-self PCT  call graph: hide a function whose self time is\n" \
+"                       below PCT %% ...\n"				\
+"      --hide-subs PCT  ... and whose every edge is below PCT %%\n"
+
+struct cli_report {
+	struct render_opts ro;
+	const char *output;	/* NULL: stdout */
+};
+
+extern const char *cli_prog;	/* for messages: "meter-run" */
+
+void cli_report_init(struct cli_report *r);
+/*
+ * Handles a report option.  Returns 1 if c was one (0 if not); on a bad
+ * argument prints a message and exits with status 2.
+ */
+int cli_report_option(struct cli_report *r, int c, const char *arg);
+
+/* Opens r->output (close-on-exec) or returns stdout; NULL on error. */
+FILE *cli_open_output(const struct cli_report *r);
+/* Renders p into out (closing it unless stdout).  0 or -1 (reported). */
+int cli_write_report(const struct meter_profile *p,
+		     const struct cli_report *r, FILE *out);
+
+/* "1234" is a pid, "0x..." or a number above any pid is a cookie. */
+int cli_parse_selector(const char *s, struct meter_nl_sel *sel);
+
+/* CLOCK_BOOTTIME in nanoseconds, the clock of the sessions' times. */
+uint64_t cli_boottime_ns(void);
+
+void cli_die_usage(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+#endif

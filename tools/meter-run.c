@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: MIT
+/*
+ * meter-run [options] -- PROG [ARGS...]
+ *
+ * Runs PROG with libmeter's environment (METER_BACKEND, METER_PERIOD_NS,
+ * METER_OUTPUT pointing into a private directory), waits for it, collects
+ * its profile -- the JSON files the signal and off backends wrote into the
+ * directory, or else the kernel sessions of PROG's pid -- and prints the
+ * report.  Exits with PROG's status (128 + N when a signal N killed it).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "nlclient.h"
+
+enum {
+	OPT_PERIOD = OPT_CLI_LAST,
+	OPT_BACKEND,
+	OPT_PERIODIC,
+	OPT_REPEAT,
+	OPT_FOLLOW_FORK,
+	OPT_NO_PROGRESS,
+	OPT_KEEP,
+};
+
+struct run_opts {
+	struct cli_report r;
+	const char *backend;	/* NULL: leave METER_BACKEND as it is */
+	uint64_t period_ns;	/* 0: libmeter's default */
+	double periodic;	/* seconds, 0: off */
+	unsigned repeat;
+	bool follow_fork;
+	bool progress;
+	char **argv;
+};
+
+/* The private directory METER_OUTPUT points into. */
+static char tmpdir[1024];
+
+/* How a run ended. */
+struct run_result {
+	pid_t pid;
+	int status;		/* our exit status for it */
+	uint64_t t0_ns;		/* CLOCK_BOOTTIME at fork */
+	bool exec_failed;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: meter-run [options] [--] PROG [ARGS...]\n"
+"\n"
+"Runs PROG, a program built with libmeter, and prints its profile when it\n"
+"exits.  meter-run exits with PROG's exit status (128+N if signal N killed\n"
+"it).\n"
+"\n"
+"Sampling:\n"
+"  -F, --frequency HZ   samples per CPU-second of each thread\n"
+"      --period DUR     sampling period: 1ms, 100us, 250000ns, 0.01s\n"
+"                       (default 1ms)\n"
+"  -b, --backend B      kernel, signal, off or auto (default: $METER_BACKEND\n"
+"                       or auto)\n"
+"      --follow-fork    also profile the processes PROG forks, merged\n"
+"      --repeat N       run PROG N times and merge the profiles\n"
+"      --periodic SECS  print a live report on stderr every SECS seconds\n"
+"                       (kernel backend)\n"
+"      --no-progress    no progress line on a terminal\n"
+"  -h, --help           this help\n"
+"\n" CLI_REPORT_HELP
+"\n"
+"PROG must be built with libmeter: `#include <meter.h>` and METER_FUNCTION();\n"
+"at the top of each function to profile, linked with -lmeter; or compiled\n"
+"with -finstrument-functions and linked with -lmeter.\n");
+}
+
+static int parse_uint(const char *s, unsigned long long max,
+		      unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || !v || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void parse_args(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option longopts[] = {
+		CLI_REPORT_LONGOPTS,
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "period", required_argument, NULL, OPT_PERIOD },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "periodic", required_argument, NULL, OPT_PERIODIC },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "follow-fork", no_argument, NULL, OPT_FOLLOW_FORK },
+		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long v;
+	double d;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	cli_report_init(&o->r);
+	o->repeat = 1;
+	o->progress = true;
+	while ((c = getopt_long(argc, argv, "+f:o:F:b:h", longopts,
+				NULL)) != -1) {
+		if (cli_report_option(&o->r, c, optarg))
+			continue;
+		switch (c) {
+		case 'F':
+			if (parse_seconds(optarg, &d) || d < 1 || d > 100000)
+				cli_die_usage("-F wants a rate in Hz from 1 to "
+					      "100000, not '%s'", optarg);
+			o->period_ns = (uint64_t)(1e9 / d + 0.5);
+			break;
+		case OPT_PERIOD:
+			if (parse_duration_ns(optarg, &o->period_ns) ||
+			    o->period_ns < 1000 ||
+			    o->period_ns > METER_PERIOD_MAX_NS)
+				cli_die_usage("--period wants a duration from "
+					      "1us to 1s such as 1ms or 100us, "
+					      "not '%s'", optarg);
+			break;
+		case 'b':
+			if (strcmp(optarg, "kernel") &&
+			    strcmp(optarg, "signal") &&
+			    strcmp(optarg, "off") && strcmp(optarg, "auto"))
+				cli_die_usage("unknown backend '%s' (kernel, "
+					      "signal, off, auto)", optarg);
+			o->backend = optarg;
+			break;
+		case OPT_PERIODIC:
+			if (parse_seconds(optarg, &o->periodic) ||
+			    o->periodic < 0.01)
+				cli_die_usage("--periodic wants seconds (at "
+					      "least 0.01), not '%s'", optarg);
+			break;
+		case OPT_REPEAT:
+			if (parse_uint(optarg, 1000000, &v))
+				cli_die_usage("--repeat wants a count from 1, "
+					      "not '%s'", optarg);
+			o->repeat = (unsigned)v;
+			break;
+		case OPT_FOLLOW_FORK:
+			o->follow_fork = true;
+			break;
+		case OPT_NO_PROGRESS:
+			o->progress = false;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'meter-run --help'.\n");
+			exit(2);
+		}
+	}
+	if (optind >= argc)
+		cli_die_usage("no program to run (meter-run [options] -- PROG "
+			      "[ARGS...])");
+	o->argv = argv + optind;
+	if (o->periodic && o->r.ro.format == FMT_PPROF)
+		cli_die_usage("--periodic cannot repeat the binary pprof "
+			      "format");
+}
+
+static double elapsed_s(uint64_t t0)
+{
+	return (double)(cli_boottime_ns() - t0) / 1e9;
+}
+
+/* --- kernel sessions --- */
+
+static struct meter_nl *nl;
+static bool nl_tried;
+static char nl_err[256];
+
+static struct meter_nl *kernel(void)
+{
+	if (!nl_tried) {
+		int ret;
+
+		nl_tried = true;
+		ret = meter_nl_open(&nl, nl_err, sizeof(nl_err));
+		if (ret) {
+			nl = NULL;
+			if (ret == -ENOENT)
+				snprintf(nl_err, sizeof(nl_err),
+					 "the meter kernel module is not "
+					 "loaded");
+			else if (!nl_err[0])
+				snprintf(nl_err, sizeof(nl_err), "%s",
+					 strerror(-ret));
+		}
+	}
+	return nl;
+}
+
+/*
+ * The sessions of this run: those of pid started since t0 and, with
+ * --follow-fork, those whose parent_cookie leads to one of them.  Returns
+ * the count; *sel receives a malloc'd array of list indices.
+ */
+static size_t select_sessions(struct meter_profile **list, size_t n,
+			      const struct run_result *rr, bool follow,
+			      size_t **sel)
+{
+	bool *in = calloc(n ? n : 1, sizeof(*in));
+	size_t i, k, m = 0;
+	bool more = true;
+
+	*sel = calloc(n ? n : 1, sizeof(**sel));
+	if (!in || !*sel) {
+		free(in);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (list[i]->pid == rr->pid &&
+		    (!list[i]->start_ns || list[i]->start_ns >= rr->t0_ns))
+			in[i] = true;
+	while (follow && more) {
+		more = false;
+		for (i = 0; i < n; i++) {
+			if (in[i] || !list[i]->parent_cookie)
+				continue;
+			for (k = 0; k < n; k++) {
+				if (in[k] &&
+				    list[k]->cookie == list[i]->parent_cookie) {
+					in[i] = more = true;
+					break;
+				}
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (in[i])
+			(*sel)[m++] = i;
+	free(in);
+	return m;
+}
+
+static void free_list(struct meter_profile **list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		meter_profile_free(list[i]);
+	free(list);
+}
+
+/*
+ * Reads (and, once PROG has exited, deletes) the kernel sessions of the
+ * run, merged into one profile.  NULL when there are none.  *samples gets
+ * their sample count (for the progress line) when profile is not wanted.
+ */
+static struct meter_profile *kernel_collect(const struct run_result *rr,
+					    bool follow, bool final,
+					    bool want_profile,
+					    uint64_t *samples)
+{
+	struct meter_profile **list = NULL, *all = NULL;
+	size_t n = 0, m, i, *sel = NULL;
+	char err[256] = "";
+	int tries;
+
+	if (samples)
+		*samples = 0;
+	if (!kernel())
+		return NULL;
+	/* After exit, give the module a moment to fold the threads in. */
+	for (tries = 0;; tries++) {
+		bool live = false;
+
+		free_list(list, n);
+		list = NULL;
+		n = 0;
+		if (meter_nl_list(nl, &list, &n, err, sizeof(err))) {
+			if (final)
+				fprintf(stderr, "meter-run: cannot list kernel "
+					"sessions: %s\n", err);
+			return NULL;
+		}
+		free(sel);
+		m = select_sessions(list, n, rr, follow, &sel);
+		for (i = 0; i < m; i++)
+			if (!list[sel[i]]->exited)
+				live = true;
+		if (!final || !live || tries >= 40)
+			break;
+		usleep(50000);
+	}
+	for (i = 0; i < m; i++) {
+		const struct meter_profile *s = list[sel[i]];
+		struct meter_nl_sel which = { .cookie = s->cookie };
+		struct meter_profile *p = NULL;
+
+		if (samples)
+			*samples += s->samples;
+		if (!want_profile)
+			continue;
+		if (meter_nl_get_profile(nl, &which, &p, err, sizeof(err))) {
+			fprintf(stderr, "meter-run: cannot read kernel session "
+				"0x%" PRIx64 ": %s\n", s->cookie, err);
+			continue;
+		}
+		if (final) {
+			if (!s->exited)
+				fprintf(stderr, "meter-run: session 0x%" PRIx64
+					" (pid %" PRId32 ") is still running; "
+					"read, not deleted\n", s->cookie,
+					s->pid);
+			else if (meter_nl_delete(nl, &which, err, sizeof(err)))
+				fprintf(stderr, "meter-run: cannot delete "
+					"kernel session 0x%" PRIx64 ": %s\n",
+					s->cookie, err);
+		}
+		if (!all)
+			all = meter_profile_new();
+		if (!all || meter_profile_merge(all, p)) {
+			fprintf(stderr, "meter-run: out of memory\n");
+			meter_profile_free(p);
+			break;
+		}
+		/* Sessions of one run are one run. */
+		all->runs = 1;
+		meter_profile_free(p);
+	}
+	free(sel);
+	free_list(list, n);
+	return all;
+}
+
+/* --- files from the signal and off backends --- */
+
+static struct meter_profile *files_collect(const struct run_result *rr,
+					   bool follow)
+{
+	struct meter_profile *all = NULL;
+	char own[64];
+	struct dirent *de;
+	bool have_own;
+	DIR *d;
+
+	snprintf(own, sizeof(own), "meter.out.%d", (int)rr->pid);
+	{
+		char path[1400];
+
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, own);
+		have_own = access(path, F_OK) == 0;
+	}
+	d = opendir(tmpdir);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		struct meter_profile *p;
+		char path[1400], err[300];
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
+		/* Without --follow-fork, PROG's own file if it wrote one. */
+		if (!follow && have_own && strcmp(de->d_name, own)) {
+			unlink(path);
+			continue;
+		}
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		p = meter_profile_read_json(f, err, sizeof(err));
+		fclose(f);
+		unlink(path);
+		if (!p) {
+			fprintf(stderr, "meter-run: profile %s is unreadable: "
+				"%s\n", de->d_name, err);
+			continue;
+		}
+		if (!all)
+			all = meter_profile_new();
+		if (!all || meter_profile_merge(all, p)) {
+			fprintf(stderr, "meter-run: out of memory\n");
+			meter_profile_free(p);
+			break;
+		}
+		all->runs = 1;
+		meter_profile_free(p);
+	}
+	closedir(d);
+	if (all && !follow && !have_own)
+		fprintf(stderr, "meter-run: %s wrote no profile itself; "
+			"showing its descendants'\n", own + 10);
+	return all;
+}
+
+/* --- running --- */
+
+static void setenv_u64(const char *name, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	setenv(name, buf, 1);
+}
+
+static void periodic_report(const struct run_opts *o,
+			    const struct run_result *rr, double t)
+{
+	struct meter_profile *p = kernel_collect(rr, o->follow_fork, false,
+						 true, NULL);
+	struct render_opts ro = o->r.ro;
+	char err[256];
+
+	fprintf(stderr, "\n=== meter-run: live report at %.1f s ===\n", t);
+	if (!p) {
+		fprintf(stderr, "(no kernel session yet%s%s)\n",
+			nl ? "" : ": ", nl ? "" : nl_err);
+		return;
+	}
+	if (render_profile(p, &ro, stderr, err, sizeof(err)))
+		fprintf(stderr, "meter-run: %s\n", err);
+	meter_profile_free(p);
+}
+
+static void wait_child(const struct run_opts *o, struct run_result *rr)
+{
+	bool tty = o->progress && !o->periodic && isatty(STDERR_FILENO);
+	double next_progress = 1.0, next_periodic = o->periodic;
+	bool shown = false;
+	int st;
+
+	for (;;) {
+		pid_t w;
+
+		if (!tty && !o->periodic) {
+			w = waitpid(rr->pid, &st, 0);
+		} else {
+			w = waitpid(rr->pid, &st, WNOHANG);
+			if (w == 0) {
+				double t = elapsed_s(rr->t0_ns);
+
+				if (tty && t >= next_progress) {
+					uint64_t samples = 0;
+
+					kernel_collect(rr, o->follow_fork,
+						       false, false, &samples);
+					if (nl)
+						fprintf(stderr, "\rmeter-run: "
+							"%.1f s, %" PRIu64
+							" samples\033[K", t,
+							samples);
+					else
+						fprintf(stderr, "\rmeter-run: "
+							"%.1f s\033[K", t);
+					shown = true;
+					next_progress = t + 0.5;
+				}
+				if (o->periodic && t >= next_periodic) {
+					periodic_report(o, rr, t);
+					next_periodic = t + o->periodic;
+				}
+				usleep(20000);
+				continue;
+			}
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+	if (shown)
+		fprintf(stderr, "\r\033[K");
+	if (WIFEXITED(st))
+		rr->status = WEXITSTATUS(st);
+	else if (WIFSIGNALED(st))
+		rr->status = 128 + WTERMSIG(st);
+	else
+		rr->status = 1;
+}
+
+static int run_once(const struct run_opts *o, struct run_result *rr)
+{
+	int pfd[2];
+	ssize_t got;
+	int child_errno = 0;
+
+	memset(rr, 0, sizeof(*rr));
+	if (pipe2(pfd, O_CLOEXEC)) {
+		fprintf(stderr, "meter-run: pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	rr->t0_ns = cli_boottime_ns();
+	rr->pid = fork();
+	if (rr->pid < 0) {
+		fprintf(stderr, "meter-run: fork: %s\n", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (rr->pid == 0) {
+		char out[1100];
+		int e;
+
+		close(pfd[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		if (o->backend)
+			setenv("METER_BACKEND", o->backend, 1);
+		if (o->period_ns)
+			setenv_u64("METER_PERIOD_NS", o->period_ns);
+		snprintf(out, sizeof(out), "%s/meter.out.%%p", tmpdir);
+		setenv("METER_OUTPUT", out, 1);
+		execvp(o->argv[0], o->argv);
+		e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(pfd[1]);
+	do {
+		got = read(pfd[0], &child_errno, sizeof(child_errno));
+	} while (got < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (got == (ssize_t)sizeof(child_errno)) {
+		int st;
+
+		waitpid(rr->pid, &st, 0);
+		fprintf(stderr, "meter-run: cannot run %s: %s\n", o->argv[0],
+			strerror(child_errno));
+		rr->exec_failed = true;
+		rr->status = child_errno == ENOENT ? 127 : 126;
+		return 0;
+	}
+	wait_child(o, rr);
+	return 0;
+}
+
+static const char *backend_said(const struct run_opts *o)
+{
+	const char *b = o->backend ? o->backend : getenv("METER_BACKEND");
+
+	return b && *b ? b : "auto";
+}
+
+static void explain_no_profile(const struct run_opts *o,
+			       const struct run_result *rr)
+{
+	const char *b = backend_said(o);
+
+	fprintf(stderr, "meter-run: %s produced no profile (backend %s: no "
+		"file in METER_OUTPUT, ", o->argv[0], b);
+	if (kernel())
+		fprintf(stderr, "no kernel session for pid %d).\n",
+			(int)rr->pid);
+	else
+		fprintf(stderr, "no kernel session: %s).\n", nl_err);
+	fprintf(stderr,
+		"meter-run: it was probably not built with libmeter.  Build it "
+		"with\n"
+		"    #include <meter.h>   and   METER_FUNCTION();  at the top "
+		"of each\n"
+		"    function to profile, linked with -lmeter; or compile with\n"
+		"    -finstrument-functions and link with -lmeter.\n");
+	if (!strcmp(b, "kernel") && !kernel())
+		fprintf(stderr, "meter-run: the kernel backend needs meter.ko "
+			"(modprobe meter); --backend signal works without "
+			"it.\n");
+}
+
+static void cleanup_tmpdir(void)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (!tmpdir[0])
+		return;
+	d = opendir(tmpdir);
+	if (d) {
+		while ((de = readdir(d))) {
+			char path[1400];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", tmpdir,
+				 de->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(tmpdir);
+}
+
+int main(int argc, char **argv)
+{
+	struct meter_profile *all = NULL;
+	struct run_opts o;
+	struct run_result rr = { 0 };
+	const char *td;
+	FILE *out;
+	int status = 0;
+	unsigned run;
+
+	cli_prog = "meter-run";
+	parse_args(argc, argv, &o);
+
+	/* Fail now, not after a long run. */
+	out = cli_open_output(&o.r);
+	if (!out)
+		return 2;
+	td = getenv("TMPDIR");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/meter-run.XXXXXX",
+		 td && *td ? td : "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		fprintf(stderr, "meter-run: cannot create a directory in %s: "
+			"%s\n", td && *td ? td : "/tmp", strerror(errno));
+		return 1;
+	}
+	/* Like time(1): ^C goes to PROG; we stay to print the report. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+
+	for (run = 0; run < o.repeat; run++) {
+		struct meter_profile *p;
+
+		if (run_once(&o, &rr)) {
+			status = 1;
+			break;
+		}
+		if (rr.exec_failed) {
+			status = rr.status;
+			break;
+		}
+		p = files_collect(&rr, o.follow_fork);
+		if (!p)
+			p = kernel_collect(&rr, o.follow_fork, true, true,
+					   NULL);
+		if (p) {
+			if (!all)
+				all = meter_profile_new();
+			if (!all || meter_profile_merge(all, p)) {
+				fprintf(stderr, "meter-run: out of memory\n");
+				meter_profile_free(p);
+				status = 1;
+				break;
+			}
+			meter_profile_free(p);
+		}
+		if (rr.status) {
+			status = rr.status;
+			if (o.repeat > 1 && run + 1 < o.repeat)
+				fprintf(stderr, "meter-run: run %u exited with "
+					"status %d; not repeating\n", run + 1,
+					rr.status);
+			break;
+		}
+	}
+	cleanup_tmpdir();
+	if (nl)
+		meter_nl_close(nl);
+
+	if (!all) {
+		if (!rr.exec_failed)
+			explain_no_profile(&o, &rr);
+		if (out != stdout) {
+			fclose(out);
+			unlink(o.r.output);
+		}
+		return status ? status : 1;
+	}
+	if (cli_write_report(all, &o.r, out) && !status)
+		status = 1;
+	meter_profile_free(all);
+	return status;
+}

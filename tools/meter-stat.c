@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+/*
+ * meter-stat: the sessions that meter.ko holds, and saved profiles.
+ *
+ *   meter-stat                         list sessions
+ *   meter-stat show PID|COOKIE         a session's profile
+ *   meter-stat watch PID|COOKIE        ... again every --interval seconds
+ *   meter-stat reset PID|COOKIE        zero a session's counters
+ *   meter-stat delete PID|COOKIE       forget a finished session
+ *   meter-stat -i FILE                 render a saved JSON profile
+ *   meter-stat merge FILE... [-o OUT]  add JSON profiles (by name)
+ *
+ * Exit status: 0 success, 1 failure, 2 bad usage.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "nlclient.h"
+
+#define OPT_INTERVAL OPT_CLI_LAST
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: meter-stat [list]\n"
+"       meter-stat show PID|COOKIE [report options]\n"
+"       meter-stat watch PID|COOKIE [--interval SECONDS] [report options]\n"
+"       meter-stat reset PID|COOKIE\n"
+"       meter-stat delete PID|COOKIE\n"
+"       meter-stat -i FILE [report options]\n"
+"       meter-stat merge FILE... [-o OUT] [report options]\n"
+"\n"
+"Lists, shows, watches, resets and deletes the profiling sessions of\n"
+"meter.ko, renders saved JSON profiles and merges them (functions are\n"
+"matched by name).  A number up to 4194304 names the newest session of\n"
+"that pid; a larger number or 0x... names a session by its cookie.\n"
+"\n"
+"  -i, --input FILE     read a JSON profile instead of the kernel\n"
+"      --interval SECS  watch: seconds between reports (default 1)\n"
+"  -h, --help           this help\n"
+"\n" CLI_REPORT_HELP
+"\nmerge writes JSON unless --format says otherwise.\n");
+}
+
+static int open_kernel(struct meter_nl **nl)
+{
+	char err[256] = "";
+	int ret = meter_nl_open(nl, err, sizeof(err));
+
+	if (ret == -ENOENT) {
+		fprintf(stderr, "meter-stat: the meter kernel module is not "
+			"loaded (modprobe meter)\n");
+		return -1;
+	}
+	if (ret) {
+		fprintf(stderr, "meter-stat: cannot talk to meter.ko: %s\n",
+			err[0] ? err : strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+static void format_age(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t s = ns / 1000000000ULL;
+
+	if (s < 120)
+		snprintf(buf, len, "%" PRIu64 "s", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%" PRIu64 "m", s / 60);
+	else if (s < 172800)
+		snprintf(buf, len, "%" PRIu64 "h", s / 3600);
+	else
+		snprintf(buf, len, "%" PRIu64 "d", s / 86400);
+}
+
+static int cmd_list(void)
+{
+	struct meter_profile **list = NULL;
+	struct meter_nl *nl;
+	char err[256] = "";
+	uint64_t now = cli_boottime_ns();
+	size_t n = 0, i;
+	int ret;
+
+	if (open_kernel(&nl))
+		return 1;
+	ret = meter_nl_list(nl, &list, &n, err, sizeof(err));
+	meter_nl_close(nl);
+	if (ret) {
+		fprintf(stderr, "meter-stat: cannot list sessions: %s\n",
+			err[0] ? err : strerror(-ret));
+		return 1;
+	}
+	if (!n) {
+		printf("no sessions\n");
+		free(list);
+		return 0;
+	}
+	printf("%-18s %7s %-16s %-8s %7s %10s %9s %6s\n", "COOKIE", "PID",
+	       "COMMAND", "STATE", "THREADS", "SAMPLES", "RATE", "AGE");
+	for (i = 0; i < n; i++) {
+		const struct meter_profile *p = list[i];
+		char cookie[24], threads[24], rate[32], age[24];
+
+		snprintf(cookie, sizeof(cookie), "0x%" PRIx64, p->cookie);
+		if (p->nthreads)
+			snprintf(threads, sizeof(threads), "%zu", p->nthreads);
+		else
+			snprintf(threads, sizeof(threads), "-");
+		if (p->period_ns)
+			snprintf(rate, sizeof(rate), "%.0f Hz",
+				 1e9 / (double)p->period_ns);
+		else
+			snprintf(rate, sizeof(rate), "-");
+		if (p->start_ns && now > p->start_ns)
+			format_age(now - p->start_ns, age, sizeof(age));
+		else
+			snprintf(age, sizeof(age), "-");
+		printf("%-18s %7" PRId32 " %-16.16s %-8s %7s %10" PRIu64
+		       " %9s %6s\n", cookie, p->pid,
+		       p->command ? p->command : "?",
+		       p->exited ? "exited" : "running", threads, p->samples,
+		       rate, age);
+		meter_profile_free(list[i]);
+	}
+	free(list);
+	return 0;
+}
+
+static struct meter_profile *get_session(struct meter_nl *nl,
+					 const struct meter_nl_sel *sel,
+					 const char *what)
+{
+	struct meter_profile *p = NULL;
+	char err[256] = "";
+	int ret = meter_nl_get_profile(nl, sel, &p, err, sizeof(err));
+
+	if (ret) {
+		if (ret == -ENOENT || ret == -ESRCH)
+			fprintf(stderr, "meter-stat: no session %s%s%s\n",
+				what, err[0] ? ": " : "", err);
+		else
+			fprintf(stderr, "meter-stat: cannot read session "
+				"%s: %s\n", what,
+				err[0] ? err : strerror(-ret));
+		return NULL;
+	}
+	return p;
+}
+
+static int cmd_show(const char *what, const struct cli_report *r)
+{
+	struct meter_nl_sel sel;
+	struct meter_profile *p;
+	struct meter_nl *nl;
+	FILE *out;
+	int ret;
+
+	if (cli_parse_selector(what, &sel))
+		cli_die_usage("'%s' is neither a pid nor a cookie", what);
+	out = cli_open_output(r);
+	if (!out)
+		return 1;
+	if (open_kernel(&nl))
+		return 1;
+	p = get_session(nl, &sel, what);
+	meter_nl_close(nl);
+	if (!p)
+		return 1;
+	ret = cli_write_report(p, r, out);
+	meter_profile_free(p);
+	return ret ? 1 : 0;
+}
+
+static volatile sig_atomic_t stop_watch;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	stop_watch = 1;
+}
+
+static int cmd_watch(const char *what, const struct cli_report *r,
+		     double interval)
+{
+	struct meter_nl_sel sel;
+	struct meter_nl *nl;
+	bool tty = isatty(STDOUT_FILENO) && !r->output;
+	int ret = 0;
+
+	if (cli_parse_selector(what, &sel))
+		cli_die_usage("'%s' is neither a pid nor a cookie", what);
+	if (r->ro.format == FMT_PPROF)
+		cli_die_usage("watch cannot repeat a binary format; use show");
+	if (open_kernel(&nl))
+		return 1;
+	signal(SIGINT, on_sigint);
+	signal(SIGTERM, on_sigint);
+	while (!stop_watch) {
+		struct meter_profile *p = get_session(nl, &sel, what);
+		struct timespec ts;
+		FILE *out;
+		bool done;
+
+		if (!p) {
+			ret = 1;
+			break;
+		}
+		/* Follow this session, not a newer one of a reused pid. */
+		if (!sel.cookie)
+			sel.cookie = p->cookie;
+		done = p->exited;
+		out = cli_open_output(r);
+		if (!out) {
+			meter_profile_free(p);
+			ret = 1;
+			break;
+		}
+		if (tty)
+			fputs("\033[H\033[2J", out);
+		fprintf(out, "meter-stat: session 0x%" PRIx64 " (%s), every "
+			"%g s; Ctrl-C to stop\n\n", p->cookie,
+			p->exited ? "exited" : "running", interval);
+		if (cli_write_report(p, r, out))
+			ret = 1;
+		meter_profile_free(p);
+		if (ret || done)
+			break;
+		ts.tv_sec = (time_t)interval;
+		ts.tv_nsec = (long)((interval - (double)ts.tv_sec) * 1e9);
+		while (nanosleep(&ts, &ts) && errno == EINTR && !stop_watch)
+			;
+	}
+	meter_nl_close(nl);
+	return ret;
+}
+
+static int cmd_reset_delete(const char *what, bool del)
+{
+	struct meter_nl_sel sel;
+	struct meter_nl *nl;
+	char err[256] = "";
+	int ret;
+
+	if (cli_parse_selector(what, &sel))
+		cli_die_usage("'%s' is neither a pid nor a cookie", what);
+	if (open_kernel(&nl))
+		return 1;
+	ret = del ? meter_nl_delete(nl, &sel, err, sizeof(err)) :
+		    meter_nl_reset(nl, &sel, err, sizeof(err));
+	meter_nl_close(nl);
+	if (ret) {
+		const char *why = err[0] ? err : strerror(-ret);
+
+		if (del && ret == -EBUSY && !err[0])
+			why = "the process is still running";
+		fprintf(stderr, "meter-stat: cannot %s session %s: %s\n",
+			del ? "delete" : "reset", what, why);
+		return 1;
+	}
+	printf("session %s %s\n", what, del ? "deleted" : "reset");
+	return 0;
+}
+
+static struct meter_profile *read_file(const char *path)
+{
+	struct meter_profile *p;
+	char err[300];
+	FILE *f;
+
+	f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	if (!f) {
+		fprintf(stderr, "meter-stat: cannot read %s: %s\n", path,
+			strerror(errno));
+		return NULL;
+	}
+	p = meter_profile_read_json(f, err, sizeof(err));
+	if (f != stdin)
+		fclose(f);
+	if (!p)
+		fprintf(stderr, "meter-stat: %s: %s\n", path, err);
+	return p;
+}
+
+static int cmd_input(const char *path, const struct cli_report *r)
+{
+	struct meter_profile *p = read_file(path);
+	FILE *out;
+	int ret;
+
+	if (!p)
+		return 1;
+	out = cli_open_output(r);
+	if (!out) {
+		meter_profile_free(p);
+		return 1;
+	}
+	ret = cli_write_report(p, r, out);
+	meter_profile_free(p);
+	return ret ? 1 : 0;
+}
+
+static int cmd_merge(char **files, int n, struct cli_report *r,
+		     bool format_set)
+{
+	struct meter_profile *all = meter_profile_new();
+	FILE *out;
+	int i, ret;
+
+	if (!all) {
+		fprintf(stderr, "meter-stat: out of memory\n");
+		return 1;
+	}
+	if (!format_set)
+		r->ro.format = FMT_JSON;
+	for (i = 0; i < n; i++) {
+		struct meter_profile *p = read_file(files[i]);
+
+		if (!p) {
+			meter_profile_free(all);
+			return 1;
+		}
+		if (meter_profile_merge(all, p)) {
+			fprintf(stderr, "meter-stat: out of memory\n");
+			meter_profile_free(p);
+			meter_profile_free(all);
+			return 1;
+		}
+		meter_profile_free(p);
+	}
+	out = cli_open_output(r);
+	if (!out) {
+		meter_profile_free(all);
+		return 1;
+	}
+	ret = cli_write_report(all, r, out);
+	meter_profile_free(all);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_REPORT_LONGOPTS,
+		{ "input", required_argument, NULL, 'i' },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_report r;
+	const char *input = NULL, *cmd;
+	double interval = 1.0;
+	bool format_set = false, interval_set = false;
+	int c, nargs;
+
+	cli_prog = "meter-stat";
+	cli_report_init(&r);
+	while ((c = getopt_long(argc, argv, "f:o:i:h", longopts, NULL)) != -1) {
+		if (cli_report_option(&r, c, optarg)) {
+			if (c == 'f')
+				format_set = true;
+			continue;
+		}
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case OPT_INTERVAL:
+			if (parse_seconds(optarg, &interval))
+				cli_die_usage("--interval wants a positive "
+					      "number of seconds, not '%s'",
+					      optarg);
+			interval_set = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'meter-stat --help'.\n");
+			return 2;
+		}
+	}
+	nargs = argc - optind;
+	cmd = nargs ? argv[optind] : NULL;
+
+	if (input) {
+		if (nargs)
+			cli_die_usage("-i FILE takes no command ('%s')", cmd);
+		return cmd_input(input, &r);
+	}
+	if (interval_set && (!cmd || strcmp(cmd, "watch")))
+		cli_die_usage("--interval is for watch");
+	if (!cmd || !strcmp(cmd, "list")) {
+		if (nargs > 1)
+			cli_die_usage("list takes no arguments");
+		return cmd_list();
+	}
+	if (!strcmp(cmd, "merge")) {
+		if (nargs < 2)
+			cli_die_usage("merge needs at least one FILE");
+		return cmd_merge(argv + optind + 1, nargs - 1, &r, format_set);
+	}
+	if (!strcmp(cmd, "show") || !strcmp(cmd, "watch") ||
+	    !strcmp(cmd, "reset") || !strcmp(cmd, "delete")) {
+		if (nargs != 2)
+			cli_die_usage("%s needs one PID or COOKIE", cmd);
+		if (!strcmp(cmd, "show"))
+			return cmd_show(argv[optind + 1], &r);
+		if (!strcmp(cmd, "watch"))
+			return cmd_watch(argv[optind + 1], &r, interval);
+		return cmd_reset_delete(argv[optind + 1],
+					!strcmp(cmd, "delete"));
+	}
+	cli_die_usage("unknown command '%s' (list, show, watch, reset, "
+		      "delete, merge, or -i FILE)", cmd);
+}

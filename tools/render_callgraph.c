@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The call graph, in the manner of gprof and Racket's text renderer: one
+ * entry per function, labelled [N], with its total and self time; its
+ * callers above and its callees below, each with the share of the
+ * function's total time spent on that edge.  The shares come from the
+ * sampled stacks (analysis.c), so a caller that makes the expensive calls
+ * is charged for them, which gprof's apportioning by call counts cannot do.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "analysis.h"
+#include "render_common.h"
+
+struct line {
+	size_t node;
+	double time;	/* samples */
+};
+
+static const struct analysis *cmp_an;
+
+static int cmp_lines(const void *pa, const void *pb)
+{
+	const struct line *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time > b->time ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+static void print_ref(const struct analysis *an, FILE *out, size_t node,
+		      double time, double of_total)
+{
+	char ref[512];
+
+	if (node == NODE_ROOT)
+		snprintf(ref, sizeof(ref), "%s", an_name(an, node));
+	else
+		snprintf(ref, sizeof(ref), "%s [%u]", an_name(an, node),
+			 an->nodes[node].label);
+	fprintf(out, "%53s%-28s %6.1f%% %8.3f s\n", "", ref,
+		of_total > 0 ? 100.0 * time / of_total : 0.0,
+		an_seconds(an, time));
+}
+
+static int print_lines(const struct analysis *an, FILE *out,
+		       const size_t *edges, size_t n, bool callers,
+		       double of_total)
+{
+	struct line *l = calloc(n ? n : 1, sizeof(*l));
+	size_t i, m = 0;
+
+	if (!l)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct an_edge *e = &an->edges[edges[i]];
+		size_t other = callers ? e->caller : e->callee;
+
+		if (other != NODE_ROOT && an->nodes[other].hidden)
+			continue;
+		l[m].node = other;
+		l[m].time = callers ? e->callee_time : e->caller_time;
+		m++;
+	}
+	cmp_an = an;
+	qsort(l, m, sizeof(*l), cmp_lines);
+	for (i = 0; i < m; i++)
+		print_ref(an, out, l[i].node, l[i].time, of_total);
+	free(l);
+	return 0;
+}
+
+int render_callgraph(const struct analysis *an, const struct render_opts *o,
+		     FILE *out)
+{
+	const char *rule = " -----------------------------------------------"
+			   "-----------------------------------------------"
+			   "-----\n";
+	size_t i, shown = 0;
+
+	(void)o;
+	if (!an->stack_samples && an->samples) {
+		fprintf(out, "Call graph: no sampled stacks in this profile.\n");
+		return ferror(out) ? -1 : 0;
+	}
+	fprintf(out, "Call graph (exact: edge shares are measured from %" PRIu64
+		" samples' stacks, not apportioned by call counts):\n",
+		an->stack_samples);
+	fprintf(out, "callers are listed above each function and callees "
+		"below it, with the share\nof the function's total time "
+		"spent on that edge; <recursive> marks recursion.\n\n");
+	fprintf(out, " %-7s %-15s %-15s %9s  %s\n", "index", "total (s)",
+		"self (s)", "calls", "name");
+	fputs(rule, out);
+	for (i = 0; i < an->n; i++) {
+		size_t x = an->order[i];
+		const struct an_node *nd = &an->nodes[x];
+		char label[24], total[32], self[32], calls[24];
+
+		if (nd->hidden)
+			continue;
+		if (!nd->total && !nd->nin && !nd->f->calls)
+			continue;
+		shown++;
+		if (print_lines(an, out, nd->in, nd->nin, true,
+				(double)nd->total))
+			return -1;
+		snprintf(label, sizeof(label), "[%u]", nd->label);
+		snprintf(total, sizeof(total), "%7.3f %5.1f%%",
+			 an_seconds(an, (double)nd->total),
+			 an_percent(an, (double)nd->total));
+		snprintf(self, sizeof(self), "%7.3f %5.1f%%",
+			 an_seconds(an, (double)nd->self),
+			 an_percent(an, (double)nd->self));
+		snprintf(calls, sizeof(calls), "%" PRIu64, nd->f->calls);
+		fprintf(out, " %-7s %-15s %-15s %9s  %s%s\n", label, total,
+			self, calls, an_name(an, x),
+			nd->recursive ? " <recursive>" : "");
+		if (print_lines(an, out, nd->out, nd->nout, false,
+				(double)nd->total))
+			return -1;
+		fputs(rule, out);
+	}
+	{
+		size_t hidden = 0;
+
+		for (i = 0; i < an->n; i++)
+			if (an->nodes[i].hidden)
+				hidden++;
+		if (hidden)
+			fprintf(out, "%zu function%s hidden (--hide-self %g%%, "
+				"--hide-subs %g%%).\n", hidden,
+				hidden == 1 ? "" : "s", o->hide_self,
+				o->hide_subs);
+	}
+	(void)shown;
+	return ferror(out) ? -1 : 0;
+}

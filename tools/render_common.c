@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/* The header every text report starts with. */
+#include <inttypes.h>
+
+#include "render_common.h"
+
+void render_header(const struct analysis *an, FILE *out)
+{
+	const struct meter_profile *p = an->p;
+	char per[32];
+
+	format_duration(p->period_ns, per, sizeof(per));
+	fprintf(out, "meter profile of %s", p->command ? p->command : "???");
+	if (p->pid)
+		fprintf(out, " (pid %" PRId32 ")", p->pid);
+	fprintf(out, ": backend %s", p->backend[0] ? p->backend : "unknown");
+	if (p->runs > 1)
+		fprintf(out, ", %" PRIu32 " runs merged", p->runs);
+	fprintf(out, "\n");
+	if (p->period_ns)
+		fprintf(out, "%" PRIu64 " samples at a period of %s "
+			"(%.0f Hz): %.3f s of CPU time",
+			an->samples, per, 1e9 / (double)p->period_ns,
+			an_seconds(an, (double)an->samples));
+	else
+		fprintf(out, "%" PRIu64 " samples", an->samples);
+	fprintf(out, "; %" PRIu64 " calls; %zu function%s",
+		an->calls, an->n, an->n == 1 ? "" : "s");
+	if (p->nthreads)
+		fprintf(out, "; %zu thread%s", p->nthreads,
+			p->nthreads == 1 ? "" : "s");
+	fprintf(out, "\n");
+	if (p->no_current || p->invalid || p->lost || p->truncated)
+		fprintf(out, "%" PRIu64 " samples outside any instrumented "
+			"function, %" PRIu64 " invalid, %" PRIu64
+			" stacks lost (table full), %" PRIu64
+			" stacks truncated\n", p->no_current, p->invalid,
+			p->lost, p->truncated);
+	if (!an->samples && an->calls)
+		fprintf(out, "No samples: the %s backend counts calls only.\n",
+			p->backend[0] ? p->backend : "");
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* Pieces that several renderers print the same way. */
+#ifndef METER_TOOLS_RENDER_COMMON_H
+#define METER_TOOLS_RENDER_COMMON_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+
+/* The lines that say what was profiled and how (period, samples...). */
+void render_header(const struct analysis *an, FILE *out);
+
+#endif

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pprof: a gzipped profile.proto message, encoded by hand.
+ *
+ * Facts used from the public profile.proto (package perftools.profiles):
+ *   Profile:   sample_type 1, sample 2, location 4, function 5,
+ *              string_table 6 (index 0 is ""), duration_nanos 10,
+ *              period_type 11, period 12, comment 13
+ *   ValueType: type 1, unit 2 (string table indices)
+ *   Sample:    location_id 1 (packed, leaf first), value 2 (packed)
+ *   Location:  id 1, line 4;  Line: function_id 1
+ *   Function:  id 1, name 2, system_name 3
+ * Values per sample: samples/count and cpu/nanoseconds.  Call counts go
+ * into comments ("calls NAME N"), which `go tool pprof -comments` shows.
+ *
+ * Every function's self samples appear: samples whose stack was not kept
+ * (the kernel's stack table was full) become one-frame samples of the
+ * function they were charged to, and ticks without a current function a
+ * sample of "<no current function>", so pprof's flat column equals the
+ * flat profile's.
+ *
+ * The gzip container holds the message in "stored" deflate blocks with a
+ * CRC-32 (RFC 1951 section 3.2.4, RFC 1952): no compression library.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+struct pbuf {
+	uint8_t *d;
+	size_t n, cap;
+	bool oom;
+};
+
+static void pb_put(struct pbuf *b, const void *data, size_t len)
+{
+	if (b->oom || !len)
+		return;
+	if (b->n + len > b->cap) {
+		size_t ncap = b->cap ? b->cap : 256;
+		uint8_t *nd;
+
+		while (ncap < b->n + len)
+			ncap *= 2;
+		nd = realloc(b->d, ncap);
+		if (!nd) {
+			b->oom = true;
+			return;
+		}
+		b->d = nd;
+		b->cap = ncap;
+	}
+	memcpy(b->d + b->n, data, len);
+	b->n += len;
+}
+
+static void pb_varint(struct pbuf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			tmp[n] |= 0x80;
+		n++;
+	} while (v);
+	pb_put(b, tmp, n);
+}
+
+enum { WT_VARINT = 0, WT_LEN = 2 };
+
+static void pb_key(struct pbuf *b, unsigned field, unsigned wt)
+{
+	pb_varint(b, ((uint64_t)field << 3) | wt);
+}
+
+static void pb_uint(struct pbuf *b, unsigned field, uint64_t v)
+{
+	pb_key(b, field, WT_VARINT);
+	pb_varint(b, v);
+}
+
+static void pb_bytes(struct pbuf *b, unsigned field, const void *d,
+		     size_t len)
+{
+	pb_key(b, field, WT_LEN);
+	pb_varint(b, len);
+	pb_put(b, d, len);
+}
+
+/* Appends sub as field of b, then empties sub. */
+static void pb_msg(struct pbuf *b, unsigned field, struct pbuf *sub)
+{
+	if (sub->oom)
+		b->oom = true;
+	pb_bytes(b, field, sub->d, sub->n);
+	sub->n = 0;
+}
+
+struct strtab {
+	struct pbuf out;	/* string_table fields, in order */
+	uint64_t n;
+};
+
+static uint64_t str_add(struct strtab *t, const char *s)
+{
+	pb_bytes(&t->out, 6, s, strlen(s));
+	return t->n++;
+}
+
+static void value_type(struct pbuf *b, unsigned field, uint64_t type,
+		       uint64_t unit)
+{
+	struct pbuf v = { 0 };
+
+	pb_uint(&v, 1, type);
+	pb_uint(&v, 2, unit);
+	pb_msg(b, field, &v);
+	free(v.d);
+}
+
+static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
+		   const uint64_t *locs, size_t nlocs, uint64_t count,
+		   uint64_t period)
+{
+	size_t i;
+
+	for (i = 0; i < nlocs; i++)
+		pb_varint(packed, locs[i]);
+	pb_msg(tmp, 1, packed);
+	pb_varint(packed, count);
+	pb_varint(packed, count * period);
+	pb_msg(tmp, 2, packed);
+	pb_msg(b, 2, tmp);
+}
+
+static uint32_t crc_table[256];
+
+static void crc_init(void)
+{
+	uint32_t i, k, c;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320U ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+static uint32_t crc32_of(const uint8_t *d, size_t n)
+{
+	uint32_t c = 0xffffffffU;
+	size_t i;
+
+	if (!crc_table[1])
+		crc_init();
+	for (i = 0; i < n; i++)
+		c = crc_table[(c ^ d[i]) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffU;
+}
+
+static void put_le32(FILE *out, uint32_t v)
+{
+	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+			 (uint8_t)(v >> 24) };
+
+	fwrite(b, 1, 4, out);
+}
+
+static int write_gzip(FILE *out, const uint8_t *d, size_t n)
+{
+	static const uint8_t hdr[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	size_t off = 0;
+
+	fwrite(hdr, 1, sizeof(hdr), out);
+	do {
+		size_t len = n - off > 65535 ? 65535 : n - off;
+		uint8_t bh[5];
+
+		bh[0] = off + len == n ? 1 : 0;	/* BFINAL, BTYPE 00 */
+		bh[1] = (uint8_t)len;
+		bh[2] = (uint8_t)(len >> 8);
+		bh[3] = (uint8_t)~len;
+		bh[4] = (uint8_t)(~len >> 8);
+		fwrite(bh, 1, sizeof(bh), out);
+		fwrite(d + off, 1, len, out);
+		off += len;
+	} while (off < n);
+	put_le32(out, crc32_of(d, n));
+	put_le32(out, (uint32_t)n);
+	return ferror(out) ? -1 : 0;
+}
+
+int render_pprof(const struct analysis *an, const struct render_opts *o,
+		 FILE *out)
+{
+	const struct meter_profile *p = an->p;
+	struct pbuf b = { 0 }, tmp = { 0 }, packed = { 0 }, sub = { 0 };
+	struct strtab st = { 0 };
+	uint64_t *locs = NULL, *leaf = NULL;
+	uint64_t s_samples, s_count, s_cpu, s_ns, nocur_loc = 0;
+	size_t i, k, maxd = 1;
+	char line[600];
+	int ret = -1;
+
+	(void)o;
+	s_samples = str_add(&st, "");
+	s_samples = str_add(&st, "samples");
+	s_count = str_add(&st, "count");
+	s_cpu = str_add(&st, "cpu");
+	s_ns = str_add(&st, "nanoseconds");
+	value_type(&b, 1, s_samples, s_count);
+	value_type(&b, 1, s_cpu, s_ns);
+
+	for (i = 0; i < p->nstacks; i++)
+		if (p->stacks[i].depth > maxd)
+			maxd = p->stacks[i].depth;
+	locs = malloc(maxd * sizeof(*locs));
+	leaf = calloc(an->n ? an->n : 1, sizeof(*leaf));
+	if (!locs || !leaf)
+		goto out;
+
+	/* Location and function i + 1 stand for p->funcs[i]. */
+	for (i = 0; i < p->nstacks; i++) {
+		const struct meter_stack *s = &p->stacks[i];
+		size_t n = 0;
+
+		if (!s->samples || !s->depth)
+			continue;
+		for (k = s->depth; k-- > 0;) {
+			const struct meter_func *f =
+				meter_profile_find(p, s->frames[k]);
+
+			if (f)
+				locs[n++] = (uint64_t)(f - p->funcs) + 1;
+		}
+		if (!n)
+			continue;
+		if (!s->truncated || n == s->depth)
+			leaf[locs[0] - 1] += s->samples;
+		sample(&b, &tmp, &packed, locs, n, s->samples, p->period_ns);
+	}
+	for (i = 0; i < an->n; i++) {
+		if (p->funcs[i].self_samples > leaf[i]) {
+			locs[0] = i + 1;
+			sample(&b, &tmp, &packed, locs, 1,
+			       p->funcs[i].self_samples - leaf[i],
+			       p->period_ns);
+		}
+	}
+	if (p->no_current) {
+		nocur_loc = an->n + 1;
+		locs[0] = nocur_loc;
+		sample(&b, &tmp, &packed, locs, 1, p->no_current,
+		       p->period_ns);
+	}
+
+	for (i = 0; i < an->n + (nocur_loc ? 1 : 0); i++) {
+		pb_uint(&tmp, 1, i + 1);
+		pb_uint(&sub, 1, i + 1);
+		pb_msg(&tmp, 4, &sub);
+		pb_msg(&b, 4, &tmp);
+	}
+	for (i = 0; i < an->n + (nocur_loc ? 1 : 0); i++) {
+		uint64_t name = str_add(&st, i < an->n ? an_name(an, i) :
+					"<no current function>");
+
+		pb_uint(&tmp, 1, i + 1);
+		pb_uint(&tmp, 2, name);
+		pb_uint(&tmp, 3, name);
+		pb_msg(&b, 5, &tmp);
+	}
+	if (p->end_ns > p->start_ns && p->start_ns)
+		pb_uint(&b, 10, p->end_ns - p->start_ns);
+	value_type(&b, 11, s_cpu, s_ns);
+	pb_uint(&b, 12, p->period_ns);
+
+	snprintf(line, sizeof(line), "meter: %s pid %" PRId32 " backend %s, "
+		 "%" PRIu32 " run%s, %" PRIu64 " samples",
+		 p->command ? p->command : "???", p->pid,
+		 p->backend[0] ? p->backend : "unknown", p->runs,
+		 p->runs == 1 ? "" : "s", an->samples);
+	pb_uint(&b, 13, str_add(&st, line));
+	for (i = 0; i < an->n; i++) {
+		snprintf(line, sizeof(line), "calls %.500s %" PRIu64,
+			 an_name(an, i), p->funcs[i].calls);
+		pb_uint(&b, 13, str_add(&st, line));
+	}
+	if (p->call_cost_ps) {
+		snprintf(line, sizeof(line), "call_cost_ps %" PRIu64,
+			 p->call_cost_ps);
+		pb_uint(&b, 13, str_add(&st, line));
+	}
+	pb_put(&b, st.out.d, st.out.n);
+	if (b.oom || tmp.oom || packed.oom || sub.oom || st.out.oom) {
+		errno = ENOMEM;
+		goto out;
+	}
+	ret = write_gzip(out, b.d, b.n);
+out:
+	free(b.d);
+	free(tmp.d);
+	free(packed.d);
+	free(sub.d);
+	free(st.out.d);
+	free(locs);
+	free(leaf);
+	return ret;
+}
