@@ -43,3 +43,7 @@ $(BUILD)/selftests/vm/%: selftests/vm/%.sh
 # kernel (selftests/kernels); make check builds it for every test kernel.
 .PHONY: selftests
 selftests: $(HOST_TESTS) $(VM_TESTS)
+
+# Rules that tests keep beside them (selftests/host/*.mk, selftests/vm/*.mk;
+# they guard against a second inclusion).
+-include $(wildcard selftests/host/*.mk selftests/vm/*.mk)
