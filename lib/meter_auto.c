@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Automatic instrumentation: the hooks GCC and Clang call from every
+ * function compiled with -finstrument-functions.
+ *
+ * A function's record is found by its address in one global open-addressing
+ * table: lock-free to read, written only under the registry lock the first
+ * time a function is seen (then never again).  Its name is looked up in the
+ * ELF symbol tables later, when the name is needed (meter_symbols.c).
+ *
+ * The frame of a call is identified by the hook's own frame address, which
+ * is the instrumented function's stack pointer at the call minus a constant:
+ * the same in the enter and the exit hook of one activation.  The exit hook
+ * pops without looking the function up when the top frame is its own.
+ */
+#include <string.h>
+
+#include "meter_internal.h"
+
+#define TABLE_BITS 18
+#define TABLE_SIZE (1U << TABLE_BITS)
+#define TABLE_MASK (TABLE_SIZE - 1)
+#define TABLE_FILL (TABLE_SIZE / 2)	/* at most half full: short probes */
+
+struct slot {
+	uintptr_t addr;		/* 0: empty; written last */
+	uint32_t id;
+	uint32_t pad;
+};
+
+static struct slot table[TABLE_SIZE];	/* .bss: pages touched on use */
+static uint32_t table_used;
+
+static inline METER_NOINSTR uint32_t hash_addr(uintptr_t a)
+{
+	return (uint32_t)((a * 0x9e3779b97f4a7c15ULL) >> (64 - TABLE_BITS));
+}
+
+uint32_t METER_NOINSTR meter_auto_find(uintptr_t addr)
+{
+	uint32_t i = hash_addr(addr);
+	uintptr_t k;
+
+	for (;;) {
+		k = __atomic_load_n(&table[i].addr, __ATOMIC_ACQUIRE);
+		if (k == addr)
+			return table[i].id;
+		if (!k)
+			return 0;
+		i = (i + 1) & TABLE_MASK;
+	}
+}
+
+static METER_NOINSTR uint32_t auto_create(uintptr_t addr)
+{
+	uint32_t id = 0, i;
+
+	pthread_mutex_lock(&meter_g.lock);
+	i = hash_addr(addr);
+	for (;;) {
+		uintptr_t k = table[i].addr;
+
+		if (k == addr) {
+			id = table[i].id;
+			goto out;
+		}
+		if (!k)
+			break;
+		i = (i + 1) & TABLE_MASK;
+	}
+	if (table_used >= TABLE_FILL)
+		goto out;
+	pthread_mutex_unlock(&meter_g.lock);
+	/* names are resolved later; this only hands out the id */
+	id = meter_record_new(METER_REC_AUTO, NULL, addr);
+	pthread_mutex_lock(&meter_g.lock);
+	if (!id)
+		goto out;
+	for (;;) {
+		uintptr_t k = table[i].addr;
+
+		if (!k)
+			break;
+		if (k == addr) {	/* another thread won: its id stays */
+			id = table[i].id;
+			goto out;
+		}
+		i = (i + 1) & TABLE_MASK;
+	}
+	table[i].id = id;
+	__atomic_store_n(&table[i].addr, addr, __ATOMIC_RELEASE);
+	table_used++;
+out:
+	pthread_mutex_unlock(&meter_g.lock);
+	return id;
+}
+
+static METER_NOINSTR __attribute__((noinline)) void
+enter_slow(uintptr_t fn, uintptr_t sp)
+{
+	uint32_t id;
+
+	if (meter_busy || !meter_thread_ready())
+		return;
+	id = meter_auto_find(fn);
+	if (!id) {
+		meter_busy = 1;
+		id = auto_create(fn);
+		meter_busy = 0;
+		if (!id)
+			return;
+	}
+	meter__tls.counts[id]++;
+	meter_push(id, sp, NULL);
+}
+
+static METER_NOINSTR __attribute__((noinline)) void
+exit_slow(uintptr_t fn, uintptr_t sp)
+{
+	struct meter_page *pg = meter__tls.page;
+	struct meter__side *side = meter__tls.side;
+	uint32_t d = pg->depth;
+
+	if (d == 0)
+		return;
+	if (d > METER_STACK_CAP) {
+		if (side[METER_STACK_CAP - 1].sp >= sp) {
+			/* a frame past the capacity: keep the current id */
+			meter_pop_to(d - 1, pg->current);
+			return;
+		}
+		d = METER_STACK_CAP;	/* all of them were unwound */
+	}
+	/* frames below this one were unwound (longjmp, exception) */
+	while (d > 0 && side[d - 1].sp < sp)
+		d--;
+	if (d > 0 && (side[d - 1].sp == sp ||
+		      side[d - 1].id == meter_auto_find(fn)))
+		d--;
+	meter_pop_to(d, 0);
+}
+
+void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *site)
+{
+	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t a = (uintptr_t)fn;
+	uint32_t i, id, d;
+
+	(void)site;
+	if (__builtin_expect(!pg, 0))
+		goto slow;
+	i = hash_addr(a);
+	if (__builtin_expect(__atomic_load_n(&table[i].addr,
+					     __ATOMIC_ACQUIRE) != a, 0))
+		goto slow;
+	id = table[i].id;
+	d = pg->depth;
+	if (__builtin_expect(d >= METER_STACK_CAP ||
+			     sp >= meter__tls.side[(int)d - 1].sp, 0))
+		goto slow;
+	meter__tls.counts[id]++;
+	meter__tls.side[d].sp = sp;
+	meter__tls.side[d].id = id;
+	pg->stack[d] = id;
+	METER__FENCE();
+	pg->depth = d + 1;
+	METER__FENCE();
+	pg->current = id;
+	return;
+slow:
+	enter_slow(a, sp);
+}
+
+void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *site)
+{
+	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uint32_t d;
+
+	(void)site;
+	if (__builtin_expect(!pg, 0))
+		return;
+	d = pg->depth;
+	if (__builtin_expect(d - 1 < METER_STACK_CAP &&
+			     meter__tls.side[d - 1].sp == sp, 1)) {
+		pg->depth = d - 1;
+		METER__FENCE();
+		pg->current = meter__tls.side[(int)d - 2].id;
+		return;
+	}
+	exit_slow((uintptr_t)fn, sp);
+}

@@ -1,0 +1,887 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libmeter core: the record registry, the per-thread page and shadow stack,
+ * lazy registration, the slow paths of enter and leave, thread exit,
+ * process exit and fork.  The fast paths are inline in meter.h (manual)
+ * and in meter_auto.c (-finstrument-functions).
+ *
+ * Shadow stack.  The page holds the ids (the kernel reads them); a
+ * thread-local side array holds, for each of the first METER_STACK_CAP
+ * frames, the stack pointer of the frame and its id.  side[-1] is a
+ * sentinel {UINTPTR_MAX, 0}.  A frame is stale (left by longjmp or by an
+ * exception through code without cleanups) when a new call arrives at a
+ * stack pointer at or above the frame's: the slow path pops such frames.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "meter_internal.h"
+#include "nlclient.h"
+#include "profile.h"
+
+_Static_assert(sizeof(struct meter_record) == 32, "record is 32 bytes");
+_Static_assert(METER__STACK_CAP == METER_STACK_CAP, "stack capacity");
+_Static_assert(offsetof(struct meter_page, stack) ==
+	       offsetof(struct meter__page_hdr, stack), "page layout");
+_Static_assert(offsetof(struct meter_page, depth) ==
+	       offsetof(struct meter__page_hdr, depth), "page layout");
+
+__thread struct meter__tls meter__tls
+	__attribute__((tls_model("initial-exec")));
+__thread struct meter_thr *meter_self;
+__thread int meter_tstate;
+__thread int meter_busy;
+
+struct meter_global meter_g = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.next_id = 1,
+};
+
+static pthread_key_t thread_key;
+
+#define FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+uint64_t meter_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Zeroed memory that costs nothing until touched. */
+void *meter_map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+#define ID_ARRAY_BYTES ((size_t)(METER_FUNCS_MAX + 1) * sizeof(uint64_t))
+
+/* ------------------------------------------------------------------ */
+/* registry                                                            */
+
+static bool registry_ready(void)
+{
+	if (!meter_g.recs)
+		meter_g.recs = meter_map((size_t)(METER_FUNCS_MAX + 1) *
+					 sizeof(struct meter_rec_info));
+	return meter_g.recs != NULL;
+}
+
+static void send_names_locked(void);
+
+/* Hands out the next id; the lock is held.  0 when none is left. */
+static uint32_t record_new_locked(uint32_t kind, const char *name,
+				  uintptr_t addr)
+{
+	uint32_t id = atomic_load_explicit(&meter_g.next_id,
+					   memory_order_relaxed);
+
+	if (id >= METER_CALIB_ID || !registry_ready())
+		return 0;
+	meter_g.recs[id].kind = kind;
+	meter_g.recs[id].addr = addr;
+	if (name) {
+		meter_g.recs[id].name = strndup(name, METER_FUNC_NAME_MAX - 1);
+		if (!meter_g.recs[id].name)
+			return 0;
+	}
+	atomic_store_explicit(&meter_g.next_id, id + 1, memory_order_release);
+	return id;
+}
+
+uint32_t meter_record_new(uint32_t kind, const char *name, uintptr_t addr)
+{
+	uint32_t id;
+
+	pthread_mutex_lock(&meter_g.lock);
+	id = record_new_locked(kind, name, addr);
+	if (id && meter_tstate == METER_T_LIVE)
+		send_names_locked();
+	pthread_mutex_unlock(&meter_g.lock);
+	return id;
+}
+
+const char *meter_rec_name(uint32_t id)
+{
+	struct meter_rec_info *r = &meter_g.recs[id];
+
+	if (!r->name && r->kind == METER_REC_AUTO)
+		r->name = meter_symbol_name(r->addr);
+	return r->name ? r->name : "?";
+}
+
+static struct meter_record **modules;	/* section starts seen */
+static size_t nmodules;
+
+void meter__module_records(struct meter_record *start,
+			   struct meter_record *stop)
+{
+	struct meter_record **m;
+	struct meter_record *r;
+	size_t i;
+
+	pthread_mutex_lock(&meter_g.lock);
+	for (i = 0; i < nmodules; i++)
+		if (modules[i] == start)
+			goto out;
+	m = realloc(modules, (nmodules + 1) * sizeof(*m));
+	if (!m)
+		goto out;
+	modules = m;
+	modules[nmodules++] = start;
+	for (r = start; r < stop; r++) {
+		if (r->magic != METER__RECORD_MAGIC ||
+		    __atomic_load_n(&r->id, __ATOMIC_ACQUIRE))
+			continue;
+		__atomic_store_n(&r->id, record_new_locked(METER_REC_MANUAL,
+							   r->name, 0),
+				 __ATOMIC_RELEASE);
+	}
+	/* a module loaded later (dlopen) names its functions at once */
+	if (meter_tstate == METER_T_LIVE)
+		send_names_locked();
+out:
+	pthread_mutex_unlock(&meter_g.lock);
+}
+
+/* A record met before its module's constructor ran. */
+static uint32_t manual_record_id(struct meter_record *rec)
+{
+	uint32_t id;
+
+	pthread_mutex_lock(&meter_g.lock);
+	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
+	if (!id && rec->magic == METER__RECORD_MAGIC) {
+		id = record_new_locked(METER_REC_MANUAL, rec->name, 0);
+		__atomic_store_n(&rec->id, id, __ATOMIC_RELEASE);
+		if (id && meter_tstate == METER_T_LIVE)
+			send_names_locked();
+	}
+	pthread_mutex_unlock(&meter_g.lock);
+	return id;
+}
+
+meter_record_t *meter_record_register(const char *name)
+{
+	meter_record_t *rec = calloc(1, sizeof(*rec));
+
+	if (!rec)
+		return NULL;
+	rec->magic = METER__RECORD_MAGIC;
+	rec->id = meter_record_new(METER_REC_API, name ? name : "?", 0);
+	if (!rec->id) {
+		free(rec);
+		return NULL;
+	}
+	rec->name = meter_g.recs[rec->id].name;
+	return rec;
+}
+
+/* ------------------------------------------------------------------ */
+/* kernel backend: names and counts                                    */
+
+/* Names every id not yet named; the lock is held, the thread is live. */
+static void send_names_locked(void)
+{
+	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
+					   memory_order_acquire) - 1;
+	struct meter_nl_func *f;
+	char err[256];
+	uint32_t id, n;
+
+	if (meter_g.backend != METER_BK_KERNEL || !meter_g.registered ||
+	    !meter_g.nl || hi <= meter_g.names_sent)
+		return;
+	n = hi - meter_g.names_sent;
+	f = malloc(n * sizeof(*f));
+	if (!f)
+		return;
+	for (id = meter_g.names_sent + 1; id <= hi; id++) {
+		f[id - meter_g.names_sent - 1].id = id;
+		f[id - meter_g.names_sent - 1].name = meter_rec_name(id);
+	}
+	if (meter_nl_add_funcs(meter_g.nl, f, n, err, sizeof(err)) == 0)
+		meter_g.names_sent = hi;
+	else if (!meter_g.quiet)
+		fprintf(stderr, "meter: naming functions: %s\n", err);
+	free(f);
+}
+
+/* Sends a thread's call counts to its session; the lock is held. */
+static void send_calls_locked(struct meter_thr *th)
+{
+	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
+					   memory_order_acquire) - 1;
+	struct meter_call_counts *c;
+	char err[256];
+	size_t n = 0;
+	uint32_t id;
+
+	c = malloc((size_t)(hi + 1) * sizeof(*c));
+	if (!c)
+		return;
+	for (id = 1; id <= hi; id++) {
+		uint64_t ac = th->alloc_calls ? th->alloc_calls[id] : 0;
+		uint64_t ab = th->alloc_bytes ? th->alloc_bytes[id] : 0;
+
+		if (!th->counts[id] && !ac)
+			continue;
+		c[n].id = id;
+		c[n].reserved = 0;
+		c[n].calls = th->counts[id];
+		c[n].alloc_calls = ac;
+		c[n].alloc_bytes = ab;
+		n++;
+	}
+	if (n && meter_nl_add_calls(meter_g.nl, c, n, err, sizeof(err)) &&
+	    !meter_g.quiet)
+		fprintf(stderr, "meter: sending call counts: %s\n", err);
+	free(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* process set-up                                                      */
+
+static void thread_exit(void *arg);
+static void at_fork_prepare(void);
+static void at_fork_parent(void);
+static void at_fork_child(void);
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return dflt;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || !v)
+		return dflt;
+	return v;
+}
+
+static void notice(const char *msg)
+{
+	if (!meter_g.quiet)
+		fprintf(stderr, "meter: %s\n", msg);
+}
+
+static bool open_kernel(char *err, size_t errlen)
+{
+	return meter_nl_open(&meter_g.nl, err, errlen) == 0;
+}
+
+static void new_cookie(void)
+{
+	meter_g.cookie = ((uint64_t)getpid() << 32) ^
+			 meter_now_ns(CLOCK_BOOTTIME);
+	if (!meter_g.cookie)
+		meter_g.cookie = 1;
+}
+
+/* Once per process, with the lock held. */
+static void process_init_locked(void)
+{
+	const char *b = getenv("METER_BACKEND");
+	const char *q = getenv("METER_QUIET");
+	const char *o = getenv("METER_OUTPUT");
+	char err[256] = "";
+
+	if (meter_g.inited)
+		return;
+	meter_g.inited = true;
+	meter_g.pid = getpid();
+	meter_g.quiet = q && !strcmp(q, "1");
+	meter_g.alloc = getenv("METER_ALLOC") &&
+			!strcmp(getenv("METER_ALLOC"), "1");
+	meter_g.period_ns = env_u64("METER_PERIOD_NS",
+				    METER_PERIOD_DEFAULT_NS);
+	snprintf(meter_g.output, sizeof(meter_g.output), "%s",
+		 o && *o ? o : "meter.out.%p");
+
+	if (!b || !*b || !strcmp(b, "auto")) {
+		if (open_kernel(err, sizeof(err))) {
+			meter_g.backend = METER_BK_KERNEL;
+		} else {
+			meter_g.backend = METER_BK_SIGNAL;
+			notice("meter.ko not available, using the signal backend (samples limited to the scheduler tick)");
+		}
+	} else if (!strcmp(b, "kernel")) {
+		if (open_kernel(err, sizeof(err))) {
+			meter_g.backend = METER_BK_KERNEL;
+		} else {
+			if (!meter_g.quiet)
+				fprintf(stderr, "meter: METER_BACKEND=kernel: %s; counting calls only\n",
+					err);
+			meter_g.backend = METER_BK_OFF;
+		}
+	} else if (!strcmp(b, "signal")) {
+		meter_g.backend = METER_BK_SIGNAL;
+		notice("signal backend: samples are limited to the scheduler tick");
+	} else {
+		if (strcmp(b, "off"))
+			fprintf(stderr, "meter: unknown METER_BACKEND=%s, using off\n",
+				b);
+		meter_g.backend = METER_BK_OFF;
+	}
+	if (meter_g.backend == METER_BK_SIGNAL && meter_signal_setup()) {
+		notice("cannot set up SIGPROF; counting calls only");
+		meter_g.backend = METER_BK_OFF;
+	}
+	meter_g.calls_done = meter_map(ID_ARRAY_BYTES);
+	if (meter_g.alloc) {
+		meter_g.alloc_calls_done = meter_map(ID_ARRAY_BYTES);
+		meter_g.alloc_bytes_done = meter_map(ID_ARRAY_BYTES);
+	}
+	registry_ready();
+	pthread_key_create(&thread_key, thread_exit);
+	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+	meter_g.start_ns = meter_now_ns(CLOCK_BOOTTIME);
+	new_cookie();
+}
+
+/* ------------------------------------------------------------------ */
+/* threads                                                             */
+
+static void thread_free_maps(struct meter_thr *th)
+{
+	if (th->counts)
+		munmap(th->counts, ID_ARRAY_BYTES);
+	if (th->alloc_calls)
+		munmap(th->alloc_calls, ID_ARRAY_BYTES);
+	if (th->alloc_bytes)
+		munmap(th->alloc_bytes, ID_ARRAY_BYTES);
+	if (th->side_base)
+		munmap(th->side_base,
+		       (METER_STACK_CAP + 1) * sizeof(struct meter__side));
+	if (th->page)
+		munmap(th->page, METER_PAGE_SIZE);
+}
+
+static struct meter_thr *thread_alloc(void)
+{
+	struct meter_thr *th = calloc(1, sizeof(*th));
+
+	if (!th)
+		return NULL;
+	th->tid = gettid();
+	th->page = mmap(NULL, METER_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (th->page == MAP_FAILED)
+		th->page = NULL;
+	th->counts = meter_map(ID_ARRAY_BYTES);
+	th->side_base = meter_map((METER_STACK_CAP + 1) *
+				  sizeof(struct meter__side));
+	if (meter_g.alloc) {
+		th->alloc_calls = meter_map(ID_ARRAY_BYTES);
+		th->alloc_bytes = meter_map(ID_ARRAY_BYTES);
+	}
+	if (!th->page || !th->counts || !th->side_base ||
+	    (meter_g.alloc && (!th->alloc_calls || !th->alloc_bytes))) {
+		thread_free_maps(th);
+		free(th);
+		return NULL;
+	}
+	th->page->magic = METER_PAGE_MAGIC;
+	th->page->version = METER_PAGE_VERSION;
+	th->side_base[0].sp = UINTPTR_MAX;
+	th->side_base[0].id = 0;
+	return th;
+}
+
+/* Registers the calling thread with the backend; the lock is held. */
+static int thread_register_locked(struct meter_thr *th)
+{
+	struct meter_nl_reg reg = { 0 };
+	char err[256];
+	uint64_t cookie = 0, period = 0;
+	int rc;
+
+	switch (meter_g.backend) {
+	case METER_BK_KERNEL:
+		if (!meter_g.nl && meter_nl_open(&meter_g.nl, err, sizeof(err)))
+			goto fail;
+		reg.page_addr = (uintptr_t)th->page;
+		reg.period_ns = meter_g.period_ns;
+		reg.parent_cookie = meter_g.registered ? 0 :
+				    meter_g.parent_cookie;
+		reg.call_cost_ps = meter_g.call_cost_ps;
+		rc = meter_nl_register(meter_g.nl, &reg, &cookie, &period,
+				       err, sizeof(err));
+		if (rc)
+			goto fail;
+		if (!meter_g.registered) {
+			meter_g.cookie = cookie;
+			if (period)
+				meter_g.period_ns = period;
+		}
+		break;
+	case METER_BK_SIGNAL:
+		if (meter_signal_thread_start(th)) {
+			snprintf(err, sizeof(err), "timer_create: %s",
+				 strerror(errno));
+			goto fail;
+		}
+		break;
+	case METER_BK_OFF:
+		break;
+	}
+	meter_g.registered = true;
+	return 0;
+fail:
+	if (!meter_g.quiet)
+		fprintf(stderr, "meter: registering thread %d: %s\n",
+			(int)th->tid, err);
+	return -1;
+}
+
+/* Sets the calling thread up on its first instrumented call. */
+bool meter_thread_ready(void)
+{
+	struct meter_thr *th;
+	bool first;
+
+	if (meter__tls.page)
+		return true;
+	if (meter_tstate == METER_T_DEAD || meter_busy)
+		return false;
+	meter_busy = 1;
+	pthread_mutex_lock(&meter_g.lock);
+	process_init_locked();
+	first = !meter_g.call_cost_ps && !meter_g.registered;
+	th = meter_self ? meter_self : thread_alloc();
+	if (!th)
+		goto dead;
+	meter_self = th;
+	meter__tls.counts = th->counts;
+	meter__tls.side = th->side_base + 1;
+	if (first) {
+		/* the stub runs on this thread's page before sampling starts */
+		pthread_mutex_unlock(&meter_g.lock);
+		meter__tls.page = th->page;
+		meter_g.call_cost_ps = meter_calibrate();
+		meter__tls.page = NULL;
+		pthread_mutex_lock(&meter_g.lock);
+	}
+	if (thread_register_locked(th))
+		goto dead;
+	if (!th->next && meter_g.threads != th) {
+		th->next = meter_g.threads;
+		meter_g.threads = th;
+	}
+	pthread_setspecific(thread_key, th);
+	meter_tstate = METER_T_LIVE;
+	send_names_locked();
+	pthread_mutex_unlock(&meter_g.lock);
+	meter__tls.page = th->page;
+	meter_busy = 0;
+	return true;
+dead:
+	meter_tstate = METER_T_DEAD;
+	meter__tls.page = NULL;
+	pthread_mutex_unlock(&meter_g.lock);
+	meter_busy = 0;
+	return false;
+}
+
+/* Folds a thread's counts into the process totals; the lock is held. */
+static void fold_counts_locked(struct meter_thr *th)
+{
+	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
+					   memory_order_acquire) - 1;
+	uint32_t id;
+
+	for (id = 1; id <= hi; id++) {
+		meter_g.calls_done[id] += th->counts[id];
+		if (th->alloc_calls && meter_g.alloc_calls_done) {
+			meter_g.alloc_calls_done[id] += th->alloc_calls[id];
+			meter_g.alloc_bytes_done[id] += th->alloc_bytes[id];
+		}
+	}
+}
+
+static void thread_exit(void *arg)
+{
+	struct meter_thr *th = arg;
+	char err[256];
+
+	if (!th || th != meter_self || meter_g.finished)
+		return;
+	meter_busy = 1;
+	if (meter_g.backend == METER_BK_SIGNAL)
+		meter_signal_thread_stop(th);
+	pthread_mutex_lock(&meter_g.lock);
+	if (meter_g.backend == METER_BK_KERNEL && meter_g.nl) {
+		send_calls_locked(th);
+		meter_nl_unregister(meter_g.nl, err, sizeof(err));
+	} else {
+		fold_counts_locked(th);
+	}
+	th->exited = true;
+	meter__tls.page = NULL;
+	meter_tstate = METER_T_DEAD;
+	FENCE();
+	/* the thread stays listed (tid, samples); its memory goes */
+	thread_free_maps(th);
+	th->page = NULL;
+	th->counts = th->alloc_calls = th->alloc_bytes = NULL;
+	th->side_base = NULL;
+	pthread_mutex_unlock(&meter_g.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* the shadow stack                                                    */
+
+/* True when side entry e is not a live frame for a call arriving at sp. */
+static inline bool stale_for_enter(const struct meter__side *e, uintptr_t sp,
+				   uint32_t id)
+{
+	/*
+	 * Below sp: a frame that has been unwound.  At sp: either the same
+	 * function re-entered at the place of a frame that was unwound, or
+	 * a function inlined into its caller (same physical frame): the id
+	 * tells them apart.
+	 */
+	return e->sp < sp || (e->sp == sp && e->id == id);
+}
+
+/* Sets depth to d and makes the frame below current. */
+void meter_pop_to(uint32_t d, uint32_t fallback_current)
+{
+	struct meter_page *pg = meter__tls.page;
+	uint32_t cur;
+
+	if (d == 0)
+		cur = 0;
+	else if (d <= METER_STACK_CAP)
+		cur = meter__tls.side[d - 1].id;
+	else
+		cur = fallback_current;
+	pg->depth = d;
+	FENCE();
+	pg->current = cur;
+	FENCE();
+}
+
+/*
+ * Pushes id for a frame at sp, first popping frames the call shows to be
+ * stale.  Fills f (if given) for the manual leave.
+ */
+void meter_push(uint32_t id, uintptr_t sp, struct meter__frame *f)
+{
+	struct meter_page *pg = meter__tls.page;
+	struct meter__side *side = meter__tls.side;
+	uint32_t d = pg->depth, d0 = d;
+
+	if (d > METER_STACK_CAP) {
+		/* frames past the capacity have no side entry */
+		if (stale_for_enter(&side[METER_STACK_CAP - 1], sp, id))
+			d = METER_STACK_CAP;
+	}
+	if (d <= METER_STACK_CAP)
+		while (d > 0 && stale_for_enter(&side[d - 1], sp, id))
+			d--;
+	if (d != d0)
+		meter_pop_to(d, pg->current);
+	if (f) {
+		f->page = pg;
+		f->depth = d;
+		f->prev = pg->current;
+	}
+	if (d < METER_STACK_CAP) {
+		side[d].sp = sp;
+		side[d].id = id;
+		pg->stack[d] = id;
+	}
+	FENCE();
+	pg->depth = d + 1;
+	FENCE();
+	pg->current = id;
+}
+
+void meter__enter_slow(struct meter_record *rec, struct meter__frame *f,
+		       uintptr_t sp)
+{
+	uint32_t id;
+
+	f->page = NULL;
+	if (!meter_thread_ready())
+		return;
+	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
+	if (!id && !(id = manual_record_id(rec)))
+		return;
+	meter__tls.counts[id]++;
+	meter_push(id, sp, f);
+}
+
+void meter_enter(meter_record_t *rec)
+{
+	struct meter_page *pg;
+	struct meter__side *side;
+	uint32_t d;
+
+	if (!rec || !rec->id || !meter_thread_ready())
+		return;
+	meter__tls.counts[rec->id]++;
+	pg = meter__tls.page;
+	side = meter__tls.side;
+	d = pg->depth;
+	if (d < METER_STACK_CAP) {
+		side[d].sp = METER_SP_API;
+		side[d].id = rec->id;
+		pg->stack[d] = rec->id;
+	}
+	FENCE();
+	pg->depth = d + 1;
+	FENCE();
+	pg->current = rec->id;
+}
+
+void meter_leave(meter_record_t *rec)
+{
+	struct meter_page *pg = meter__tls.page;
+	struct meter__side *side = meter__tls.side;
+	uint32_t d, i;
+
+	if (!rec || !pg)
+		return;
+	d = pg->depth;
+	if (d == 0)
+		return;
+	if (d > METER_STACK_CAP) {
+		meter_pop_to(d - 1, rec->id);
+		return;
+	}
+	/* the nearest activation among the explicit frames on top */
+	for (i = d; i > 0 && side[i - 1].sp == METER_SP_API; i--) {
+		if (side[i - 1].id == rec->id) {
+			meter_pop_to(i - 1, 0);
+			return;
+		}
+	}
+}
+
+const char *meter_backend(void)
+{
+	if (!meter_g.inited) {
+		pthread_mutex_lock(&meter_g.lock);
+		process_init_locked();
+		pthread_mutex_unlock(&meter_g.lock);
+	}
+	switch (meter_g.backend) {
+	case METER_BK_KERNEL:
+		return "kernel";
+	case METER_BK_SIGNAL:
+		return "signal";
+	default:
+		return "off";
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* process exit                                                        */
+
+static char *output_path(void)
+{
+	char *out = malloc(sizeof(meter_g.output) + 32);
+	const char *s = meter_g.output;
+	size_t n = 0;
+
+	if (!out)
+		return NULL;
+	while (*s && n < sizeof(meter_g.output)) {
+		if (s[0] == '%' && s[1] == 'p') {
+			n += (size_t)sprintf(out + n, "%d", (int)getpid());
+			s += 2;
+		} else {
+			out[n++] = *s++;
+		}
+	}
+	out[n] = 0;
+	return out;
+}
+
+static struct meter_profile *build_profile_locked(void)
+{
+	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
+					   memory_order_acquire) - 1;
+	struct meter_profile *p = meter_profile_new();
+	struct meter_thr *th;
+	uint32_t id;
+
+	if (!p)
+		return NULL;
+	p->command = strdup(program_invocation_short_name);
+	snprintf(p->backend, sizeof(p->backend), "%s",
+		 meter_g.backend == METER_BK_SIGNAL ? "signal" : "off");
+	p->pid = getpid();
+	p->uid = getuid();
+	p->cookie = meter_g.cookie;
+	p->parent_cookie = meter_g.parent_cookie;
+	p->exited = true;
+	p->period_ns = meter_g.backend == METER_BK_SIGNAL ?
+		       meter_g.period_ns : 0;
+	p->start_ns = meter_g.start_ns;
+	p->end_ns = meter_now_ns(CLOCK_BOOTTIME);
+	p->samples = atomic_load(&meter_g.samples);
+	p->no_current = atomic_load(&meter_g.no_current);
+	p->invalid = atomic_load(&meter_g.invalid);
+	p->lost = atomic_load(&meter_g.lost);
+	p->truncated = atomic_load(&meter_g.truncated);
+	p->call_cost_ps = meter_g.call_cost_ps;
+
+	for (id = 1; id <= hi; id++) {
+		struct meter_func *f = meter_profile_add_func(p, id,
+							meter_rec_name(id));
+
+		if (!f)
+			goto fail;
+		f->calls = meter_g.calls_done[id];
+		if (meter_g.alloc_calls_done) {
+			f->alloc_calls = meter_g.alloc_calls_done[id];
+			f->alloc_bytes = meter_g.alloc_bytes_done[id];
+		}
+		for (th = meter_g.threads; th; th = th->next) {
+			if (th->exited || !th->counts)
+				continue;
+			f->calls += th->counts[id];
+			if (th->alloc_calls) {
+				f->alloc_calls += th->alloc_calls[id];
+				f->alloc_bytes += th->alloc_bytes[id];
+			}
+		}
+		if (meter_g.self)
+			f->self_samples = atomic_load(&meter_g.self[id]);
+	}
+	for (th = meter_g.threads; th; th = th->next) {
+		if (!meter_profile_add_thread(p, (uint32_t)th->tid, th->samples))
+			goto fail;
+		p->threads[p->nthreads - 1].exited = th->exited;
+	}
+	if (meter_g.backend == METER_BK_SIGNAL && meter_signal_add_stacks(p))
+		goto fail;
+	meter_profile_compute_totals(p);
+	return p;
+fail:
+	meter_profile_free(p);
+	return NULL;
+}
+
+static void write_profile_locked(void)
+{
+	struct meter_profile *p = build_profile_locked();
+	char *path = output_path();
+	FILE *f;
+
+	if (!p || !path) {
+		notice("out of memory writing the profile");
+		goto out;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		if (!meter_g.quiet)
+			fprintf(stderr, "meter: %s: %s\n", path,
+				strerror(errno));
+		goto out;
+	}
+	if (meter_profile_write_json(p, f) || fclose(f)) {
+		if (!meter_g.quiet)
+			fprintf(stderr, "meter: writing %s failed\n", path);
+	}
+out:
+	meter_profile_free(p);
+	free(path);
+}
+
+static void __attribute__((destructor)) meter_process_exit(void)
+{
+	struct meter_thr *th;
+	char err[256];
+
+	if (!meter_g.inited || !meter_g.registered || meter_g.finished ||
+	    meter_g.pid != getpid())
+		return;
+	meter_busy = 1;
+	atomic_store(&meter_g.sampling, false);
+	if (meter_g.backend == METER_BK_SIGNAL && meter_self &&
+	    meter_tstate == METER_T_LIVE)
+		meter_signal_thread_stop(meter_self);
+	pthread_mutex_lock(&meter_g.lock);
+	meter_g.finished = true;
+	if (meter_g.backend == METER_BK_KERNEL) {
+		if (meter_g.nl && meter_tstate == METER_T_LIVE) {
+			for (th = meter_g.threads; th; th = th->next)
+				if (!th->exited && th->counts)
+					send_calls_locked(th);
+			meter_nl_unregister(meter_g.nl, err, sizeof(err));
+		}
+	} else {
+		write_profile_locked();
+	}
+	pthread_mutex_unlock(&meter_g.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* fork                                                                */
+
+static void at_fork_prepare(void)
+{
+	pthread_mutex_lock(&meter_g.lock);
+}
+
+static void at_fork_parent(void)
+{
+	pthread_mutex_unlock(&meter_g.lock);
+}
+
+static void at_fork_child(void)
+{
+	struct meter_thr *th = meter_self;
+	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
+					   memory_order_relaxed) - 1;
+
+	pthread_mutex_init(&meter_g.lock, NULL);
+	meter_g.pid = getpid();
+	meter_g.finished = false;
+	if (meter_g.registered)
+		meter_g.parent_cookie = meter_g.cookie;
+	meter_g.registered = false;
+	new_cookie();
+	meter_g.start_ns = meter_now_ns(CLOCK_BOOTTIME);
+	meter_g.names_sent = 0;
+	/* the parent's socket is the parent's: this process opens its own */
+	meter_g.nl = NULL;
+	if (meter_g.calls_done)
+		memset(meter_g.calls_done, 0, (hi + 1) * sizeof(uint64_t));
+	if (meter_g.alloc_calls_done) {
+		memset(meter_g.alloc_calls_done, 0, (hi + 1) * sizeof(uint64_t));
+		memset(meter_g.alloc_bytes_done, 0, (hi + 1) * sizeof(uint64_t));
+	}
+	meter_signal_reset();
+	/* only the forking thread exists here */
+	meter_g.threads = NULL;
+	if (th && meter_tstate == METER_T_LIVE) {
+		memset(th->counts, 0, (hi + 1) * sizeof(uint64_t));
+		if (th->alloc_calls) {
+			memset(th->alloc_calls, 0, (hi + 1) * sizeof(uint64_t));
+			memset(th->alloc_bytes, 0, (hi + 1) * sizeof(uint64_t));
+		}
+		th->next = NULL;
+		th->tid = gettid();
+		th->samples = 0;
+		th->timer_armed = false;
+		/* re-registers lazily, keeping the frames live across fork */
+		meter__tls.page = NULL;
+		meter_tstate = METER_T_NEW;
+	}
+}

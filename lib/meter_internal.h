@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libmeter internals shared by its source files: the process-wide state,
+ * the per-thread state, the record registry and the backends' hooks.
+ * Not installed.
+ */
+#ifndef METER_INTERNAL_H
+#define METER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <linux/meter.h>
+
+#include "meter.h"
+
+#define METER_HIDDEN __attribute__((visibility("hidden")))
+#define METER_NOINSTR __attribute__((no_instrument_function))
+
+/* The id reserved for the calibration stub; never handed out. */
+#define METER_CALIB_ID METER_FUNCS_MAX
+/* Frames pushed by the explicit API carry this stack pointer. */
+#define METER_SP_API UINTPTR_MAX
+
+enum meter_backend_kind {
+	METER_BK_OFF,
+	METER_BK_SIGNAL,
+	METER_BK_KERNEL,
+};
+
+enum meter_rec_kind {
+	METER_REC_MANUAL = 1,	/* static record in a meter_records section */
+	METER_REC_AUTO,		/* -finstrument-functions, by address */
+	METER_REC_API,		/* meter_record_register() */
+};
+
+/* What the registry knows of an id. */
+struct meter_rec_info {
+	char *name;		/* NULL for an automatic record not yet named */
+	uintptr_t addr;		/* automatic records: function address */
+	uint32_t kind;
+};
+
+/* One profiled thread. */
+struct meter_thr {
+	struct meter_thr *next;
+	pid_t tid;
+	bool exited;
+	bool timer_armed;
+	timer_t timer;
+	uint64_t samples;	/* signal backend: ticks of this thread */
+	struct meter_page *page;
+	uint64_t *counts;	/* indexed by id, METER_FUNCS_MAX + 1 */
+	uint64_t *alloc_calls;	/* allocation accounting, or NULL */
+	uint64_t *alloc_bytes;
+	struct meter__side *side_base;	/* side_base + 1 == meter__tls.side */
+};
+
+struct meter_global {
+	pthread_mutex_t lock;	/* registry growth, thread list, netlink */
+	bool inited;		/* process_init done */
+	bool quiet;
+	bool alloc;		/* METER_ALLOC=1 */
+	enum meter_backend_kind backend;
+	uint64_t period_ns;
+	char output[4096];
+	pid_t pid;
+
+	/* registry: ids 1 .. next_id - 1 */
+	_Atomic uint32_t next_id;
+	struct meter_rec_info *recs;	/* indexed by id */
+
+	/* session */
+	bool registered;	/* a session exists for this process */
+	uint64_t cookie, parent_cookie;
+	uint64_t start_ns;
+	uint64_t call_cost_ps;
+	bool finished;		/* process exit handled */
+
+	/* kernel backend */
+	struct meter_nl *nl;
+	uint32_t names_sent;	/* ids 1..names_sent have been named */
+
+	/* threads */
+	struct meter_thr *threads;
+	uint64_t *calls_done;	/* counts of exited threads, by id */
+	uint64_t *alloc_calls_done, *alloc_bytes_done;
+
+	/* signal backend */
+	_Atomic bool sampling;
+	_Atomic uint64_t *self;	/* self samples by id */
+	_Atomic uint64_t samples, no_current, invalid, lost, truncated;
+};
+
+extern struct meter_global meter_g METER_HIDDEN;
+
+/* Per-thread state that only libmeter reads. */
+enum meter_tstate {
+	METER_T_NEW = 0,	/* never registered */
+	METER_T_LIVE,
+	METER_T_DEAD,		/* exited, or could not be set up */
+};
+extern __thread struct meter_thr *meter_self METER_HIDDEN
+	__attribute__((tls_model("initial-exec")));
+extern __thread int meter_tstate METER_HIDDEN
+	__attribute__((tls_model("initial-exec")));
+extern __thread int meter_busy METER_HIDDEN
+	__attribute__((tls_model("initial-exec")));
+
+/* meter_core.c */
+bool meter_thread_ready(void) METER_HIDDEN;	/* registers lazily */
+uint32_t meter_record_new(uint32_t kind, const char *name,
+			  uintptr_t addr) METER_HIDDEN;
+void meter_push(uint32_t id, uintptr_t sp, struct meter__frame *f)
+	METER_HIDDEN;
+void meter_pop_to(uint32_t d, uint32_t fallback_current) METER_HIDDEN;
+uint64_t meter_now_ns(clockid_t clk) METER_HIDDEN;
+void *meter_map(size_t bytes) METER_HIDDEN;
+const char *meter_rec_name(uint32_t id) METER_HIDDEN;
+
+/* meter_auto.c */
+uint32_t meter_auto_find(uintptr_t addr) METER_HIDDEN;
+
+/* meter_symbols.c: "name" or "module+0xoffset"; returns a malloc'd string */
+char *meter_symbol_name(uintptr_t addr) METER_HIDDEN;
+
+/* meter_signal.c */
+int meter_signal_setup(void) METER_HIDDEN;
+int meter_signal_thread_start(struct meter_thr *th) METER_HIDDEN;
+void meter_signal_thread_stop(struct meter_thr *th) METER_HIDDEN;
+void meter_signal_reset(void) METER_HIDDEN;
+struct meter_profile;
+int meter_signal_add_stacks(struct meter_profile *p) METER_HIDDEN;
+
+/* meter_calibrate.c */
+uint64_t meter_calibrate(void) METER_HIDDEN;
+
+/* meter_alloc.c */
+void meter_alloc_setup(void) METER_HIDDEN;
+
+#endif /* METER_INTERNAL_H */

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The signal backend: what meter.ko's tick does, done by a SIGPROF handler
+ * driven by a per-thread CPU-time POSIX timer.  It works without the
+ * module, but the kernel fires such timers at most once per scheduler tick
+ * (CONFIG_HZ), whatever period is asked for.
+ *
+ * The handler is async-signal-safe and lock-free: it reads the interrupted
+ * thread's page and bumps atomic counters; sampled stacks go into a fixed
+ * open-addressing table whose slots are claimed with compare-and-swap.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "meter_internal.h"
+#include "profile.h"
+
+#define STACK_SLOTS 4096U	/* power of two */
+#define STACK_PROBES 64
+
+enum { SLOT_EMPTY, SLOT_WRITING, SLOT_READY };
+
+struct stack_slot {
+	_Atomic uint32_t state;
+	uint32_t depth;
+	uint32_t hash;
+	uint32_t truncated;
+	_Atomic uint64_t samples;
+	uint32_t frames[METER_SAMPLE_DEPTH_MAX];
+};
+
+static struct stack_slot *stacks;
+
+static uint32_t hash_frames(const uint32_t *f, uint32_t n, uint32_t trunc)
+{
+	uint32_t h = 2166136261U ^ trunc;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ f[i]) * 16777619U;
+	return h ^ n;
+}
+
+static void add_stack(const uint32_t *frames, uint32_t n, uint32_t trunc)
+{
+	uint32_t h = hash_frames(frames, n, trunc);
+	uint32_t i = h & (STACK_SLOTS - 1), probe;
+
+	for (probe = 0; probe < STACK_PROBES; probe++) {
+		struct stack_slot *s = &stacks[i];
+		uint32_t st = atomic_load_explicit(&s->state,
+						   memory_order_acquire);
+		int spin;
+
+		if (st == SLOT_EMPTY) {
+			uint32_t expect = SLOT_EMPTY;
+
+			if (atomic_compare_exchange_strong(&s->state, &expect,
+							   SLOT_WRITING)) {
+				s->depth = n;
+				s->hash = h;
+				s->truncated = trunc;
+				memcpy(s->frames, frames, n * sizeof(*frames));
+				atomic_store_explicit(&s->state, SLOT_READY,
+						      memory_order_release);
+				atomic_fetch_add_explicit(&s->samples, 1,
+						memory_order_relaxed);
+				return;
+			}
+			st = expect;
+		}
+		/* another thread is filling it: it finishes in a moment */
+		for (spin = 0; st == SLOT_WRITING && spin < 10000; spin++)
+			st = atomic_load_explicit(&s->state,
+						  memory_order_acquire);
+		if (st == SLOT_READY && s->hash == h && s->depth == n &&
+		    s->truncated == trunc &&
+		    !memcmp(s->frames, frames, n * sizeof(*frames))) {
+			atomic_fetch_add_explicit(&s->samples, 1,
+						  memory_order_relaxed);
+			return;
+		}
+		i = (i + 1) & (STACK_SLOTS - 1);
+	}
+	atomic_fetch_add_explicit(&meter_g.lost, 1, memory_order_relaxed);
+}
+
+static void on_sigprof(int sig, siginfo_t *si, void *uc)
+{
+	struct meter_page *pg = meter__tls.page;
+	struct meter_thr *th = meter_self;
+	uint32_t frames[METER_SAMPLE_DEPTH_MAX];
+	uint32_t cur, depth, n, i, maxid, trunc;
+	int saved = errno;
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (!pg || !th || !atomic_load_explicit(&meter_g.sampling,
+						memory_order_relaxed))
+		goto out;
+	th->samples++;
+	atomic_fetch_add_explicit(&meter_g.samples, 1, memory_order_relaxed);
+	maxid = atomic_load_explicit(&meter_g.next_id,
+				     memory_order_acquire) - 1;
+	cur = pg->current;
+	depth = pg->depth;
+	if (pg->magic != METER_PAGE_MAGIC ||
+	    pg->version != METER_PAGE_VERSION || cur > maxid) {
+		atomic_fetch_add_explicit(&meter_g.invalid, 1,
+					  memory_order_relaxed);
+		goto out;
+	}
+	if (!cur) {
+		atomic_fetch_add_explicit(&meter_g.no_current, 1,
+					  memory_order_relaxed);
+		goto out;
+	}
+	atomic_fetch_add_explicit(&meter_g.self[cur], 1, memory_order_relaxed);
+	if (!depth)
+		goto out;
+	n = depth < METER_STACK_CAP ? depth : METER_STACK_CAP;
+	trunc = depth > METER_STACK_CAP;
+	if (n > METER_SAMPLE_DEPTH_MAX) {
+		n = METER_SAMPLE_DEPTH_MAX;
+		trunc = 1;
+	}
+	for (i = 0; i < n; i++) {
+		frames[i] = pg->stack[i];
+		if (!frames[i] || frames[i] > maxid) {
+			atomic_fetch_add_explicit(&meter_g.invalid, 1,
+						  memory_order_relaxed);
+			goto out;
+		}
+	}
+	if (trunc)
+		atomic_fetch_add_explicit(&meter_g.truncated, 1,
+					  memory_order_relaxed);
+	add_stack(frames, n, trunc);
+out:
+	errno = saved;
+}
+
+int meter_signal_setup(void)
+{
+	struct sigaction sa;
+
+	meter_g.self = meter_map((size_t)(METER_FUNCS_MAX + 1) *
+				 sizeof(*meter_g.self));
+	stacks = meter_map(STACK_SLOTS * sizeof(*stacks));
+	if (!meter_g.self || !stacks)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigprof;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGPROF, &sa, NULL))
+		return -1;
+	atomic_store(&meter_g.sampling, true);
+	return 0;
+}
+
+int meter_signal_thread_start(struct meter_thr *th)
+{
+	struct sigevent sev;
+	struct itimerspec its;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGPROF;
+	sev._sigev_un._tid = th->tid;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &th->timer))
+		return -1;
+	its.it_interval.tv_sec = (time_t)(meter_g.period_ns / 1000000000ULL);
+	its.it_interval.tv_nsec = (long)(meter_g.period_ns % 1000000000ULL);
+	its.it_value = its.it_interval;
+	if (timer_settime(th->timer, 0, &its, NULL)) {
+		timer_delete(th->timer);
+		return -1;
+	}
+	th->timer_armed = true;
+	return 0;
+}
+
+void meter_signal_thread_stop(struct meter_thr *th)
+{
+	if (th->timer_armed) {
+		timer_delete(th->timer);
+		th->timer_armed = false;
+	}
+}
+
+/* In a forked child: the parent's samples are the parent's. */
+void meter_signal_reset(void)
+{
+	atomic_store(&meter_g.samples, 0);
+	atomic_store(&meter_g.no_current, 0);
+	atomic_store(&meter_g.invalid, 0);
+	atomic_store(&meter_g.lost, 0);
+	atomic_store(&meter_g.truncated, 0);
+	if (meter_g.self)
+		memset((void *)meter_g.self, 0,
+		       (size_t)atomic_load(&meter_g.next_id) *
+		       sizeof(*meter_g.self));
+	if (stacks) {
+		uint32_t i;
+
+		for (i = 0; i < STACK_SLOTS; i++)
+			if (atomic_load(&stacks[i].state) != SLOT_EMPTY)
+				memset(&stacks[i], 0, sizeof(stacks[i]));
+	}
+}
+
+int meter_signal_add_stacks(struct meter_profile *p)
+{
+	uint32_t i;
+
+	if (!stacks)
+		return 0;
+	for (i = 0; i < STACK_SLOTS; i++) {
+		struct stack_slot *s = &stacks[i];
+		struct meter_stack *ms;
+		uint64_t n = atomic_load(&s->samples);
+
+		if (atomic_load(&s->state) != SLOT_READY || !n)
+			continue;
+		ms = meter_profile_add_stack(p, s->frames, s->depth, n);
+		if (!ms)
+			return -1;
+		ms->truncated = s->truncated;
+	}
+	return 0;
+}

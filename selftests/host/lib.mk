@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT
+#
+# libmeter's host tests (selftests/host/test_lib_*.c) and the programs they
+# profile.  The tests themselves are built by selftests/selftests.mk's
+# pattern rule; this adds the workloads they run and makes the tests
+# depend on them.
+
+ifndef METER_LIB_HOST_MK
+METER_LIB_HOST_MK := 1
+
+LIBTEST_HOST := $(BUILD)/selftests/host
+# Workloads link libmeter.so and find it next to the build tree.
+LIBTEST_LINK := -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../../lib' -lmeter -lpthread
+LIBTEST_CFLAGS := $(CFLAGS)
+
+LIBTEST_WORKLOADS := $(addprefix $(LIBTEST_HOST)/lib_workload_,manual auto api)
+
+$(LIBTEST_HOST)/lib_workload_manual: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBTEST_CFLAGS) -DMODE_MANUAL -o $@ $< $(LIBTEST_LINK)
+
+$(LIBTEST_HOST)/lib_workload_auto: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBTEST_CFLAGS) -finstrument-functions -o $@ $< $(LIBTEST_LINK)
+
+$(LIBTEST_HOST)/lib_workload_api: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBTEST_CFLAGS) -DMODE_API -o $@ $< $(LIBTEST_LINK)
+
+LIBTEST_HOST_TESTS := $(patsubst selftests/host/%.c,$(LIBTEST_HOST)/%,$(wildcard selftests/host/test_lib_*.c))
+$(LIBTEST_HOST_TESTS): $(LIBTEST_WORKLOADS) selftests/host/lib_tap.h
+
+endif

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers for libmeter's tests: TAP output, running a workload under a
+ * backend with its environment, and reading back the profile it wrote.
+ */
+#ifndef LIB_TAP_H
+#define LIB_TAP_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "profile.h"
+
+/* paths in these tests are short; snprintf truncation is checked by use */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define TAP_HELPER static __attribute__((unused))
+
+static int tap_n, tap_failed;
+
+TAP_HELPER void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		tap_failed++;
+}
+
+TAP_HELPER void __attribute__((format(printf, 1, 2))) diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+TAP_HELPER int tap_done(void)
+{
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
+
+/* The directory of this executable: the workloads sit next to it. */
+TAP_HELPER const char *self_dir(void)
+{
+	static char dir[PATH_MAX];
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (!dir[0]) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n < 0)
+			return ".";
+		exe[n] = 0;
+		snprintf(dir, sizeof(dir), "%s", dirname(exe));
+	}
+	return dir;
+}
+
+static char tmpdir[PATH_MAX];
+
+TAP_HELPER const char *scratch(void)
+{
+	if (!tmpdir[0]) {
+		const char *t = getenv("TMPDIR");
+
+		snprintf(tmpdir, sizeof(tmpdir), "%s/libmeter-test.XXXXXX",
+			 t && *t ? t : "/tmp");
+		if (!mkdtemp(tmpdir))
+			snprintf(tmpdir, sizeof(tmpdir), "/tmp");
+	}
+	return tmpdir;
+}
+
+TAP_HELPER void scratch_cleanup(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	if (tmpdir[0] && strcmp(tmpdir, "/tmp")) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd))
+			diag("could not remove %s", tmpdir);
+	}
+}
+
+/*
+ * Runs dir/prog with args (NULL-terminated) and extra environment (NULL-
+ * terminated "K=V"); stdout goes to out (if not NULL).  Returns the exit
+ * status, or -1 when it did not exit normally.
+ */
+TAP_HELPER int run_prog(const char *prog, const char *const *env,
+		    const char *const *args, char *out, size_t outlen)
+{
+	char path[PATH_MAX];
+	const char *argv[16];
+	int pfd[2], st, i;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/%s", self_dir(), prog);
+	argv[0] = path;
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	if (pipe(pfd))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		close(pfd[1]);
+		for (i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		execv(path, (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	{
+		size_t n = 0;
+		ssize_t r;
+		char buf[512];
+
+		while ((r = read(pfd[0], buf, sizeof(buf))) > 0) {
+			if (out && n + (size_t)r < outlen) {
+				memcpy(out + n, buf, (size_t)r);
+				n += (size_t)r;
+			}
+		}
+		if (out)
+			out[n] = 0;
+	}
+	close(pfd[0]);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+TAP_HELPER struct meter_profile *load_profile(const char *path)
+{
+	char err[256];
+	struct meter_profile *p;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		diag("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	p = meter_profile_read_json(f, err, sizeof(err));
+	fclose(f);
+	if (!p)
+		diag("%s: %s", path, err);
+	return p;
+}
+
+TAP_HELPER const struct meter_func *func_named(const struct meter_profile *p,
+					   const char *name)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->nfuncs; i++)
+		if (!strcmp(p->funcs[i].name, name))
+			return &p->funcs[i];
+	return NULL;
+}
+
+TAP_HELPER long long calls_of(const struct meter_profile *p, const char *name)
+{
+	const struct meter_func *f = func_named(p, name);
+
+	return f ? (long long)f->calls : -1;
+}
+
+/* "a;b;c" for a stack, using function names. */
+TAP_HELPER void stack_string(const struct meter_profile *p,
+			 const struct meter_stack *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	uint32_t i;
+
+	buf[0] = 0;
+	for (i = 0; i < s->depth && n < len; i++) {
+		const struct meter_func *f = meter_profile_find(p, s->frames[i]);
+
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ";" : "",
+				      f ? f->name : "?");
+	}
+}
+
+TAP_HELPER uint64_t samples_of_stack(const struct meter_profile *p,
+				 const char *want)
+{
+	char buf[4096];
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nstacks; i++) {
+		stack_string(p, &p->stacks[i], buf, sizeof(buf));
+		if (!strcmp(buf, want))
+			n += p->stacks[i].samples;
+	}
+	return n;
+}
+
+/* The depth=N line a workload prints. */
+TAP_HELPER long printed_depth(const char *out)
+{
+	const char *d = strstr(out, "depth=");
+
+	return d ? atol(d + 6) : -1;
+}
+
+#endif

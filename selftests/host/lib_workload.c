@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The program libmeter's tests profile.  Built three ways from this one
+ * source: -DMODE_MANUAL (METER_FUNCTION), -finstrument-functions (automatic)
+ * and -DMODE_API (meter_record_register/meter_enter/meter_leave), so that
+ * the tests can check that the three give the same profile.
+ *
+ *   lib_workload counts N        top() N times: mid 3N-ish, leaf known
+ *   lib_workload threads T N     T threads, each calls leaf() N times
+ *   lib_workload spin MS         a() -> b() -> spin() MS ms; c() -> spin() MS ms
+ *   lib_workload longjmp K D     K times: recurse D deep and longjmp out
+ *   lib_workload deep D MS       recurse D deep, spin MS ms at the bottom
+ *   lib_workload fork N          leaf() N times, fork; child: leaf() 2N times
+ *
+ * Prints "depth=N" (the shadow-stack depth seen from main) at the end, so
+ * that tests can check the stack came back right.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "meter.h"
+
+#if defined(MODE_MANUAL)
+#define PROFILED(name) METER_FUNCTION()
+#elif defined(MODE_API)
+static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct { const char *name; meter_record_t *rec; } api_recs[32];
+
+static meter_record_t *api_enter(const char *name)
+{
+	meter_record_t *r = NULL;
+	int i;
+
+	pthread_mutex_lock(&api_lock);
+	for (i = 0; i < 32 && api_recs[i].name; i++)
+		if (!strcmp(api_recs[i].name, name))
+			break;
+	if (i < 32 && !api_recs[i].name) {
+		api_recs[i].name = name;
+		api_recs[i].rec = meter_record_register(name);
+	}
+	if (i < 32)
+		r = api_recs[i].rec;
+	pthread_mutex_unlock(&api_lock);
+	meter_enter(r);
+	return r;
+}
+
+static void api_leave(meter_record_t **r)
+{
+	meter_leave(*r);
+}
+#define PROFILED(name)							\
+	meter_record_t *api_rec__ __attribute__((cleanup(api_leave))) =	\
+		api_enter(#name)
+#else
+#define PROFILED(name) do { } while (0)
+#endif
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+static volatile unsigned long sink;
+
+__attribute__((no_instrument_function)) static unsigned long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (unsigned long)ts.tv_sec * 1000 + (unsigned long)ts.tv_nsec / 1000000;
+}
+
+NOINLINE static int leaf(int x)
+{
+	PROFILED(leaf);
+	sink += (unsigned long)x;
+	return x + 1;
+}
+
+NOINLINE static int mid(int x)
+{
+	PROFILED(mid);
+	int i, s = 0;
+
+	for (i = 0; i < 3; i++)
+		s += leaf(x + i);
+	return s;
+}
+
+NOINLINE static int top(int x)
+{
+	PROFILED(top);
+	return mid(x) + leaf(x);
+}
+
+NOINLINE static void spin(unsigned long ms)
+{
+	PROFILED(spin);
+	unsigned long end = now_ms() + ms;
+
+	while (now_ms() < end)
+		sink++;
+}
+
+NOINLINE static void b(unsigned long ms)
+{
+	PROFILED(b);
+	spin(ms);
+}
+
+NOINLINE static void a(unsigned long ms)
+{
+	PROFILED(a);
+	b(ms);
+}
+
+NOINLINE static void c(unsigned long ms)
+{
+	PROFILED(c);
+	spin(ms);
+}
+
+static jmp_buf jb;
+static volatile int do_jump = 1;
+
+/* Not profiled: the longjmp leaves from inside the deepest recurse(). */
+NOINLINE __attribute__((no_instrument_function)) static void jump_out(void)
+{
+	longjmp(jb, 1);
+}
+
+NOINLINE static void recurse(int d)
+{
+	PROFILED(recurse);
+	if (d > 1)
+		recurse(d - 1);
+	else if (do_jump)
+		jump_out();
+	sink++;
+}
+
+NOINLINE static void jumper(int d)
+{
+	PROFILED(jumper);
+	if (!setjmp(jb))
+		recurse(d);
+	leaf(d);
+}
+
+NOINLINE static void deep(int d, unsigned long ms)
+{
+	PROFILED(deep);
+	if (d > 1)
+		deep(d - 1, ms);
+	else
+		spin(ms);
+	sink++;
+}
+
+static int per_thread;
+
+NOINLINE static void *worker(void *arg)
+{
+	PROFILED(worker);
+	int i;
+
+	(void)arg;
+	for (i = 0; i < per_thread; i++)
+		leaf(i);
+	return NULL;
+}
+
+__attribute__((no_instrument_function)) static unsigned depth_now(void)
+{
+	const struct meter__page_hdr *pg =
+		(const struct meter__page_hdr *)meter__tls.page;
+
+	return pg ? pg->depth : 0;
+}
+
+int main(int argc, char **argv)
+{
+	PROFILED(main);
+	const char *cmd = argc > 1 ? argv[1] : "counts";
+	long n = argc > 2 ? atol(argv[2]) : 1000;
+	long m = argc > 3 ? atol(argv[3]) : 0;
+	long i;
+
+	if (!strcmp(cmd, "counts")) {
+		for (i = 0; i < n; i++)
+			top((int)i);
+	} else if (!strcmp(cmd, "threads")) {
+		pthread_t t[64];
+
+		per_thread = (int)m;
+		for (i = 0; i < n && i < 64; i++)
+			pthread_create(&t[i], NULL, worker, NULL);
+		for (i = 0; i < n && i < 64; i++)
+			pthread_join(t[i], NULL);
+	} else if (!strcmp(cmd, "spin")) {
+		a((unsigned long)n);
+		c((unsigned long)n);
+	} else if (!strcmp(cmd, "longjmp")) {
+		for (i = 0; i < n; i++)
+			jumper((int)m);
+		spin(50);
+	} else if (!strcmp(cmd, "deep")) {
+		deep((int)n, (unsigned long)m);
+	} else if (!strcmp(cmd, "fork")) {
+		pid_t pid;
+		int st;
+
+		for (i = 0; i < n; i++)
+			leaf((int)i);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			for (i = 0; i < 2 * n; i++)
+				leaf((int)i);
+			exit(0);
+		}
+		waitpid(pid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+	}
+	printf("depth=%u\n", depth_now());
+	return 0;
+}
