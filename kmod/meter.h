@@ -70,7 +70,7 @@ int meter_stacks_init(struct meter_stacks *st, u32 entries, u32 frames);
 void meter_stacks_free(struct meter_stacks *st);
 /* Caller holds the session lock.  false: table full (lost). */
 bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
-		      bool truncated);
+		      bool truncated, u64 weight);
 void meter_stacks_reset(struct meter_stacks *st);
 size_t meter_stacks_bytes(const struct meter_stacks *st);
 
@@ -172,6 +172,7 @@ struct meter_thread {
 	pid_t tid;
 	u32 state;			/* enum meter_thread_state, cmpxchg */
 	u64 samples;			/* written by the thread's tick only */
+	u64 clock_seen;			/* task clock accounted, ns (tick) */
 	struct page *page;
 	const struct meter_page *kpage;	/* kernel mapping of the page */
 	struct perf_event *event;	/* under meter_mutex */

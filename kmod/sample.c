@@ -4,11 +4,19 @@
  *
  * Runs in hard interrupt context on the CPU where the profiled thread is
  * running, with that thread as current.  It never allocates and never
- * sleeps; it takes only the session's raw spinlock.  Nothing read from the
+ * sleeps; it takes only the session's raw spinlock.
+ *
+ * perf's task-clock timer re-arms itself with hrtimer_forward_now(), which
+ * drops the periods it overran when the interrupt came late (common under
+ * emulation at 10 kHz).  So each tick weighs as many periods as the
+ * thread's task clock advanced since the last tick (at least one): the
+ * counts stay "periods of CPU time", and samples per CPU-second equal the
+ * requested rate.  Nothing read from the
  * shared page is trusted: every id is bounds-checked before it is used to
  * find a counter, and is never used as an index otherwise.
  */
 #include <linux/perf_event.h>
+#include <linux/math64.h>
 #include <linux/sched/mm.h>
 
 #include "meter.h"
@@ -45,6 +53,22 @@ static u32 meter_sample_frames(struct meter_session *s,
 	return n;
 }
 
+/* Periods of task clock since the previous tick, at least 1. */
+static u64 meter_sample_weight(struct meter_thread *t, struct perf_event *event)
+{
+	u64 clock = local64_read(&event->count);
+	u64 period = READ_ONCE(event->hw.sample_period);
+	u64 w;
+
+	if (!period || clock <= t->clock_seen)
+		return 1;
+	w = div64_u64(clock - t->clock_seen, period);
+	if (!w)
+		return 1;	/* early tick: keep the remainder */
+	t->clock_seen += w * period;
+	return w;
+}
+
 void meter_sample_tick(struct perf_event *event,
 		       struct perf_sample_data *data, struct pt_regs *regs)
 {
@@ -56,6 +80,7 @@ void meter_sample_tick(struct perf_event *event,
 	u32 cur, depth, max_id, n;
 	bool truncated, kept;
 	unsigned long flags;
+	u64 w;
 
 	if (READ_ONCE(t->state) != METER_THREAD_LIVE || current != t->task)
 		return;
@@ -70,42 +95,43 @@ void meter_sample_tick(struct perf_event *event,
 
 	s = t->session;
 	pg = t->kpage;
-	atomic64_inc(&s->samples);
-	WRITE_ONCE(t->samples, t->samples + 1);
+	w = meter_sample_weight(t, event);
+	atomic64_add(w, &s->samples);
+	WRITE_ONCE(t->samples, t->samples + w);
 
 	cur = READ_ONCE(pg->current_id);
 	depth = READ_ONCE(pg->depth);
 	max_id = READ_ONCE(s->max_id);
 	if (READ_ONCE(pg->magic) != METER_PAGE_MAGIC ||
 	    READ_ONCE(pg->version) != METER_PAGE_VERSION) {
-		atomic64_inc(&s->invalid);
+		atomic64_add(w, &s->invalid);
 		return;
 	}
 	if (!cur) {
-		atomic64_inc(&s->no_current);
+		atomic64_add(w, &s->no_current);
 		return;
 	}
 	if (!meter_id_ok(s, cur, max_id)) {
-		atomic64_inc(&s->invalid);
+		atomic64_add(w, &s->invalid);
 		return;
 	}
 	slot = meter_session_slot_tick(s, cur);
 	if (!slot) {
-		atomic64_inc(&s->invalid);
+		atomic64_add(w, &s->invalid);
 		return;
 	}
 	n = meter_sample_frames(s, pg, depth, cur, max_id, frames, &truncated);
 	if (!n) {
-		atomic64_inc(&s->invalid);
+		atomic64_add(w, &s->invalid);
 		return;
 	}
 
-	atomic64_inc(&slot->self);
+	atomic64_add(w, &slot->self);
 	if (truncated)
-		atomic64_inc(&s->truncated);
+		atomic64_add(w, &s->truncated);
 	raw_spin_lock_irqsave(&s->lock, flags);
-	kept = meter_stacks_add(&s->stacks, frames, n, truncated);
+	kept = meter_stacks_add(&s->stacks, frames, n, truncated, w);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	if (!kept)
-		atomic64_inc(&s->lost);
+		atomic64_add(w, &s->lost);
 }

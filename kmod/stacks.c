@@ -60,7 +60,7 @@ void meter_stacks_reset(struct meter_stacks *st)
 }
 
 bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
-		      bool truncated)
+		      bool truncated, u64 weight)
 {
 	u32 hash, mask = st->nslots - 1, i, probes;
 	struct meter_stack_entry *e;
@@ -76,7 +76,7 @@ bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
 		if (e->hash == hash && e->depth == n &&
 		    e->truncated == truncated &&
 		    !memcmp(&st->pool[e->off], frames, n * sizeof(u32))) {
-			e->samples++;
+			e->samples += weight;
 			return true;
 		}
 	}
@@ -89,7 +89,7 @@ bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
 	e->hash = hash;
 	e->depth = n;
 	e->truncated = truncated;
-	e->samples = 1;
+	e->samples = weight;
 	st->pool_used += n;
 	st->nused++;
 	return true;

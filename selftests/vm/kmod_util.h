@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers of the meter.ko tests (selftests/vm/test_kmod_*.c).  The tests
+ * fill struct meter_page themselves and talk to the module through
+ * lib/nlclient.c only, so they test the kernel independently of libmeter.
+ */
+#ifndef METER_KMOD_UTIL_H
+#define METER_KMOD_UTIL_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/meter.h>
+
+#include "nlclient.h"
+
+static int ku_failed;
+static int ku_num;
+
+static void ku_plan(int n)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n1..%d\n", n);
+}
+
+static void ku_ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++ku_num);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		ku_failed++;
+}
+
+static void ku_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static int ku_exit(void)
+{
+	printf("# %d of %d failed\n", ku_failed, ku_num);
+	return ku_failed ? 1 : 0;
+}
+
+static void ku_bail(const char *what, int err, const char *msg)
+{
+	printf("Bail out! %s: %s (%s)\n", what, strerror(-err),
+	       msg ? msg : "");
+	exit(1);
+}
+
+static uint64_t ku_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Burns ns of this thread's CPU time; returns the CPU time burnt. */
+static uint64_t ku_burn(uint64_t ns)
+{
+	uint64_t start = ku_thread_cpu_ns(), now;
+	volatile uint64_t x = 0;
+	int i;
+
+	do {
+		for (i = 0; i < 2000; i++)
+			x += (uint64_t)i * 7;
+		now = ku_thread_cpu_ns();
+	} while (now - start < ns);
+	return now - start;
+}
+
+/* A fresh private anonymous page laid out as struct meter_page. */
+static struct meter_page *ku_page(void)
+{
+	struct meter_page *pg = mmap(NULL, METER_PAGE_SIZE,
+				     PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (pg == MAP_FAILED) {
+		printf("Bail out! mmap: %s\n", strerror(errno));
+		exit(1);
+	}
+	memset(pg, 0, METER_PAGE_SIZE);
+	pg->magic = METER_PAGE_MAGIC;
+	pg->version = METER_PAGE_VERSION;
+	return pg;
+}
+
+/* Appel's protocol, as libmeter does it. */
+static void ku_enter(struct meter_page *pg, uint32_t id)
+{
+	if (pg->depth < METER_STACK_CAP)
+		pg->stack[pg->depth] = id;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pg->depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pg->current = id;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void ku_leave(struct meter_page *pg)
+{
+	pg->depth--;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pg->current = pg->depth ?
+		(pg->depth <= METER_STACK_CAP ? pg->stack[pg->depth - 1] : 0) : 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static struct meter_nl *ku_open(void)
+{
+	struct meter_nl *nl;
+	char err[256] = "";
+	int ret = meter_nl_open(&nl, err, sizeof(err));
+
+	if (ret)
+		ku_bail("meter_nl_open", ret, err);
+	return nl;
+}
+
+/* Registers the calling thread; bails out on failure. */
+static uint64_t ku_register(struct meter_nl *nl, struct meter_page *pg,
+			    uint64_t period_ns)
+{
+	struct meter_nl_reg reg = {
+		.page_addr = (uintptr_t)pg,
+		.period_ns = period_ns,
+	};
+	uint64_t cookie = 0, eff = 0;
+	char err[256] = "";
+	int ret = meter_nl_register(nl, &reg, &cookie, &eff, err, sizeof(err));
+
+	if (ret)
+		ku_bail("register", ret, err);
+	return cookie;
+}
+
+/* Names ids 1..n as f1..fn. */
+static void ku_funcs(struct meter_nl *nl, uint32_t n)
+{
+	struct meter_nl_func f[64];
+	char names[64][16];
+	char err[256] = "";
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < n && i < 64; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%u", i + 1);
+		f[i].id = i + 1;
+		f[i].name = names[i];
+	}
+	ret = meter_nl_add_funcs(nl, f, i, err, sizeof(err));
+	if (ret)
+		ku_bail("add_funcs", ret, err);
+}
+
+static struct meter_profile *ku_profile(struct meter_nl *nl, uint64_t cookie,
+					int32_t pid)
+{
+	struct meter_nl_sel sel = { .cookie = cookie, .pid = pid };
+	struct meter_profile *p = NULL;
+	char err[256] = "";
+	int ret = meter_nl_get_profile(nl, &sel, &p, err, sizeof(err));
+
+	if (ret)
+		ku_bail("get_profile", ret, err);
+	return p;
+}
+
+static uint64_t ku_self(const struct meter_profile *p, uint32_t id)
+{
+	const struct meter_func *f = meter_profile_find(p, id);
+
+	return f ? f->self_samples : 0;
+}
+
+static double ku_abs(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+#endif /* METER_KMOD_UTIL_H */
