@@ -176,6 +176,14 @@ static void where(const struct parser *ps, const char *at, size_t *line,
 	}
 }
 
+/* Keeps an error message on one line whatever the input held. */
+static void one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 static void perr(struct parser *ps, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -194,11 +202,13 @@ static void perr(struct parser *ps, const char *fmt, ...)
 	if (ps->p >= ps->end) {
 		snprintf(ps->err, ps->errlen,
 			 "invalid JSON: unexpected end of input: %s", msg);
+		one_line(ps->err);
 		return;
 	}
 	where(ps, ps->p, &line, &col);
 	snprintf(ps->err, ps->errlen, "invalid JSON at line %zu, column %zu: %s",
 		 line, col, msg);
+	one_line(ps->err);
 }
 
 static void jfree(struct jval *v)
@@ -629,6 +639,7 @@ static void serr(struct schema *sc, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	snprintf(sc->err, sc->errlen, "not a valid meter profile: %s", msg);
+	one_line(sc->err);
 }
 
 static const struct jval *get(const struct jval *obj, const char *key)

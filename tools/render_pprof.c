@@ -16,7 +16,7 @@
  * Every function's self samples appear: samples whose stack was not kept
  * (the kernel's stack table was full) become one-frame samples of the
  * function they were charged to, and ticks without a current function a
- * sample of "<no current function>", so pprof's flat column equals the
+ * sample of "[no current function]", so pprof's flat column equals the
  * flat profile's.
  *
  * The gzip container holds the message in "stored" deflate blocks with a
@@ -269,7 +269,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	}
 	for (i = 0; i < an->n + (nocur_loc ? 1 : 0); i++) {
 		uint64_t name = str_add(&st, i < an->n ? an_name(an, i) :
-					"<no current function>");
+					"[no current function]");
 
 		pb_uint(&tmp, 1, i + 1);
 		pb_uint(&tmp, 2, name);

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the profile model (lib/profile.c) and its JSON reader
+ * (lib/profile_json.c): look-up, totals from stacks, merge by name, and
+ * the reader's behaviour on every truncation and on random corruption of
+ * a valid file (an error message or a valid profile, never a crash).
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+static int n, fails;
+
+static void check(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	n++;
+	printf("%sok %d - ", cond ? "" : "not ", n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		fails++;
+}
+
+static struct meter_profile *appel(uint32_t id_main, uint32_t id_f,
+				   uint32_t id_g, uint32_t id_p)
+{
+	struct meter_profile *p = meter_profile_new();
+	const uint32_t s1[] = { id_main, id_f, id_p };
+	const uint32_t s2[] = { id_main, id_g, id_p };
+	const uint32_t s3[] = { id_main };
+
+	strcpy(p->backend, "kernel");
+	p->period_ns = 1000000;
+	p->samples = 1010;
+	meter_profile_add_func(p, id_main, "main")->calls = 1;
+	meter_profile_add_func(p, id_f, "f")->calls = 100;
+	meter_profile_add_func(p, id_g, "g")->calls = 100;
+	meter_profile_add_func(p, id_p, "is_prime")->calls = 200;
+	meter_profile_find(p, id_main)->self_samples = 10;
+	meter_profile_find(p, id_p)->self_samples = 1000;
+	meter_profile_add_stack(p, s1, 3, 900);
+	meter_profile_add_stack(p, s2, 3, 100);
+	meter_profile_add_stack(p, s3, 1, 10);
+	meter_profile_add_thread(p, 42, 1010);
+	meter_profile_compute_totals(p);
+	return p;
+}
+
+static const struct meter_func *by_name(const struct meter_profile *p,
+					const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfuncs; i++)
+		if (!strcmp(p->funcs[i].name, name))
+			return &p->funcs[i];
+	return NULL;
+}
+
+static char *to_json(const struct meter_profile *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	meter_profile_write_json(p, f);
+	fclose(f);
+	return buf;
+}
+
+static struct meter_profile *from_json(const char *s, size_t len, char *err,
+				       size_t errlen)
+{
+	FILE *f = fmemopen((void *)s, len ? len : 1, "r");
+	struct meter_profile *p;
+
+	if (!len) {	/* fmemopen cannot open an empty buffer */
+		fclose(f);
+		f = fopen("/dev/null", "r");
+	}
+	p = meter_profile_read_json(f, err, errlen);
+	fclose(f);
+	return p;
+}
+
+int main(void)
+{
+	struct meter_profile *a, *b, *m, *r;
+	const struct meter_func *f;
+	char err[300], *json, *json2;
+	size_t len, len2, i, bad = 0, oneline = 0, parsed = 0;
+	uint32_t rec[] = { 5, 9, 9, 9 };
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("1..16\n");
+
+	a = appel(1, 2, 3, 4);
+	check(meter_profile_find(a, 3) && !strcmp(meter_profile_find(a, 3)->name,
+						  "g"),
+	      "find: dense ids");
+	b = appel(40, 7, 9, 2);	/* unsorted ids */
+	check(meter_profile_find(b, 9) &&
+	      !strcmp(meter_profile_find(b, 9)->name, "g") &&
+	      !meter_profile_find(b, 3), "find: unsorted, sparse ids");
+	check(meter_profile_find(a, 1)->total_samples == 1010 &&
+	      meter_profile_find(a, 2)->total_samples == 900 &&
+	      meter_profile_find(a, 4)->total_samples == 1000,
+	      "compute_totals: each function's samples from the stacks");
+
+	r = meter_profile_new();
+	meter_profile_add_func(r, 5, "main");
+	meter_profile_add_func(r, 9, "fib");
+	meter_profile_add_stack(r, rec, 4, 7);
+	meter_profile_compute_totals(r);
+	check(meter_profile_find(r, 9)->total_samples == 7,
+	      "compute_totals: a recursive function counts once per sample");
+
+	m = meter_profile_new();
+	meter_profile_merge(m, a);
+	meter_profile_merge(m, b);
+	f = by_name(m, "is_prime");
+	check(f && f->calls == 400 && f->self_samples == 2000 &&
+	      f->total_samples == 2000, "merge: counts add up, matched by name "
+	      "across different ids");
+	check(m->nfuncs == 4 && m->nstacks == 3 && m->stacks[0].samples == 1800,
+	      "merge: identical stacks (after renumbering) add their samples");
+	check(m->runs == 2 && m->samples == 2020 && m->nthreads == 2,
+	      "merge: runs, counters and threads add up");
+	meter_profile_merge(m, r);
+	meter_profile_free(r);
+	check(m->nfuncs == 5 && by_name(m, "fib") && by_name(m, "main")->calls == 2,
+	      "merge: new names are added, old ones matched");
+	check(meter_profile_find(m, by_name(m, "fib")->id) == by_name(m, "fib"),
+	      "merge: ids stay unique and findable");
+
+	json = to_json(m, &len);
+	r = from_json(json, len, err, sizeof(err));
+	json2 = r ? to_json(r, &len2) : NULL;
+	check(json2 && len == len2 && !memcmp(json, json2, len),
+	      "json: write, read, write gives the same bytes");
+	meter_profile_free(r);
+	free(json2);
+
+	/* Every proper prefix of a valid file is refused with one line. */
+	for (i = 0; i < len - 1; i++) {
+		r = from_json(json, i, err, sizeof(err));
+		if (r) {
+			meter_profile_free(r);
+			continue;
+		}
+		bad++;
+		if (err[0] && !strchr(err, '\n'))
+			oneline++;
+	}
+	check(bad == len - 1, "json: all %zu truncations are refused", len - 1);
+	check(oneline == bad, "json: each with a one-line message");
+
+	/* Random corruption: a profile or an error, never a crash. */
+	srand(12345);
+	bad = oneline = parsed = 0;
+	for (i = 0; i < 3000; i++) {
+		char *c = malloc(len);
+		int k, flips = 1 + rand() % 4;
+
+		memcpy(c, json, len);
+		for (k = 0; k < flips; k++)
+			c[rand() % len] = (char)(rand() % 256);
+		r = from_json(c, len, err, sizeof(err));
+		if (r) {
+			parsed++;
+			meter_profile_free(r);
+		} else {
+			bad++;
+			if (err[0] && !strchr(err, '\n'))
+				oneline++;
+		}
+		free(c);
+	}
+	check(bad + parsed == 3000 && oneline == bad,
+	      "json: 3000 corrupted files: %zu refused with one line, %zu "
+	      "still valid, no crash", bad, parsed);
+
+	r = from_json("{\"format\":\"meter-profile\",\"version\":2}", 38, err,
+		      sizeof(err));
+	check(!r && strstr(err, "version 2"), "json: unknown version refused: %s",
+	      err);
+	{
+		/* Deep nesting is refused, not recursed into. */
+		char deep[4096];
+
+		memset(deep, '[', sizeof(deep));
+		memcpy(deep, "{\"a\":", 5);
+		r = from_json(deep, sizeof(deep), err, sizeof(err));
+		check(!r && strstr(err, "nested deeper"),
+		      "json: nesting depth is bounded: %s", err);
+	}
+	{
+		const char *dup = "{\"format\":\"meter-profile\",\"version\":1,"
+			"\"period_ns\":1,\"samples\":0,\"functions\":[{\"id\":1,"
+			"\"name\":\"a\"},{\"id\":1,\"name\":\"b\"}],\"stacks\":[]}";
+
+		r = from_json(dup, strlen(dup), err, sizeof(err));
+		check(!r && strstr(err, "appears twice"),
+		      "json: duplicate function ids refused: %s", err);
+	}
+
+	free(json);
+	meter_profile_free(a);
+	meter_profile_free(b);
+	meter_profile_free(m);
+	printf("# %d failed\n", fails);
+	return fails ? 1 : 0;
+}

@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Host tests of the renderers, on fixture profiles in selftests/host/data/
+# read by `meter-stat -i` (no kernel needed):
+#   appel.json               Appel's example: f makes the expensive calls to
+#                            is_prime, g the cheap ones, equally often
+#   appel-renumbered.json    the same functions with other ids, plus h
+#   recursive.json           recursion, unsorted ids, allocation, threads,
+#                            non-ASCII names, a truncated stack, 64-bit
+#                            cookies, ticks with no current function
+set -u
+
+ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+STAT=$ROOT/build/tools/meter-stat
+DATA=$ROOT/selftests/host/data
+APPEL=$DATA/appel.json
+APPEL2=$DATA/appel-renumbered.json
+REC=$DATA/recursive.json
+
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() { # description, then a command
+	local d=$1; shift
+	if "$@"; then ok "$d"; else nok "$d"; fi
+}
+diag() { sed 's/^/# /' "$@"; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+echo "1..28"
+
+# The flat profile's rows: "%time cumulative self [calls ms ms] name".
+flat_rows() { # file -> rows only
+	awk '/^ *time +seconds/ { on = 1; next }
+	     on && NF == 0 { exit }
+	     on { print }' "$1"
+}
+
+# --- flat profile ---------------------------------------------------------
+
+"$STAT" -i "$APPEL" --format flat > "$tmp/flat" 2> "$tmp/err"
+flat_rows "$tmp/flat" > "$tmp/rows"
+
+check "flat: % time column adds up to 100" \
+	awk '{ s += $1 } END { exit !(s > 99.9 && s < 100.1) }' "$tmp/rows"
+check "flat: cumulative seconds never decrease and end at the total (1.050 s)" \
+	awk '$2 + 0 < last - 1e-9 { bad = 1 } { last = $2 + 0 }
+	     END { exit bad || last != 1.05 }' "$tmp/rows"
+check "flat: self seconds add up to the cumulative total" \
+	awk '{ s += $3 } END { exit !(s > 1.049 && s < 1.051) }' "$tmp/rows"
+check "flat: call counts are the recorded ones, exactly" \
+	awk '$NF == "is_prime" && $4 == 200 { a++ } $NF == "f" && $4 == 100 { a++ }
+	     $NF == "g" && $4 == 100 { a++ } $NF == "main" && $4 == 1 { a++ }
+	     END { exit a != 4 }' "$tmp/rows"
+check "flat: ordered by self time, is_prime first at 95.24%" \
+	awk 'NR == 1 { exit !($NF == "is_prime" && $1 == "95.24") }' "$tmp/rows"
+check "flat: states the sample period and the sample count" \
+	grep -q "1050 samples at a period of 1 ms" "$tmp/flat"
+check "flat: ms/call columns are self and total seconds over calls (f: 0.2000, 9.2000)" \
+	awk '$NF == "f" { exit !($5 == "0.2000" && $6 == "9.2000") }' "$tmp/rows"
+
+"$STAT" -i "$REC" --format flat > "$tmp/flat2"
+flat_rows "$tmp/flat2" > "$tmp/rows2"
+check "flat: ticks with no current function are a row, so % still adds up to 100" \
+	awk '/<no current function>/ { seen = 1 } { s += $1 }
+	     END { exit !(seen && s > 99.9 && s < 100.1) }' "$tmp/rows2"
+
+"$STAT" -i "$APPEL" --format flat --threshold 5 > "$tmp/thr"
+check "flat: --threshold 5 leaves out the functions below 5%" \
+	bash -c "flat_rows() { awk '/^ *time +seconds/ { on = 1; next } on && NF == 0 { exit } on { print }' \"\$1\"; };
+		 [ \"\$(flat_rows $tmp/thr | awk '{ print \$NF }')\" = is_prime ] &&
+		 grep -q '3 functions below 5% not shown' $tmp/thr"
+
+"$STAT" -i "$APPEL" --format flat --order name > "$tmp/byname"
+check "flat: --order name sorts by name" \
+	test "$(flat_rows "$tmp/byname" | awk '{ printf "%s ", $NF }')" = "f g is_prime main "
+
+# --- call graph -------------------------------------------------------------
+
+"$STAT" -i "$APPEL" --format callgraph > "$tmp/cg"
+# The entry of is_prime: its caller lines come right before its [N] line.
+awk '/^ -+$/ { blk = ""; next } { blk = blk $0 "\n" }
+     /^ \[[0-9]+\].* is_prime$/ { print blk; exit }' "$tmp/cg" > "$tmp/isprime"
+check "callgraph: Appel's example charges 90% of is_prime to f (expensive calls), not half" \
+	grep -Eq '^ +f \[[0-9]+\] +90\.0% +0\.900 s$' "$tmp/isprime"
+check "callgraph: ... and 10% to g (cheap calls, as many)" \
+	grep -Eq '^ +g \[[0-9]+\] +10\.0% +0\.100 s$' "$tmp/isprime"
+check "callgraph: every function has an [N] label, main is [1] (topological)" \
+	grep -Eq '^ \[1\] +1\.050 100\.0% +0\.010 +1\.0% +1  main$' "$tmp/cg"
+
+"$STAT" -i "$REC" --format callgraph > "$tmp/cgrec"
+check "callgraph: recursion is marked and fib appears as its own caller" \
+	bash -c "grep -Eq '^ \[[0-9]+\].* fib <recursive>$' $tmp/cgrec &&
+		 grep -Eq '^ +fib \[[0-9]+\] +31\.2%' $tmp/cgrec"
+
+"$STAT" -i "$APPEL" --format callgraph --hide-self 5 --hide-subs 50 > "$tmp/hide"
+check "callgraph: --hide-self 5 --hide-subs 50 hides g (small self, small edges) and keeps f" \
+	bash -c "! grep -Eq '^ \[[0-9]+\].*  g$' $tmp/hide &&
+		 grep -Eq '^ \[[0-9]+\].*  f$' $tmp/hide &&
+		 grep -q '1 function hidden' $tmp/hide"
+
+# --- METERING table -----------------------------------------------------
+
+"$STAT" -i "$APPEL" --format metering > "$tmp/met"
+check "metering: TOTAL line has the sum of the calls (401) and of the times (1.05 s)" \
+	grep -Eq '^TOTAL: +401 +1\.050000$' "$tmp/met"
+check "metering: estimated overhead line is calls x call cost (401 x 1.5 ns)" \
+	grep -q 'Estimated total monitoring overhead: 0.000001 seconds (401 calls x 1.500 ns)' "$tmp/met"
+"$STAT" -i "$APPEL" --format metering --inclusive > "$tmp/meti"
+check "metering: --inclusive charges f with its callees (0.920000 s, 87.62%)" \
+	grep -Eq '^f: +87\.62 +100 +0\.009200 +0\.920000$' "$tmp/meti"
+"$STAT" -i "$REC" --format metering > "$tmp/metrec"
+check "metering: allocation columns appear when recorded (naïve_ж: 4096 bytes)" \
+	grep -Eq '^naïve_ж: .* 4096$' "$tmp/metrec"
+
+# --- JSON -------------------------------------------------------------------
+
+"$STAT" -i "$APPEL" --format json > "$tmp/appel.json"
+check "json: appel.json round-trips through meter-stat -i byte-identically" \
+	cmp -s "$APPEL" "$tmp/appel.json"
+"$STAT" -i "$REC" --format json > "$tmp/rec.json"
+check "json: recursive.json (64-bit cookies, escapes, UTF-8, truncated stack, threads) round-trips byte-identically" \
+	cmp -s "$REC" "$tmp/rec.json"
+
+# --- folded -------------------------------------------------------------------
+
+"$STAT" -i "$REC" --format folded > "$tmp/folded"
+check "folded: every line matches root;...;leaf COUNT" \
+	bash -c "[ -s $tmp/folded ] && ! grep -Evq '^[^ ;]+(;[^ ;]+)* [0-9]+\$' $tmp/folded"
+want=$(awk '/"frames"/ { sub(/.*"samples": /, ""); s += $0 + 0 } END { print s }' "$REC")
+got=$(awk '{ s += $NF } END { print s }' "$tmp/folded")
+check "folded: counts add up to the stacks' samples ($want)" test "$got" = "$want"
+"$STAT" -i "$APPEL" --format folded > "$tmp/folded2"
+check "folded: Appel's stacks, root first" grep -qx 'main;f;is_prime 900' "$tmp/folded2"
+
+# --- pprof --------------------------------------------------------------------
+
+"$STAT" -i "$APPEL" --format pprof -o "$tmp/appel.pb.gz"
+check "pprof: output is gzip with a valid CRC (gzip -t)" gzip -t "$tmp/appel.pb.gz"
+if command -v go > /dev/null 2>&1; then
+	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
+		go tool pprof -sample_index=samples -top "$tmp/appel.pb.gz" \
+		> "$tmp/top" 2> "$tmp/top.err"
+	check "pprof: go tool pprof -top lists is_prime 1000, f 20, g 20, main 10 samples" \
+		awk '$NF == "is_prime" && $1 == 1000 { a++ } $NF == "f" && $1 == 20 { a++ }
+		     $NF == "g" && $1 == 20 { a++ } $NF == "main" && $1 == 10 && $4 == 1050 { a++ }
+		     END { exit a != 4 }' "$tmp/top" || { diag "$tmp/top"; diag "$tmp/top.err"; }
+else
+	skip "pprof: go tool pprof -top lists the right sample counts" "go is not installed"
+fi
+
+# --- dot ------------------------------------------------------------------------
+
+"$STAT" -i "$APPEL" --format dot > "$tmp/dot"
+check "dot: edges carry the exact share of samples (f -> is_prime 85.7%, g -> is_prime 9.5%)" \
+	bash -c "grep -q 'n1 -> n3 \\[label=\"85.7%\"' $tmp/dot && grep -q 'n2 -> n3 \\[label=\"9.5%\"' $tmp/dot"
+if command -v dot > /dev/null 2>&1; then
+	check "dot: graphviz accepts the graph" dot -Tsvg -o /dev/null "$tmp/dot"
+else
+	check "dot: the graph is one balanced digraph block" \
+		bash -c "head -1 $tmp/dot | grep -q '^digraph meter {\$' && tail -1 $tmp/dot | grep -qx '}'"
+fi
+
+echo "# $fails failed"
+[ "$fails" -eq 0 ]
