@@ -22,3 +22,8 @@ $(BUILD)/tools/meter-stat: $(BUILD)/tools/meter-stat.o $(TOOLS_COMMON_OBJS) $(LI
 	$(CC) $(LDFLAGS) -o $@ $^ $(NL_LIBS) -lm $(LDLIBS)
 
 ALL_TARGETS += $(BUILD)/tools/meter-run $(BUILD)/tools/meter-stat
+
+# The tools' tests: their rules live with them (guarded, so a later
+# inclusion from selftests/selftests.mk is harmless).
+-include selftests/host/tools.mk
+-include selftests/vm/tools.mk

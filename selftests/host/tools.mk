@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT
+#
+# The tools' host tests (selftests/host/test_tools_*): the tests are built
+# by selftests/selftests.mk's pattern rules; this builds the instrumented
+# program they profile, Appel's f/g/is_prime, twice (METER_FUNCTION and
+# -finstrument-functions), linked statically with libmeter so that it runs
+# the same on the host and in the VM, and makes the tests depend on the
+# tools.
+
+ifndef METER_TOOLS_HOST_MK
+METER_TOOLS_HOST_MK := 1
+
+TOOLS_APPEL := $(BUILD)/selftests/tools_appel
+TOOLS_APPEL_AUTO := $(BUILD)/selftests/tools_appel_auto
+TOOLS_APPEL_LIBS := $(LIBMETER_A) $(NL_LIBS) -lpthread -ldl
+
+$(TOOLS_APPEL): selftests/host/tools_appel.c lib/meter.h $(LIBMETER_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(TOOLS_APPEL_LIBS)
+
+$(TOOLS_APPEL_AUTO): selftests/host/tools_appel.c lib/meter.h $(LIBMETER_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DAPPEL_AUTO -finstrument-functions -o $@ $< \
+		$(LDFLAGS) $(TOOLS_APPEL_LIBS)
+
+TOOLS_TEST_DEPS := $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO) \
+	$(BUILD)/tools/meter-run $(BUILD)/tools/meter-stat
+
+$(patsubst selftests/host/%.sh,$(BUILD)/selftests/host/%,$(wildcard selftests/host/test_tools_*.sh)): $(TOOLS_TEST_DEPS)
+
+ALL_TARGETS += $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO)
+
+endif
