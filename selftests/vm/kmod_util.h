@@ -22,16 +22,16 @@
 
 #include "nlclient.h"
 
-static int ku_failed;
-static int ku_num;
+static int ku_failed __attribute__((unused));
+static int ku_num __attribute__((unused));
 
-static void ku_plan(int n)
+static inline void ku_plan(int n)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..%d\n", n);
 }
 
-static void ku_ok(int cond, const char *fmt, ...)
+static inline void ku_ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -44,7 +44,7 @@ static void ku_ok(int cond, const char *fmt, ...)
 		ku_failed++;
 }
 
-static void ku_diag(const char *fmt, ...)
+static inline void ku_diag(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -55,20 +55,20 @@ static void ku_diag(const char *fmt, ...)
 	printf("\n");
 }
 
-static int ku_exit(void)
+static inline int ku_exit(void)
 {
 	printf("# %d of %d failed\n", ku_failed, ku_num);
 	return ku_failed ? 1 : 0;
 }
 
-static void ku_bail(const char *what, int err, const char *msg)
+static inline void ku_bail(const char *what, int err, const char *msg)
 {
 	printf("Bail out! %s: %s (%s)\n", what, strerror(-err),
 	       msg ? msg : "");
 	exit(1);
 }
 
-static uint64_t ku_thread_cpu_ns(void)
+static inline uint64_t ku_thread_cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -77,7 +77,7 @@ static uint64_t ku_thread_cpu_ns(void)
 }
 
 /* Burns ns of this thread's CPU time; returns the CPU time burnt. */
-static uint64_t ku_burn(uint64_t ns)
+static inline uint64_t ku_burn(uint64_t ns)
 {
 	uint64_t start = ku_thread_cpu_ns(), now;
 	volatile uint64_t x = 0;
@@ -92,7 +92,7 @@ static uint64_t ku_burn(uint64_t ns)
 }
 
 /* A fresh private anonymous page laid out as struct meter_page. */
-static struct meter_page *ku_page(void)
+static inline struct meter_page *ku_page(void)
 {
 	struct meter_page *pg = mmap(NULL, METER_PAGE_SIZE,
 				     PROT_READ | PROT_WRITE,
@@ -109,7 +109,7 @@ static struct meter_page *ku_page(void)
 }
 
 /* Appel's protocol, as libmeter does it. */
-static void ku_enter(struct meter_page *pg, uint32_t id)
+static inline void ku_enter(struct meter_page *pg, uint32_t id)
 {
 	if (pg->depth < METER_STACK_CAP)
 		pg->stack[pg->depth] = id;
@@ -120,7 +120,7 @@ static void ku_enter(struct meter_page *pg, uint32_t id)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-static void ku_leave(struct meter_page *pg)
+static inline void ku_leave(struct meter_page *pg)
 {
 	pg->depth--;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -129,7 +129,7 @@ static void ku_leave(struct meter_page *pg)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-static struct meter_nl *ku_open(void)
+static inline struct meter_nl *ku_open(void)
 {
 	struct meter_nl *nl;
 	char err[256] = "";
@@ -141,7 +141,7 @@ static struct meter_nl *ku_open(void)
 }
 
 /* Registers the calling thread; bails out on failure. */
-static uint64_t ku_register(struct meter_nl *nl, struct meter_page *pg,
+static inline uint64_t ku_register(struct meter_nl *nl, struct meter_page *pg,
 			    uint64_t period_ns)
 {
 	struct meter_nl_reg reg = {
@@ -158,7 +158,7 @@ static uint64_t ku_register(struct meter_nl *nl, struct meter_page *pg,
 }
 
 /* Names ids 1..n as f1..fn. */
-static void ku_funcs(struct meter_nl *nl, uint32_t n)
+static inline void ku_funcs(struct meter_nl *nl, uint32_t n)
 {
 	struct meter_nl_func f[64];
 	char names[64][16];
@@ -176,7 +176,7 @@ static void ku_funcs(struct meter_nl *nl, uint32_t n)
 		ku_bail("add_funcs", ret, err);
 }
 
-static struct meter_profile *ku_profile(struct meter_nl *nl, uint64_t cookie,
+static inline struct meter_profile *ku_profile(struct meter_nl *nl, uint64_t cookie,
 					int32_t pid)
 {
 	struct meter_nl_sel sel = { .cookie = cookie, .pid = pid };
@@ -189,14 +189,14 @@ static struct meter_profile *ku_profile(struct meter_nl *nl, uint64_t cookie,
 	return p;
 }
 
-static uint64_t ku_self(const struct meter_profile *p, uint32_t id)
+static inline uint64_t ku_self(const struct meter_profile *p, uint32_t id)
 {
 	const struct meter_func *f = meter_profile_find(p, id);
 
 	return f ? f->self_samples : 0;
 }
 
-static double ku_abs(double x)
+static inline double ku_abs(double x)
 {
 	return x < 0 ? -x : x;
 }
