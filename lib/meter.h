@@ -96,9 +96,13 @@ struct meter__frame {
 	uint32_t prev;			/* current before the call */
 };
 
-/* Shadow-stack side entry: where each frame's stack pointer was. */
+/*
+ * Shadow-stack side entry: where each frame is (its canonical frame
+ * address, the stack pointer before the call) and where it returns to.
+ */
 struct meter__side {
 	uintptr_t sp;
+	uintptr_t site;
 	uint32_t id;
 	uint32_t pad;
 };
@@ -113,7 +117,7 @@ extern __thread struct meter__tls meter__tls
 	__attribute__((tls_model("initial-exec")));
 
 void meter__enter_slow(struct meter_record *rec, struct meter__frame *f,
-		       uintptr_t sp);
+		       uintptr_t sp, uintptr_t site);
 void meter__module_records(struct meter_record *start,
 			   struct meter_record *stop);
 
@@ -125,14 +129,6 @@ struct meter__page_hdr {
 };
 #define METER__STACK_CAP	(4096 / 4 - 16)
 
-#if defined(__x86_64__)
-#define METER__SP(v) __asm__ volatile("mov %%rsp, %0" : "=r"(v))
-#elif defined(__aarch64__)
-#define METER__SP(v) __asm__ volatile("mov %0, sp" : "=r"(v))
-#else
-#define METER__SP(v) ((v) = (uintptr_t)__builtin_frame_address(0))
-#endif
-
 #define METER__FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 static inline __attribute__((always_inline, no_instrument_function)) void
@@ -140,18 +136,20 @@ meter__enter(struct meter_record *rec, struct meter__frame *f)
 {
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
 	uint32_t id = rec->id, d;
-	uintptr_t sp;
+	/* the calling function's frame: inlined into its caller, the caller's */
+	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
+	uintptr_t site = (uintptr_t)__builtin_return_address(0);
 
-	METER__SP(sp);
 	if (__builtin_expect(!pg || !id, 0))
 		goto slow;
 	d = pg->depth;
-	/* deep, or the top frame is stale (longjmp, exception): slow path */
+	/* deep, or the top frame may be stale (longjmp, exception): slow path */
 	if (__builtin_expect(d >= METER__STACK_CAP ||
 			     sp >= meter__tls.side[(int)d - 1].sp, 0))
 		goto slow;
 	meter__tls.counts[id]++;
 	meter__tls.side[d].sp = sp;
+	meter__tls.side[d].site = site;
 	meter__tls.side[d].id = id;
 	f->page = (struct meter_page *)pg;
 	f->depth = d;
@@ -163,7 +161,7 @@ meter__enter(struct meter_record *rec, struct meter__frame *f)
 	pg->current = id;
 	return;
 slow:
-	meter__enter_slow(rec, f, sp);
+	meter__enter_slow(rec, f, sp, site);
 }
 
 static inline __attribute__((always_inline, no_instrument_function)) void

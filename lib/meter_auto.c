@@ -8,10 +8,13 @@
  * time a function is seen (then never again).  Its name is looked up in the
  * ELF symbol tables later, when the name is needed (meter_symbols.c).
  *
- * The frame of a call is identified by the hook's own frame address, which
- * is the instrumented function's stack pointer at the call minus a constant:
- * the same in the enter and the exit hook of one activation.  The exit hook
- * pops without looking the function up when the top frame is its own.
+ * A frame is identified by the instrumented function's canonical frame
+ * address (CFA: the stack pointer before the call), as METER_FUNCTION()
+ * does with __builtin_dwarf_cfa().  A hook only knows its own CFA; the
+ * function's is found where its return address (the call_site argument)
+ * is stored, just below it.  The distance from the enter hook's CFA to the
+ * function's is constant per function: it is found once by scanning the
+ * stack and cached with the record, then only checked (one load).
  */
 #include <string.h>
 
@@ -25,7 +28,7 @@
 struct slot {
 	uintptr_t addr;		/* 0: empty; written last */
 	uint32_t id;
-	uint32_t pad;
+	uint32_t cfa_off;	/* function's CFA - enter hook's CFA */
 };
 
 static struct slot table[TABLE_SIZE];	/* .bss: pages touched on use */
@@ -95,10 +98,31 @@ out:
 	return id;
 }
 
-static METER_NOINSTR __attribute__((noinline)) void
-enter_slow(uintptr_t fn, uintptr_t sp)
+/*
+ * The CFA of the instrumented function: the word above its return address
+ * (site), searched for upward from the hook's CFA, within the thread's
+ * stack.  0 when not found.
+ */
+static METER_NOINSTR uintptr_t find_cfa(uintptr_t hook_cfa, uintptr_t site)
 {
-	uint32_t id;
+	uintptr_t hi = meter_self ? meter_self->stack_hi : 0;
+	uintptr_t p, lim = hook_cfa + 4096 * sizeof(uintptr_t);
+
+	if (hi && lim > hi)
+		lim = hi;
+	if (!hi)
+		lim = hook_cfa + 64 * sizeof(uintptr_t);
+	for (p = hook_cfa; p + sizeof(uintptr_t) <= lim; p += sizeof(uintptr_t))
+		if (*(const uintptr_t *)p == site)
+			return p + sizeof(uintptr_t);
+	return 0;
+}
+
+static METER_NOINSTR __attribute__((noinline)) void
+enter_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
+{
+	uintptr_t cfa;
+	uint32_t id, i;
 
 	if (meter_busy || !meter_thread_ready())
 		return;
@@ -110,57 +134,79 @@ enter_slow(uintptr_t fn, uintptr_t sp)
 		if (!id)
 			return;
 	}
+	cfa = find_cfa(hook_cfa, site);
+	if (cfa) {
+		/* cache the distance where the fast path looks first */
+		i = hash_addr(fn);
+		if (table[i].addr == fn)
+			__atomic_store_n(&table[i].cfa_off,
+					 (uint32_t)(cfa - hook_cfa),
+					 __ATOMIC_RELAXED);
+	} else {
+		cfa = hook_cfa;
+	}
 	meter__tls.counts[id]++;
-	meter_push(id, sp, NULL);
+	meter_push(id, cfa, site, NULL);
 }
 
 static METER_NOINSTR __attribute__((noinline)) void
-exit_slow(uintptr_t fn, uintptr_t sp)
+exit_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 {
 	struct meter_page *pg = meter__tls.page;
 	struct meter__side *side = meter__tls.side;
 	uint32_t d = pg->depth;
+	uintptr_t cfa = find_cfa(hook_cfa, site);
 
+	(void)fn;
 	if (d == 0)
 		return;
 	if (d > METER_STACK_CAP) {
-		if (side[METER_STACK_CAP - 1].sp >= sp) {
+		if (!cfa || side[METER_STACK_CAP - 1].sp >= cfa) {
 			/* a frame past the capacity: keep the current id */
 			meter_pop_to(d - 1, pg->current);
 			return;
 		}
 		d = METER_STACK_CAP;	/* all of them were unwound */
 	}
-	/* frames below this one were unwound (longjmp, exception) */
-	while (d > 0 && side[d - 1].sp < sp)
-		d--;
-	if (d > 0 && (side[d - 1].sp == sp ||
-		      side[d - 1].id == meter_auto_find(fn)))
-		d--;
+	if (cfa) {
+		/* frames below this one were unwound (longjmp, exception) */
+		while (d > 0 && side[d - 1].sp < cfa)
+			d--;
+		if (d > 0 && side[d - 1].sp == cfa)
+			d--;
+	} else {
+		while (d > 0 && side[d - 1].sp <= hook_cfa)
+			d--;
+		if (d > 0 && side[d - 1].site == site)
+			d--;
+	}
 	meter_pop_to(d, 0);
 }
 
-void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *site)
+void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	uintptr_t a = (uintptr_t)fn;
+	uintptr_t hook_cfa = (uintptr_t)__builtin_dwarf_cfa();
+	uintptr_t a = (uintptr_t)fn, site = (uintptr_t)call_site, cfa;
 	uint32_t i, id, d;
 
-	(void)site;
 	if (__builtin_expect(!pg, 0))
 		goto slow;
 	i = hash_addr(a);
 	if (__builtin_expect(__atomic_load_n(&table[i].addr,
 					     __ATOMIC_ACQUIRE) != a, 0))
 		goto slow;
+	cfa = hook_cfa + table[i].cfa_off;
+	if (__builtin_expect(((const uintptr_t *)cfa)[-1] != site, 0))
+		goto slow;
 	id = table[i].id;
 	d = pg->depth;
 	if (__builtin_expect(d >= METER_STACK_CAP ||
-			     sp >= meter__tls.side[(int)d - 1].sp, 0))
+			     cfa >= meter__tls.side[(int)d - 1].sp, 0))
 		goto slow;
 	meter__tls.counts[id]++;
-	meter__tls.side[d].sp = sp;
+	meter__tls.side[d].sp = cfa;
+	meter__tls.side[d].site = site;
 	meter__tls.side[d].id = id;
 	pg->stack[d] = id;
 	METER__FENCE();
@@ -169,25 +215,28 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *site)
 	pg->current = id;
 	return;
 slow:
-	enter_slow(a, sp);
+	enter_slow(a, hook_cfa, site);
 }
 
-void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *site)
+void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *call_site)
 {
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t hook_cfa = (uintptr_t)__builtin_dwarf_cfa();
+	uintptr_t site = (uintptr_t)call_site;
+	struct meter__side *top;
 	uint32_t d;
 
-	(void)site;
 	if (__builtin_expect(!pg, 0))
 		return;
 	d = pg->depth;
-	if (__builtin_expect(d - 1 < METER_STACK_CAP &&
-			     meter__tls.side[d - 1].sp == sp, 1)) {
+	top = &meter__tls.side[(int)d - 1];
+	/* the top frame returns to where this one does and is above us */
+	if (__builtin_expect(d - 1 < METER_STACK_CAP && top->site == site &&
+			     top->sp > hook_cfa, 1)) {
 		pg->depth = d - 1;
 		METER__FENCE();
-		pg->current = meter__tls.side[(int)d - 2].id;
+		pg->current = top[-1].id;
 		return;
 	}
-	exit_slow((uintptr_t)fn, sp);
+	exit_slow((uintptr_t)fn, hook_cfa, site);
 }

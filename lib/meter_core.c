@@ -396,6 +396,17 @@ static struct meter_thr *thread_alloc(void)
 	th->page->version = METER_PAGE_VERSION;
 	th->side_base[0].sp = UINTPTR_MAX;
 	th->side_base[0].id = 0;
+	{
+		pthread_attr_t attr;
+		void *lo;
+		size_t sz;
+
+		if (!pthread_getattr_np(pthread_self(), &attr)) {
+			if (!pthread_attr_getstack(&attr, &lo, &sz))
+				th->stack_hi = (uintptr_t)lo + sz;
+			pthread_attr_destroy(&attr);
+		}
+	}
 	return th;
 }
 
@@ -542,17 +553,20 @@ static void thread_exit(void *arg)
 /* ------------------------------------------------------------------ */
 /* the shadow stack                                                    */
 
-/* True when side entry e is not a live frame for a call arriving at sp. */
+/*
+ * True when side entry e cannot be a live frame under a call of id whose
+ * frame is at sp (canonical frame address) returning to site.  Live
+ * callers have frames above sp.  A frame below sp was unwound.  A frame
+ * at sp is either a sibling that was unwound (called from the same caller:
+ * a different return site, or the same site and function) or a live
+ * caller into which this function was inlined (same site, other id).
+ */
 static inline bool stale_for_enter(const struct meter__side *e, uintptr_t sp,
-				   uint32_t id)
+				   uintptr_t site, uint32_t id)
 {
-	/*
-	 * Below sp: a frame that has been unwound.  At sp: either the same
-	 * function re-entered at the place of a frame that was unwound, or
-	 * a function inlined into its caller (same physical frame): the id
-	 * tells them apart.
-	 */
-	return e->sp < sp || (e->sp == sp && e->id == id);
+	if (e->sp != sp)
+		return e->sp < sp;
+	return e->site != site || e->id == id;
 }
 
 /* Sets depth to d and makes the frame below current. */
@@ -577,7 +591,8 @@ void meter_pop_to(uint32_t d, uint32_t fallback_current)
  * Pushes id for a frame at sp, first popping frames the call shows to be
  * stale.  Fills f (if given) for the manual leave.
  */
-void meter_push(uint32_t id, uintptr_t sp, struct meter__frame *f)
+void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
+		struct meter__frame *f)
 {
 	struct meter_page *pg = meter__tls.page;
 	struct meter__side *side = meter__tls.side;
@@ -585,11 +600,12 @@ void meter_push(uint32_t id, uintptr_t sp, struct meter__frame *f)
 
 	if (d > METER_STACK_CAP) {
 		/* frames past the capacity have no side entry */
-		if (stale_for_enter(&side[METER_STACK_CAP - 1], sp, id))
+		if (stale_for_enter(&side[METER_STACK_CAP - 1], sp, site,
+				    id))
 			d = METER_STACK_CAP;
 	}
 	if (d <= METER_STACK_CAP)
-		while (d > 0 && stale_for_enter(&side[d - 1], sp, id))
+		while (d > 0 && stale_for_enter(&side[d - 1], sp, site, id))
 			d--;
 	if (d != d0)
 		meter_pop_to(d, pg->current);
@@ -600,6 +616,7 @@ void meter_push(uint32_t id, uintptr_t sp, struct meter__frame *f)
 	}
 	if (d < METER_STACK_CAP) {
 		side[d].sp = sp;
+		side[d].site = site;
 		side[d].id = id;
 		pg->stack[d] = id;
 	}
@@ -610,7 +627,7 @@ void meter_push(uint32_t id, uintptr_t sp, struct meter__frame *f)
 }
 
 void meter__enter_slow(struct meter_record *rec, struct meter__frame *f,
-		       uintptr_t sp)
+		       uintptr_t sp, uintptr_t site)
 {
 	uint32_t id;
 
@@ -621,7 +638,7 @@ void meter__enter_slow(struct meter_record *rec, struct meter__frame *f,
 	if (!id && !(id = manual_record_id(rec)))
 		return;
 	meter__tls.counts[id]++;
-	meter_push(id, sp, f);
+	meter_push(id, sp, site, f);
 }
 
 void meter_enter(meter_record_t *rec)
@@ -638,6 +655,7 @@ void meter_enter(meter_record_t *rec)
 	d = pg->depth;
 	if (d < METER_STACK_CAP) {
 		side[d].sp = METER_SP_API;
+		side[d].site = 0;
 		side[d].id = rec->id;
 		pg->stack[d] = rec->id;
 	}

@@ -58,6 +58,7 @@ struct meter_thr {
 	uint64_t *alloc_calls;	/* allocation accounting, or NULL */
 	uint64_t *alloc_bytes;
 	struct meter__side *side_base;	/* side_base + 1 == meter__tls.side */
+	uintptr_t stack_hi;	/* top of the thread's stack, 0: unknown */
 };
 
 struct meter_global {
@@ -115,7 +116,8 @@ extern __thread int meter_busy METER_HIDDEN
 bool meter_thread_ready(void) METER_HIDDEN;	/* registers lazily */
 uint32_t meter_record_new(uint32_t kind, const char *name,
 			  uintptr_t addr) METER_HIDDEN;
-void meter_push(uint32_t id, uintptr_t sp, struct meter__frame *f)
+void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
+		struct meter__frame *f)
 	METER_HIDDEN;
 void meter_pop_to(uint32_t d, uint32_t fallback_current) METER_HIDDEN;
 uint64_t meter_now_ns(clockid_t clk) METER_HIDDEN;

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The signal backend works with no module: a CPU-bound run takes samples
+ * and attributes them to the function that burnt the time, through the
+ * right callers.  Manual, automatic and explicit-API instrumentation of the
+ * same program give the same profile: same functions, same call counts,
+ * same dominant stacks.
+ */
+#include "lib_tap.h"
+
+static const char *const names[] = { "main", "a", "b", "c", "spin" };
+
+static struct meter_profile *run_mode(const char *mode)
+{
+	char prog[64], out[256], env_out[PATH_MAX + 16], path[PATH_MAX];
+	const char *env[] = { "METER_BACKEND=signal", env_out,
+			      "METER_QUIET=1", "METER_PERIOD_NS=1000000",
+			      NULL };
+	const char *args[] = { "spin", "300", NULL };
+	struct meter_profile *p;
+	const struct meter_func *spin;
+	uint64_t ab, c;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
+	snprintf(path, sizeof(path), "%s/modes-%s.json", scratch(), mode);
+	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
+	ok(run_prog(prog, env, args, out, sizeof(out)) == 0,
+	   "%s: spin workload exits 0 under the signal backend", mode);
+	p = load_profile(path);
+	ok(p && !strcmp(p->backend, "signal"),
+	   "%s: profile written by the signal backend", mode);
+	if (!p)
+		return NULL;
+	/* 600 ms of CPU at HZ >= 100: at least 40 samples */
+	ok(p->samples >= 40, "%s: signal backend took samples without meter.ko (%llu)",
+	   mode, (unsigned long long)p->samples);
+	spin = func_named(p, "spin");
+	ok(spin && spin->self_samples * 10 >= p->samples * 9,
+	   "%s: >= 90%% of samples are self time of spin (%llu of %llu)",
+	   mode, spin ? (unsigned long long)spin->self_samples : 0ULL,
+	   (unsigned long long)p->samples);
+	ab = samples_of_stack(p, "main;a;b;spin");
+	c = samples_of_stack(p, "main;c;spin");
+	ok(ab * 10 >= p->samples * 3 && c * 10 >= p->samples * 3,
+	   "%s: stacks main;a;b;spin (%llu) and main;c;spin (%llu) each hold >= 30%%",
+	   mode, (unsigned long long)ab, (unsigned long long)c);
+	ok(p->invalid == 0, "%s: no invalid samples", mode);
+	return p;
+}
+
+int main(void)
+{
+	struct meter_profile *m = run_mode("manual");
+	struct meter_profile *a = run_mode("auto");
+	struct meter_profile *x = run_mode("api");
+	struct meter_profile *all[] = { a, x };
+	const char *mode[] = { "auto", "api" };
+	size_t i, k;
+
+	for (k = 0; k < 2; k++) {
+		int same = m && all[k];
+
+		for (i = 0; same && i < sizeof(names) / sizeof(*names); i++)
+			if (calls_of(m, names[i]) < 1 ||
+			    calls_of(m, names[i]) != calls_of(all[k], names[i]))
+				same = 0;
+		ok(same, "manual and %s: same functions with the same call counts",
+		   mode[k]);
+	}
+	meter_profile_free(m);
+	meter_profile_free(a);
+	meter_profile_free(x);
+	scratch_cleanup();
+	return tap_done();
+}
