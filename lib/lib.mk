@@ -33,9 +33,3 @@ $(LIBMETER_SO): $(LIBMETER_SO).1
 	ln -sf libmeter.so.1 $@
 
 ALL_TARGETS += $(LIBMETER_A) $(LIBMETER_SO) $(LIBMETER_SO).1
-
-# libmeter's tests: their rules live with them.  Included from here until
-# selftests/selftests.mk includes selftests/*/*.mk (the guards make a
-# second inclusion harmless).
--include selftests/host/lib.mk
--include selftests/vm/lib.mk

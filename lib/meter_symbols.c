@@ -6,6 +6,7 @@
  * from that module is needed.  An address no symbol covers is named
  * "module+0xoffset".  Never called on the per-call path.
  */
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -212,6 +213,31 @@ static const char *lookup(const struct module *m, uintptr_t off)
 	return NULL;
 }
 
+/* C++ names read better demangled; libstdc++'s demangler if it is loaded. */
+static char *demangle(const char *name)
+{
+	typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+	static demangle_fn fn;
+	static bool looked;
+	int status = -1;
+	char *out;
+
+	if (strncmp(name, "_Z", 2))
+		return NULL;
+	if (!looked) {
+		fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		looked = true;
+	}
+	if (!fn)
+		return NULL;
+	out = fn(name, NULL, NULL, &status);
+	if (status) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 char *meter_symbol_name(uintptr_t addr)
 {
 	struct find f = { .addr = addr };
@@ -225,7 +251,10 @@ char *meter_symbol_name(uintptr_t addr)
 		m = get_module(&f);
 	if (m)
 		name = lookup(m, addr - m->base);
-	if (name) {
+	if (name && (out = demangle(name))) {
+		if (strlen(out) >= METER_FUNC_NAME_MAX)
+			out[METER_FUNC_NAME_MAX - 1] = 0;
+	} else if (name) {
 		out = strndup(name, METER_FUNC_NAME_MAX - 1);
 	} else if (m) {
 		if (asprintf(&out, "%s+0x%lx", m->shortname,

@@ -27,6 +27,18 @@ $(LIBTEST_HOST)/lib_workload_api: selftests/host/lib_workload.c lib/meter.h $(LI
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) -DMODE_API -o $@ $< $(LIBTEST_LINK)
 
+LIBTEST_CXXFLAGS := -std=c++17 $(filter-out -std=c11,$(CFLAGS))
+
+$(LIBTEST_HOST)/lib_cxx_manual: selftests/host/lib_cxx_workload.cc lib/meter.h $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CXX) $(LIBTEST_CXXFLAGS) -DMODE_MANUAL -o $@ $< $(LIBTEST_LINK)
+
+$(LIBTEST_HOST)/lib_cxx_auto: selftests/host/lib_cxx_workload.cc lib/meter.h $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CXX) $(LIBTEST_CXXFLAGS) -finstrument-functions -o $@ $< $(LIBTEST_LINK)
+
+LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_cxx_manual $(LIBTEST_HOST)/lib_cxx_auto
+
 LIBTEST_HOST_TESTS := $(patsubst selftests/host/%.c,$(LIBTEST_HOST)/%,$(wildcard selftests/host/test_lib_*.c))
 $(LIBTEST_HOST_TESTS): $(LIBTEST_WORKLOADS) selftests/host/lib_tap.h
 

@@ -171,13 +171,21 @@ TAP_HELPER struct meter_profile *load_profile(const char *path)
 	return p;
 }
 
+/* A name without its C++ parameter list: "leaf(int)" is "leaf". */
+TAP_HELPER int same_name(const char *full, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(full, name, n) && (!full[n] || full[n] == '(');
+}
+
 TAP_HELPER const struct meter_func *func_named(const struct meter_profile *p,
 					   const char *name)
 {
 	size_t i;
 
 	for (i = 0; p && i < p->nfuncs; i++)
-		if (!strcmp(p->funcs[i].name, name))
+		if (same_name(p->funcs[i].name, name))
 			return &p->funcs[i];
 	return NULL;
 }
@@ -200,8 +208,10 @@ TAP_HELPER void stack_string(const struct meter_profile *p,
 	for (i = 0; i < s->depth && n < len; i++) {
 		const struct meter_func *f = meter_profile_find(p, s->frames[i]);
 
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ";" : "",
-				      f ? f->name : "?");
+		const char *nm = f ? f->name : "?";
+
+		n += (size_t)snprintf(buf + n, len - n, "%s%.*s", i ? ";" : "",
+				      (int)strcspn(nm, "("), nm);
 	}
 }
 
