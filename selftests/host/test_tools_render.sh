@@ -25,7 +25,7 @@ nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { # description, then a command
 	local d=$1; shift
-	if "$@"; then ok "$d"; else nok "$d"; fi
+	if "$@"; then ok "$d"; else nok "$d"; return 1; fi
 }
 diag() { sed 's/^/# /' "$@"; }
 

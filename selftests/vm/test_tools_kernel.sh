@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# VM tests of meter-run and meter-stat with meter.ko loaded: meter-run on a
+# real instrumented program (Appel's f/g/is_prime) with the kernel backend,
+# then meter-stat listing, showing, resetting and deleting a finished
+# session, and watching and refusing to delete a running one.
+set -u
+
+ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+RUN=$ROOT/build/tools/meter-run
+STAT=$ROOT/build/tools/meter-stat
+APPEL=$ROOT/build/selftests/tools_appel
+export METER_QUIET=1
+ROUNDS=${TOOLS_APPEL_ROUNDS:-300}
+
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+check() { # description, then a command
+	local d=$1; shift
+	if "$@"; then ok "$d"; else nok "$d"; return 1; fi
+}
+diag() { sed 's/^/# /' "$@"; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_kernel.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+echo "1..22"
+
+if ! grep -q '^meter ' /proc/modules; then
+	echo "# meter.ko is not loaded"
+	exit 4
+fi
+
+flat_rows() { # report -> the flat profile's rows
+	awk '/^ *time +seconds/ { on = 1; next }
+	     on && NF == 0 { exit }
+	     on { print }' "$1"
+}
+has_all() { # report, then function names that must all be rows
+	local file=$1 x
+	shift
+	for x; do
+		flat_rows "$file" | awk -v f="$x" '$NF == f { h = 1 } END { exit !h }' || return 1
+	done
+}
+
+# --- meter-run with the kernel backend -----------------------------------
+
+"$RUN" --backend kernel -- "$APPEL" "$ROUNDS" > run.out 2> run.err
+rc=$?
+check "meter-run --backend kernel: exits with the program's status (0)" test $rc -eq 0 ||
+	{ diag run.out; diag run.err; }
+check "meter-run --backend kernel: the report says backend kernel" \
+	grep -q 'backend kernel' run.out
+flat_rows run.out > rows
+check "meter-run --backend kernel: exact call counts (is_prime $((2 * ROUNDS)), f $ROUNDS, g $ROUNDS, main 1)" \
+	awk -v r="$ROUNDS" '$NF == "is_prime" && $4 == 2 * r { a++ } $NF == "f" && $4 == r { a++ }
+	     $NF == "g" && $4 == r { a++ } $NF == "main" && $4 == 1 { a++ }
+	     END { exit a != 4 }' rows || { diag run.out; diag run.err; }
+check "meter-run --backend kernel: is_prime has most of the samples" \
+	awk 'NR == 1 { exit !($NF == "is_prime" && $1 > 80) }' rows
+awk '/^ -+$/ { blk = ""; next } { blk = blk $0 "\n" }
+     /^ \[[0-9]+\].* is_prime$/ { print blk; exit }' run.out > isprime
+check "meter-run --backend kernel: call graph charges is_prime to f (>= 95%), not half by calls" \
+	awk '$1 == "f" && $2 ~ /^\[/ { sub(/%/, "", $3); found = 1; good = ($3 + 0 >= 95) }
+	     END { exit !(found && good) }' isprime || diag isprime
+pid=$(sed -n 's/^meter profile of .*(pid \([0-9]*\)).*/\1/p' run.out)
+"$STAT" > list.out 2>&1
+check "meter-run: deletes the kernel session it read (pid $pid not listed)" \
+	bash -c "[ -n '$pid' ] && ! awk '{ print \$2 }' list.out | grep -qx '$pid'" || diag list.out
+
+"$RUN" --backend kernel -F 2000 -f flat -- "$APPEL" 100 > rate.out 2>&1
+check "meter-run -F 2000: the report states a 500 us period" \
+	grep -q 'at a period of 500 us (2000 Hz)' rate.out || diag rate.out
+
+"$RUN" --backend kernel -f json -o run.json -- "$APPEL" 100 > /dev/null 2>&1
+check "meter-run --backend kernel -f json: meter-stat -i reads it back, backend kernel" \
+	bash -c "grep -q '\"backend\": \"kernel\"' run.json && '$STAT' -i run.json -f json | cmp -s - run.json"
+
+"$RUN" --backend kernel --periodic 0.5 -f flat -- "$APPEL" $((ROUNDS * 4)) > periodic.out 2> periodic.err
+check "meter-run --periodic 0.5: live reports on stderr while the program runs" \
+	grep -q '=== meter-run: live report at' periodic.err || diag periodic.err
+
+"$RUN" --backend kernel -- sh -c 'exit 5' > /dev/null 2> plain.err
+check "meter-run --backend kernel on a program without libmeter: its status (5) and the explanation" \
+	bash -c "[ $? -eq 5 ] && grep -q 'not built with libmeter' plain.err && grep -q 'backend kernel' plain.err"
+
+# --- meter-stat on a finished session ------------------------------------
+
+METER_BACKEND=kernel "$APPEL" 100 > /dev/null &
+bgpid=$!
+wait $bgpid
+# The module folds the last thread in from a workqueue: give it a moment.
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	"$STAT" > list.out 2>&1
+	awk -v p=$bgpid '$2 == p && $4 == "exited"' list.out | grep -q . && break
+	sleep 0.2
+done
+check "meter-stat: lists the finished session (pid, command, state exited)" \
+	awk -v p=$bgpid '$2 == p && $3 == "tools_appel" && $4 == "exited" { f = 1 } END { exit !f }' list.out ||
+	diag list.out
+check "meter-stat: the list has a header with PID, COMMAND, STATE, THREADS, SAMPLES, RATE, AGE" \
+	grep -Eq '^COOKIE +PID +COMMAND +STATE +THREADS +SAMPLES +RATE +AGE$' list.out
+"$STAT" show $bgpid > show.out 2> show.err
+check "meter-stat show PID: a flat profile with the functions" \
+	has_all show.out f g is_prime main ||
+	{ diag show.out; diag show.err; }
+"$STAT" show $bgpid --format json > show.json
+check "meter-stat show --format json: read back by meter-stat -i byte-identically" \
+	bash -c "'$STAT' -i show.json -f json | cmp -s - show.json"
+cookie=$(awk -v p=$bgpid '$2 == p { print $1; exit }' list.out)
+check "meter-stat show COOKIE: the same session" \
+	bash -c "'$STAT' show $cookie -f json | cmp -s - show.json"
+"$STAT" reset $bgpid > reset.out 2>&1
+check "meter-stat reset PID: succeeds" test $? -eq 0 || diag reset.out
+"$STAT" show $bgpid -f json > after.json 2>&1
+check "meter-stat reset: the session's samples are zero" \
+	grep -q '"samples": 0,' after.json || diag after.json
+"$STAT" delete $bgpid > delete.out 2>&1
+check "meter-stat delete PID: succeeds" test $? -eq 0 || diag delete.out
+"$STAT" show $bgpid > /dev/null 2> gone.err
+check "meter-stat show after delete: status 1 and a message" \
+	bash -c "[ $? -eq 1 ] && [ -s gone.err ]"
+
+# --- meter-stat on a running session -----------------------------------------
+
+METER_BACKEND=kernel "$APPEL" $((ROUNDS * 6)) > /dev/null &
+bgpid=$!
+sleep 1
+"$STAT" > live.out 2>&1
+check "meter-stat: lists a running session as running" \
+	awk -v p=$bgpid '$2 == p && $4 == "running" { f = 1 } END { exit !f }' live.out || diag live.out
+"$STAT" delete $bgpid > /dev/null 2> busy.err
+check "meter-stat delete of a running session: status 1, says why" \
+	bash -c "[ $? -eq 1 ] && [ -s busy.err ]" || diag busy.err
+timeout 120 "$STAT" watch $bgpid --interval 0.5 -f flat > watch.out 2> watch.err
+check "meter-stat watch: reports until the session exits, then stops" \
+	bash -c "[ \$(grep -c '^meter-stat: session' watch.out) -ge 2 ] &&
+		 tail -n 30 watch.out | grep -q 'exited'" || { tail -n 20 watch.out | diag /dev/stdin; diag watch.err; }
+wait $bgpid
+"$STAT" delete $bgpid > /dev/null 2>&1
+
+echo "# $fails failed"
+[ "$fails" -eq 0 ]
