@@ -619,8 +619,9 @@ static int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 		nthreads++;
 	sn->threads = kvcalloc(max(nthreads, 1U), sizeof(*sn->threads),
 			       GFP_KERNEL);
-	sn->stacks = kvcalloc(st->nslots / 2, sizeof(*sn->stacks), GFP_KERNEL);
-	sn->pool = kvcalloc(st->pool_size, sizeof(u32), GFP_KERNEL);
+	sn->stacks = kvmalloc_array(st->nslots / 2, sizeof(*sn->stacks),
+				    GFP_KERNEL);
+	sn->pool = kvmalloc_array(st->pool_size, sizeof(u32), GFP_KERNEL);
 	if (!sn->threads || !sn->stacks || !sn->pool)
 		return -ENOMEM;
 
