@@ -39,6 +39,24 @@ $(LIBTEST_HOST)/lib_cxx_auto: selftests/host/lib_cxx_workload.cc lib/meter.h $(L
 
 LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_cxx_manual $(LIBTEST_HOST)/lib_cxx_auto
 
+# Naming: a program and two instrumented shared libraries, one stripped.
+$(LIBTEST_HOST)/liblibtest_dso.so: selftests/host/lib_names_dso.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -finstrument-functions -o $@ $<
+
+$(LIBTEST_HOST)/liblibtest_stripped.so: selftests/host/lib_names_dso.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -finstrument-functions -DPREFIX=stripped_ -o $@ $<
+	strip --strip-all $@
+
+$(LIBTEST_HOST)/lib_names: selftests/host/lib_names_main.c $(LIBTEST_HOST)/liblibtest_dso.so $(LIBTEST_HOST)/liblibtest_stripped.so $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -finstrument-functions -o $@ $< \
+		-L$(LIBTEST_HOST) -Wl,-rpath,'$$ORIGIN' -llibtest_dso -llibtest_stripped \
+		$(LIBTEST_LINK)
+
+LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_names
+
 LIBTEST_HOST_TESTS := $(patsubst selftests/host/%.c,$(LIBTEST_HOST)/%,$(wildcard selftests/host/test_lib_*.c))
 $(LIBTEST_HOST_TESTS): $(LIBTEST_WORKLOADS) selftests/host/lib_tap.h
 
