@@ -92,12 +92,32 @@ static int cmd_list(void)
 	if (open_kernel(&nl))
 		return 1;
 	ret = meter_nl_list(nl, &list, &n, err, sizeof(err));
-	meter_nl_close(nl);
 	if (ret) {
+		meter_nl_close(nl);
 		fprintf(stderr, "meter-stat: cannot list sessions: %s\n",
 			err[0] ? err : strerror(-ret));
 		return 1;
 	}
+	/* The list carries no threads: count them in each profile. */
+	for (i = 0; i < n; i++) {
+		struct meter_nl_sel sel = { .cookie = list[i]->cookie };
+		struct meter_profile *p = NULL;
+		size_t k;
+
+		if (list[i]->nthreads ||
+		    meter_nl_get_profile(nl, &sel, &p, err, sizeof(err)))
+			continue;
+		for (k = 0; k < p->nthreads; k++) {
+			struct meter_thread *t;
+
+			t = meter_profile_add_thread(list[i], p->threads[k].tid,
+						     p->threads[k].samples);
+			if (t)
+				t->exited = p->threads[k].exited;
+		}
+		meter_profile_free(p);
+	}
+	meter_nl_close(nl);
 	if (!n) {
 		printf("no sessions\n");
 		free(list);
@@ -110,10 +130,18 @@ static int cmd_list(void)
 		char cookie[24], threads[24], rate[32], age[24];
 
 		snprintf(cookie, sizeof(cookie), "0x%" PRIx64, p->cookie);
-		if (p->nthreads)
-			snprintf(threads, sizeof(threads), "%zu", p->nthreads);
-		else
+		if (p->nthreads) {
+			size_t k, live = 0;
+
+			for (k = 0; k < p->nthreads; k++)
+				if (!p->threads[k].exited)
+					live++;
+			/* running: live threads; exited: all it had */
+			snprintf(threads, sizeof(threads), "%zu",
+				 p->exited ? p->nthreads : live);
+		} else {
 			snprintf(threads, sizeof(threads), "-");
+		}
 		if (p->period_ns)
 			snprintf(rate, sizeof(rate), "%.0f Hz",
 				 1e9 / (double)p->period_ns);

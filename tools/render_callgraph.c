@@ -39,8 +39,9 @@ static void print_ref(const struct analysis *an, FILE *out, size_t node,
 	else
 		snprintf(ref, sizeof(ref), "%s [%u]", an_name(an, node),
 			 an->nodes[node].label);
-	fprintf(out, "%53s%-28s %6.1f%% %8.3f s\n", "", ref,
-		of_total > 0 ? 100.0 * time / of_total : 0.0,
+	fprintf(out, "%53s", "");
+	put_padded(out, ref, 28);
+	fprintf(out, " %6.1f%% %8.3f s\n", of_total > 0 ? 100.0 * time / of_total : 0.0,
 		an_seconds(an, time));
 }
 

@@ -40,3 +40,16 @@ void render_header(const struct analysis *an, FILE *out)
 		fprintf(out, "No samples: the %s backend counts calls only.\n",
 			p->backend[0] ? p->backend : "");
 }
+
+void put_padded(FILE *out, const char *s, int width)
+{
+	int cols = 0;
+	const char *c;
+
+	for (c = s; *c; c++)
+		if (((unsigned char)*c & 0xc0) != 0x80)
+			cols++;
+	fputs(s, out);
+	for (; cols < width; cols++)
+		fputc(' ', out);
+}

@@ -10,4 +10,7 @@
 /* The lines that say what was profiled and how (period, samples...). */
 void render_header(const struct analysis *an, FILE *out);
 
+/* Prints s left-aligned in width columns, counting UTF-8 characters. */
+void put_padded(FILE *out, const char *s, int width);
+
 #endif

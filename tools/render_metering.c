@@ -70,17 +70,18 @@ int render_metering(const struct analysis *an, const struct render_opts *o,
 			continue;
 		}
 		snprintf(name, sizeof(name), "%s:", an_name(an, x));
+		put_padded(out, name, width);
 		if (cons)
-			fprintf(out, "%-*s %7.2f %7.2f %10" PRIu64 " %10.6f %10"
-				PRIu64 " %10.6f %12" PRIu64 "\n", width, name,
+			fprintf(out, " %7.2f %7.2f %10" PRIu64 " %10.6f %10"
+				PRIu64 " %10.6f %12" PRIu64 "\n",
 				pct, all_bytes ? 100.0 *
 				(double)f->alloc_bytes / (double)all_bytes : 0,
 				f->calls, f->calls ? secs / (double)f->calls : 0,
 				f->calls ? f->alloc_bytes / f->calls : 0, secs,
 				f->alloc_bytes);
 		else
-			fprintf(out, "%-*s %7.2f %10" PRIu64 " %10.6f %10.6f\n",
-				width, name, pct, f->calls,
+			fprintf(out, " %7.2f %10" PRIu64 " %10.6f %10.6f\n",
+				pct, f->calls,
 				f->calls ? secs / (double)f->calls : 0, secs);
 	}
 	fprintf(out, "%s\n", rule);
