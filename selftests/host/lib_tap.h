@@ -26,6 +26,7 @@
 #define TAP_HELPER static __attribute__((unused))
 
 static int tap_n, tap_failed;
+static pid_t last_pid;	/* of the last run_prog() */
 
 TAP_HELPER void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
 {
@@ -134,6 +135,7 @@ TAP_HELPER int run_prog(const char *prog, const char *const *env,
 		_exit(127);
 	}
 	close(pfd[1]);
+	last_pid = pid;
 	{
 		size_t n = 0;
 		ssize_t r;

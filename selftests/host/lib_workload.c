@@ -227,6 +227,7 @@ int main(int argc, char **argv)
 		waitpid(pid, &st, 0);
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			return 1;
+		printf("child=%d\n", (int)pid);
 	}
 	printf("depth=%u\n", depth_now());
 	return 0;

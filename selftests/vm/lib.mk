@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: MIT
+#
+# libmeter's VM tests (selftests/vm/test_lib_*.c, built by
+# selftests/selftests.mk's pattern rule): they run the workloads of
+# selftests/host/lib.mk with the kernel backend.
+
+ifndef METER_LIB_VM_MK
+METER_LIB_VM_MK := 1
+
+-include selftests/host/lib.mk
+
+$(patsubst selftests/vm/%.c,$(BUILD)/selftests/vm/%,$(wildcard selftests/vm/test_lib_*.c)): \
+	$(LIBTEST_WORKLOADS) selftests/host/lib_tap.h selftests/vm/lib_kernel.h
+
+endif

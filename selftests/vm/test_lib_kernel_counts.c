@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/*
+ * With meter.ko, libmeter registers each thread and flushes call counts at
+ * thread and process exit: a function called N times reports N in the
+ * session, in each mode and under 8 threads.
+ */
+#include "lib_kernel.h"
+
+static void counts(const char *mode)
+{
+	char prog[64], label[64], out[256];
+	const char *args[] = { "counts", "1000", NULL };
+	struct meter_profile *p;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
+	snprintf(label, sizeof(label), "%s counts", mode);
+	p = run_kernel(prog, args, out, sizeof(out), label);
+	ok(p != NULL, "%s: session read back by pid", mode);
+	if (!p)
+		return;
+	ok(!strcmp(p->backend, "kernel"), "%s: profile from the kernel backend",
+	   mode);
+	ok(calls_of(p, "top") == 1000 && calls_of(p, "mid") == 1000 &&
+	   calls_of(p, "leaf") == 4000 && calls_of(p, "main") == 1,
+	   "%s: exact call counts in the session (top %lld, mid %lld, leaf %lld)",
+	   mode, calls_of(p, "top"), calls_of(p, "mid"), calls_of(p, "leaf"));
+	ok(p->call_cost_ps > 0, "%s: calibrated call cost registered (%llu ps)",
+	   mode, (unsigned long long)p->call_cost_ps);
+	meter_profile_free(p);
+}
+
+static void threads(const char *mode)
+{
+	char prog[64], label[64], out[256];
+	const char *args[] = { "threads", "8", "100000", NULL };
+	struct meter_profile *p;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
+	snprintf(label, sizeof(label), "%s threads", mode);
+	p = run_kernel(prog, args, out, sizeof(out), label);
+	ok(p && calls_of(p, "leaf") == 800000,
+	   "%s: 8 threads x 100000 calls report 800000 (got %lld)", mode,
+	   calls_of(p, "leaf"));
+	ok(p && calls_of(p, "worker") == 8, "%s: worker reports 8 calls", mode);
+	ok(p && p->nthreads == 9, "%s: 9 threads in the session (got %zu)",
+	   mode, p ? p->nthreads : 0);
+	meter_profile_free(p);
+}
+
+int main(void)
+{
+	counts("manual");
+	counts("auto");
+	counts("api");
+	threads("manual");
+	threads("auto");
+	scratch_cleanup();
+	return tap_done();
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Under meter.ko: 3000 longjmps out of 50-deep recursion, 2000 C++
+ * exceptions through 20 frames and 3000-deep recursion (past
+ * METER_STACK_CAP) all leave exact counts, no stale frames in the sampled
+ * stacks and no invalid samples; the deep run's samples are truncated.
+ */
+#include "lib_kernel.h"
+
+static void no_stale(const struct meter_profile *p, const char *mode,
+		     const char *root, uint32_t maxdepth)
+{
+	char buf[8192];
+	size_t i, bad = 0;
+
+	for (i = 0; i < p->nstacks; i++) {
+		stack_string(p, &p->stacks[i], buf, sizeof(buf));
+		if (p->stacks[i].depth > maxdepth ||
+		    (strncmp(buf, root, strlen(root)) && strcmp(buf, "main;spin") &&
+		     strcmp(buf, "main"))) {
+			diag("%s: unexpected stack %.200s", mode, buf);
+			bad++;
+		}
+	}
+	ok(bad == 0, "%s: no sampled stack carries unwound frames", mode);
+}
+
+static void longjmps(const char *mode)
+{
+	char prog[64], label[64], out[256];
+	const char *args[] = { "longjmp", "3000", "50", NULL };
+	struct meter_profile *p;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
+	snprintf(label, sizeof(label), "%s longjmp", mode);
+	p = run_kernel(prog, args, out, sizeof(out), label);
+	ok(printed_depth(out) == 1, "%s: stack back to depth 1 after longjmps",
+	   mode);
+	ok(p && calls_of(p, "recurse") == 150000 && calls_of(p, "jumper") == 3000,
+	   "%s: exact counts after longjmps", mode);
+	if (p) {
+		no_stale(p, label, "main;jumper", 53);
+		ok(p->invalid == 0, "%s: no invalid samples", label);
+	}
+	meter_profile_free(p);
+}
+
+static void exceptions(const char *mode)
+{
+	char prog[64], label[64], out[256];
+	const char *args[] = { "2000", "20", NULL };
+	struct meter_profile *p;
+
+	snprintf(prog, sizeof(prog), "lib_cxx_%s", mode);
+	snprintf(label, sizeof(label), "%s exceptions", mode);
+	p = run_kernel(prog, args, out, sizeof(out), label);
+	ok(printed_depth(out) == 1, "%s: stack back to depth 1 after exceptions",
+	   mode);
+	ok(p && calls_of(p, "thrower") == 40000 && calls_of(p, "catcher") == 2000,
+	   "%s: exact counts through exceptions", mode);
+	if (p)
+		no_stale(p, label, "main;catcher", 23);
+	meter_profile_free(p);
+}
+
+static void deep(const char *mode)
+{
+	char prog[64], label[64], out[256];
+	const char *args[] = { "deep", "3000", "200", NULL };
+	struct meter_profile *p;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
+	snprintf(label, sizeof(label), "%s deep", mode);
+	p = run_kernel(prog, args, out, sizeof(out), label);
+	ok(printed_depth(out) == 1, "%s: stack back to depth 1 after 3000-deep recursion",
+	   mode);
+	ok(p && calls_of(p, "deep") == 3000, "%s: deep reports 3000 calls", mode);
+	ok(p && p->truncated > 0 && p->invalid == 0,
+	   "%s: samples past the capacity truncated, none invalid", mode);
+	meter_profile_free(p);
+}
+
+int main(void)
+{
+	longjmps("manual");
+	longjmps("auto");
+	exceptions("manual");
+	exceptions("auto");
+	deep("manual");
+	deep("auto");
+	scratch_cleanup();
+	return tap_done();
+}
