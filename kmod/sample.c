@@ -9,7 +9,7 @@
  * perf's task-clock timer re-arms itself with hrtimer_forward_now(), which
  * drops the periods it overran when the interrupt came late (common under
  * emulation at 10 kHz).  So each tick weighs as many periods as the
- * thread's task clock advanced since the last tick (at least one): the
+ * thread's task clock advanced since the last counted period: the
  * counts stay "periods of CPU time", and samples per CPU-second equal the
  * requested rate.  Nothing read from the
  * shared page is trusted: every id is bounds-checked before it is used to
@@ -53,18 +53,22 @@ static u32 meter_sample_frames(struct meter_session *s,
 	return n;
 }
 
-/* Periods of task clock since the previous tick, at least 1. */
+/*
+ * Whole periods of task clock since the periods already counted; the
+ * remainder carries over.  0 for a tick that came before a whole period
+ * had passed (its period is counted by the next tick).
+ */
 static u64 meter_sample_weight(struct meter_thread *t, struct perf_event *event)
 {
 	u64 clock = local64_read(&event->count);
 	u64 period = READ_ONCE(event->hw.sample_period);
 	u64 w;
 
-	if (!period || clock <= t->clock_seen)
+	if (!period)
 		return 1;
+	if (clock <= t->clock_seen)
+		return 0;
 	w = div64_u64(clock - t->clock_seen, period);
-	if (!w)
-		return 1;	/* early tick: keep the remainder */
 	t->clock_seen += w * period;
 	return w;
 }
@@ -96,6 +100,8 @@ void meter_sample_tick(struct perf_event *event,
 	s = t->session;
 	pg = t->kpage;
 	w = meter_sample_weight(t, event);
+	if (!w)
+		return;
 	atomic64_add(w, &s->samples);
 	WRITE_ONCE(t->samples, t->samples + w);
 
