@@ -179,6 +179,10 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 		cli_die_usage("no program to run (meter-run [options] -- PROG "
 			      "[ARGS...])");
 	o->argv = argv + optind;
+	if (o->periodic && o->backend && (!strcmp(o->backend, "signal") ||
+					  !strcmp(o->backend, "off")))
+		cli_die_usage("--periodic reads the kernel session: it needs "
+			      "--backend kernel or auto");
 	if (o->periodic && o->r.ro.format == FMT_PPROF)
 		cli_die_usage("--periodic cannot repeat the binary pprof "
 			      "format");
@@ -430,10 +434,18 @@ static void periodic_report(const struct run_opts *o,
 	struct render_opts ro = o->r.ro;
 	char err[256];
 
+	if (!p && !nl) {
+		static bool told;
+
+		if (!told)
+			fprintf(stderr, "meter-run: no live reports: %s (they "
+				"need the kernel backend)\n", nl_err);
+		told = true;
+		return;
+	}
 	fprintf(stderr, "\n=== meter-run: live report at %.1f s ===\n", t);
 	if (!p) {
-		fprintf(stderr, "(no kernel session yet%s%s)\n",
-			nl ? "" : ": ", nl ? "" : nl_err);
+		fprintf(stderr, "(no kernel session yet)\n");
 		return;
 	}
 	if (render_profile(p, &ro, stderr, err, sizeof(err)))

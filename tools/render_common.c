@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The header every text report starts with. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "render_common.h"
 
@@ -36,9 +37,11 @@ void render_header(const struct analysis *an, FILE *out)
 			" stacks lost (table full), %" PRIu64
 			" stacks truncated\n", p->no_current, p->invalid,
 			p->lost, p->truncated);
-	if (!an->samples && an->calls)
-		fprintf(out, "No samples: the %s backend counts calls only.\n",
-			p->backend[0] ? p->backend : "");
+	if (!an->samples && !strcmp(p->backend, "off"))
+		fprintf(out, "No samples: the off backend counts calls only.\n");
+	else if (!an->samples)
+		fprintf(out, "No samples: the program used less CPU time than "
+			"one period in its instrumented threads.\n");
 }
 
 void put_padded(FILE *out, const char *s, int width)

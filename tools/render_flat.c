@@ -41,8 +41,9 @@ int render_flat(const struct analysis *an, const struct render_opts *o,
 	render_header(an, out);
 	format_duration(p->period_ns, per, sizeof(per));
 	fprintf(out, "\nFlat profile:\n\n");
-	fprintf(out, "Each sample counts as %g seconds (period %s).\n",
-		(double)p->period_ns / 1e9, per);
+	if (p->period_ns)
+		fprintf(out, "Each sample counts as %g seconds (period %s).\n",
+			(double)p->period_ns / 1e9, per);
 	fprintf(out, "%6s %10s %9s %9s %9s %9s\n", "%", "cumulative",
 		"self", "", "self", "total");
 	fprintf(out, "%6s %10s %9s %9s %9s %9s  %s\n", "time", "seconds",
