@@ -313,6 +313,17 @@ static struct meter_profile *kernel_collect(const struct run_result *rr,
 			break;
 		usleep(50000);
 	}
+	if (final && !follow) {
+		size_t *all_sel = NULL;
+		size_t mf = select_sessions(list, n, rr, true, &all_sel);
+
+		if (mf > m)
+			fprintf(stderr, "meter-run: %zu session%s of forked "
+				"children left in the kernel (meter-stat lists "
+				"them; --follow-fork merges them)\n", mf - m,
+				mf - m == 1 ? "" : "s");
+		free(all_sel);
+	}
 	for (i = 0; i < m; i++) {
 		const struct meter_profile *s = list[sel[i]];
 		struct meter_nl_sel which = { .cookie = s->cookie };
@@ -362,6 +373,7 @@ static struct meter_profile *files_collect(const struct run_result *rr,
 	struct meter_profile *all = NULL;
 	char own[64];
 	struct dirent *de;
+	size_t ignored = 0, nfiles = 0;
 	bool have_own;
 	DIR *d;
 
@@ -386,6 +398,7 @@ static struct meter_profile *files_collect(const struct run_result *rr,
 		/* Without --follow-fork, PROG's own file if it wrote one. */
 		if (!follow && have_own && strcmp(de->d_name, own)) {
 			unlink(path);
+			ignored++;
 			continue;
 		}
 		f = fopen(path, "re");
@@ -407,12 +420,18 @@ static struct meter_profile *files_collect(const struct run_result *rr,
 			break;
 		}
 		all->runs = 1;
+		nfiles++;
 		meter_profile_free(p);
 	}
 	closedir(d);
+	if (ignored)
+		fprintf(stderr, "meter-run: %zu profile%s of forked children "
+			"left out (--follow-fork merges them)\n", ignored,
+			ignored == 1 ? "" : "s");
 	if (all && !follow && !have_own)
-		fprintf(stderr, "meter-run: %s wrote no profile itself; "
-			"showing its descendants'\n", own + 10);
+		fprintf(stderr, "meter-run: pid %d wrote no profile itself; the "
+			"report is of the %zu descendant process%s that did\n",
+			(int)rr->pid, nfiles, nfiles == 1 ? "" : "es");
 	return all;
 }
 
@@ -508,6 +527,8 @@ static void wait_child(const struct run_opts *o, struct run_result *rr)
 		rr->status = 1;
 }
 
+static const char *backend_said(const struct run_opts *o);
+
 static int run_once(const struct run_opts *o, struct run_result *rr)
 {
 	int pfd[2];
@@ -537,6 +558,8 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		signal(SIGQUIT, SIG_DFL);
 		if (o->backend)
 			setenv("METER_BACKEND", o->backend, 1);
+		else
+			setenv("METER_BACKEND", backend_said(o), 1);
 		if (o->period_ns)
 			setenv_u64("METER_PERIOD_NS", o->period_ns);
 		snprintf(out, sizeof(out), "%s/meter.out.%%p", tmpdir);

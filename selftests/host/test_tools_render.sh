@@ -32,7 +32,7 @@ diag() { sed 's/^/# /' "$@"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..28"
+echo "1..31"
 
 # The flat profile's rows: "%time cumulative self [calls ms ms] name".
 flat_rows() { # file -> rows only
@@ -103,6 +103,22 @@ check "callgraph: --hide-self 5 --hide-subs 50 hides g (small self, small edges)
 	bash -c "! grep -Eq '^ \[[0-9]+\].*  g$' $tmp/hide &&
 		 grep -Eq '^ \[[0-9]+\].*  f$' $tmp/hide &&
 		 grep -q '1 function hidden' $tmp/hide"
+
+# Caller lines (above an [N] line) of every entry must add up to 100%.
+callers_sum_100() { # call graph report
+	awk '/^ -+$/ { s = 0; have = 0; after = 0; next }
+	     /^ \[[0-9]+\]/ { if (have && (s < 99.85 || s > 100.15)) bad = 1; n++; after = 1; next }
+	     /%/ && !after { v = $0; sub(/%.*/, "", v); sub(/.* /, "", v); s += v; have = 1 }
+	     END { exit bad || n < 3 }' "$1"
+}
+check "callgraph: each function's caller shares add up to 100% (appel)" callers_sum_100 "$tmp/cg"
+check "callgraph: ... also under recursion, each sample split 1/k (recursive)" callers_sum_100 "$tmp/cgrec"
+
+"$STAT" -i "$APPEL" --format flat --order total > "$tmp/bytotal"
+"$STAT" -i "$APPEL" --format flat --order calls > "$tmp/bycalls"
+check "flat: --order total puts main first, --order calls is_prime (200 calls)" \
+	bash -c "[ \"\$(awk '/^ *time +seconds/ { getline; print \$NF; exit }' $tmp/bytotal)\" = main ] &&
+		 [ \"\$(awk '/^ *time +seconds/ { getline; print \$NF; exit }' $tmp/bycalls)\" = is_prime ]"
 
 # --- METERING table -----------------------------------------------------
 
