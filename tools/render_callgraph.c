@@ -81,8 +81,9 @@ int render_callgraph(const struct analysis *an, const struct render_opts *o,
 	size_t i, shown = 0;
 
 	(void)o;
-	if (!an->stack_samples && an->samples) {
-		fprintf(out, "Call graph: no sampled stacks in this profile.\n");
+	if (!an->stack_samples) {
+		fprintf(out, "Call graph: no sampled stacks in this profile%s.\n",
+			an->samples ? "" : " (no samples)");
 		return ferror(out) ? -1 : 0;
 	}
 	fprintf(out, "Call graph (exact: edge shares are measured from %" PRIu64
