@@ -46,6 +46,7 @@ struct render_opts {
 	bool inclusive;		/* METERING's :inclusive */
 	double hide_self;	/* percent, Racket's hide-self */
 	double hide_subs;	/* percent, Racket's hide-subs */
+	bool threads;		/* a table of the threads' samples */
 };
 
 #define NODE_ROOT ((size_t)-1)	/* the caller of a stack's root frame */

@@ -66,6 +66,9 @@ int cli_report_option(struct cli_report *r, int c, const char *arg)
 			cli_die_usage("--hide-self wants a percentage from 0 "
 				      "to 100, not '%s'", arg);
 		return 1;
+	case OPT_THREADS:
+		r->ro.threads = true;
+		return 1;
 	case OPT_HIDE_SUBS:
 		if (parse_percent(arg, &r->ro.hide_subs))
 			cli_die_usage("--hide-subs wants a percentage from 0 "

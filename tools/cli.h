@@ -20,6 +20,7 @@ enum {
 	OPT_EXCLUSIVE,
 	OPT_HIDE_SELF,
 	OPT_HIDE_SUBS,
+	OPT_THREADS,
 	OPT_CLI_LAST,
 };
 
@@ -31,7 +32,8 @@ enum {
 	{ "inclusive", no_argument, NULL, OPT_INCLUSIVE },		\
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },		\
 	{ "hide-self", required_argument, NULL, OPT_HIDE_SELF },	\
-	{ "hide-subs", required_argument, NULL, OPT_HIDE_SUBS }
+	{ "hide-subs", required_argument, NULL, OPT_HIDE_SUBS },	\
+	{ "threads", no_argument, NULL, OPT_THREADS }
 
 #define CLI_REPORT_HELP							\
 "Report options:\n"							\
@@ -44,7 +46,8 @@ enum {
 "      --exclusive      METERING table: time excludes callees (default)\n" \
 "      --hide-self PCT  call graph: hide a function whose self time is\n" \
 "                       below PCT %% ...\n"				\
-"      --hide-subs PCT  ... and whose every edge is below PCT %%\n"
+"      --hide-subs PCT  ... and whose every edge is below PCT %%\n"	\
+"      --threads        flat and metering: a table of the threads' samples\n"
 
 struct cli_report {
 	struct render_opts ro;

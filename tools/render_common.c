@@ -56,3 +56,28 @@ void put_padded(FILE *out, const char *s, int width)
 	for (; cols < width; cols++)
 		fputc(' ', out);
 }
+
+void render_threads(const struct analysis *an, const struct render_opts *o,
+		    FILE *out)
+{
+	const struct meter_profile *p = an->p;
+	uint64_t sum = 0;
+	size_t i;
+
+	if (!o->threads)
+		return;
+	for (i = 0; i < p->nthreads; i++)
+		sum += p->threads[i].samples;
+	fprintf(out, "\nThreads:\n%10s %10s %7s %9s  %s\n", "tid", "samples",
+		"%", "seconds", "state");
+	for (i = 0; i < p->nthreads; i++) {
+		const struct meter_thread *t = &p->threads[i];
+
+		fprintf(out, "%10" PRIu32 " %10" PRIu64 " %6.2f%% %9.3f  %s\n",
+			t->tid, t->samples, sum ? 100.0 * (double)t->samples /
+			(double)sum : 0.0, an_seconds(an, (double)t->samples),
+			t->exited ? "exited" : "running");
+	}
+	if (!p->nthreads)
+		fprintf(out, "(no threads recorded)\n");
+}

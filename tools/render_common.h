@@ -10,6 +10,10 @@
 /* The lines that say what was profiled and how (period, samples...). */
 void render_header(const struct analysis *an, FILE *out);
 
+/* With --threads: each thread's samples and share. */
+void render_threads(const struct analysis *an, const struct render_opts *o,
+		    FILE *out);
+
 /* Prints s left-aligned in width columns, counting UTF-8 characters. */
 void put_padded(FILE *out, const char *s, int width);
 

@@ -39,6 +39,7 @@ int render_flat(const struct analysis *an, const struct render_opts *o,
 	char per[32];
 
 	render_header(an, out);
+	render_threads(an, o, out);
 	format_duration(p->period_ns, per, sizeof(per));
 	fprintf(out, "\nFlat profile:\n\n");
 	if (p->period_ns)

@@ -25,6 +25,7 @@ int render_metering(const struct analysis *an, const struct render_opts *o,
 	char rule[160];
 
 	render_header(an, out);
+	render_threads(an, o, out);
 	for (i = 0; i < an->n; i++) {
 		int l = (int)strlen(an_name(an, i)) + 1;
 

@@ -32,7 +32,7 @@ diag() { sed 's/^/# /' "$@"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..31"
+echo "1..32"
 
 # The flat profile's rows: "%time cumulative self [calls ms ms] name".
 flat_rows() { # file -> rows only
@@ -79,6 +79,11 @@ check "flat: --threshold 5 leaves out the functions below 5%" \
 "$STAT" -i "$APPEL" --format flat --order name > "$tmp/byname"
 check "flat: --order name sorts by name" \
 	test "$(flat_rows "$tmp/byname" | awk '{ printf "%s ", $NF }')" = "f g is_prime main "
+
+"$STAT" -i "$REC" --format flat --threads > "$tmp/threads"
+check "flat --threads: a table of each thread's samples (tid 100: 60, tid 101: 40, exited)" \
+	bash -c "grep -Eq '^ +100 +60 +60\.00% .* running\$' $tmp/threads &&
+		 grep -Eq '^ +101 +40 +40\.00% .* exited\$' $tmp/threads"
 
 # --- call graph -------------------------------------------------------------
 
