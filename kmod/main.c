@@ -90,9 +90,7 @@ static void __exit meter_exit(void)
 {
 	meter_netlink_exit();
 	meter_lifecycle_exit();
-	mutex_lock(&meter_mutex);
 	meter_threads_end_all();
-	mutex_unlock(&meter_mutex);
 	flush_workqueue(meter_wq);
 	mutex_lock(&meter_mutex);
 	meter_sessions_destroy();

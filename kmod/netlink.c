@@ -498,6 +498,8 @@ struct meter_snap_thread {
 };
 
 struct meter_snap {
+	int err;			/* deferred error of the dump start */
+	const char *errmsg;
 	struct meter_session_info si;
 	u32 nfuncs, nstacks, nthreads;
 	struct meter_snap_func *funcs;	/* sorted by id */
@@ -656,8 +658,15 @@ static struct nlattr **meter_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
+/*
+ * Where the dump start has no extended ack (6.1 does not pass one to
+ * .start), an error is deferred to the first dump call, whose error and
+ * message go into NLMSG_DONE.
+ */
 static int meter_nl_profile_start(struct netlink_callback *cb)
 {
+	struct netlink_ext_ack local = {};
+	struct netlink_ext_ack *extack = cb->extack ?: &local;
 	struct meter_session *s;
 	struct meter_snap *sn;
 	int ret;
@@ -666,16 +675,25 @@ static int meter_nl_profile_start(struct netlink_callback *cb)
 	if (!sn)
 		return -ENOMEM;
 	mutex_lock(&meter_mutex);
-	s = meter_select(meter_dump_attrs(cb), cb->extack, &ret);
+	s = meter_select(meter_dump_attrs(cb), extack, &ret);
 	if (s)
 		ret = meter_snap_take(s, sn);
 	mutex_unlock(&meter_mutex);
-	if (ret) {
-		if (ret == -ENOMEM)
-			NL_SET_ERR_MSG_MOD(cb->extack,
-					   "out of memory for the snapshot");
+	if (ret == -ENOMEM)
+		NL_SET_ERR_MSG_MOD(extack, "out of memory for the snapshot");
+	if (ret && cb->extack) {
 		meter_snap_free(sn);
 		return ret;
+	}
+	if (ret) {
+		kvfree(sn->funcs);
+		kvfree(sn->names);
+		kvfree(sn->stacks);
+		kvfree(sn->pool);
+		kvfree(sn->threads);
+		memset(sn, 0, sizeof(*sn));
+		sn->err = ret;
+		sn->errmsg = local._msg;
 	}
 	cb->args[0] = (long)sn;
 	cb->args[1] = 0;	/* phase: session, funcs, stacks, threads */
@@ -818,6 +836,11 @@ static int meter_nl_profile_dump(struct sk_buff *skb,
 	const struct meter_snap *sn = (const struct meter_snap *)cb->args[0];
 	int ret;
 
+	if (sn->err) {
+		if (sn->errmsg && cb->extack)
+			cb->extack->_msg = sn->errmsg;
+		return sn->err;
+	}
 	do {
 		ret = meter_profile_put_one(skb, cb, sn);
 	} while (!ret);

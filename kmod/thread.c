@@ -105,15 +105,24 @@ int meter_thread_set_period(struct meter_thread *t, u64 period_ns)
 	return perf_event_period(t->event, period_ns);
 }
 
-/* Module unload.  Caller holds meter_mutex; flush meter_wq afterwards. */
+/*
+ * Module unload: ends every registration still in the hash, whether or
+ * not its session is still listed.  Flush meter_wq afterwards.
+ */
 void meter_threads_end_all(void)
 {
-	struct meter_session *s;
 	struct meter_thread *t;
+	int bkt;
 
-	list_for_each_entry(s, &meter_sessions, node)
-		list_for_each_entry(t, &s->threads, node)
+	do {
+		rcu_read_lock();
+		hash_for_each_rcu(meter_reg_hash, bkt, t, hnode)
+			break;
+		if (t)
 			meter_thread_end(t, METER_END_UNLOAD);
+		rcu_read_unlock();
+		cond_resched();
+	} while (t);
 }
 
 static int meter_page_check_vma(struct mm_struct *mm, unsigned long addr,

@@ -158,11 +158,27 @@ static int meter_nl_on_finish(struct nl_msg *msg, void *arg)
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	int code;
 
-	/* A dump that failed midway puts the error in NLMSG_DONE. */
+	/* A dump that failed puts the error, and maybe the extended-ack
+	 * attributes after it, in NLMSG_DONE.
+	 */
 	if (nlmsg_datalen(nlh) >= (int)sizeof(int)) {
 		memcpy(&code, nlmsg_data(nlh), sizeof(code));
 		if (code < 0 && !req->err)
 			req->err = code;
+	}
+	if (req->err && (nlh->nlmsg_flags & NLM_F_ACK_TLVS) &&
+	    nlmsg_datalen(nlh) > (int)NLMSG_ALIGN(sizeof(int))) {
+		struct nlattr *a, *tlvs = (struct nlattr *)
+			((char *)nlmsg_data(nlh) + NLMSG_ALIGN(sizeof(int)));
+		int len = nlmsg_datalen(nlh) - (int)NLMSG_ALIGN(sizeof(int));
+		int rem;
+
+		nla_for_each_attr(a, tlvs, len, rem)
+			if (nla_type(a) == NLMSGERR_ATTR_MSG && nla_len(a) > 0) {
+				snprintf(req->msg, sizeof(req->msg), "%.*s",
+					 nla_len(a), (const char *)nla_data(a));
+				req->msg[strcspn(req->msg, "\n")] = '\0';
+			}
 	}
 	req->done = 1;
 	return NL_STOP;
