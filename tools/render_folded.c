@@ -35,6 +35,9 @@ int render_folded(const struct analysis *an, const struct render_opts *o,
 			continue;
 		if (!s->depth)
 			fputs("[unknown]", out);
+		/* The kernel keeps the leaf-most frames: the root is not real. */
+		else if (s->truncated)
+			fputs("[truncated];", out);
 		for (k = 0; k < s->depth; k++) {
 			const struct meter_func *f =
 				meter_profile_find(p, s->frames[k]);

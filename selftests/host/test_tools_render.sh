@@ -32,7 +32,7 @@ diag() { sed 's/^/# /' "$@"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..32"
+echo "1..34"
 
 # The flat profile's rows: "%time cumulative self [calls ms ms] name".
 flat_rows() { # file -> rows only
@@ -158,6 +158,13 @@ got=$(awk '{ s += $NF } END { print s }' "$tmp/folded")
 check "folded: counts add up to the stacks' samples ($want)" test "$got" = "$want"
 "$STAT" -i "$APPEL" --format folded > "$tmp/folded2"
 check "folded: Appel's stacks, root first" grep -qx 'main;f;is_prime 900' "$tmp/folded2"
+check "folded: a truncated stack starts with [truncated]" \
+	grep -qx '\[truncated\];main;fib;naïve_ж 15' "$tmp/folded"
+printf '%s\n' '{"format": "meter-profile", "version": 1, "period_ns": 1000, "samples": 3,' \
+	'"functions": [{"id": 1, "name": "operator new;x y", "self_samples": 3}],' \
+	'"stacks": [{"frames": [1], "samples": 3}]}' > "$tmp/names.json"
+check "folded: spaces and semicolons in names become _" \
+	bash -c "'$STAT' -i $tmp/names.json -f folded | grep -qx 'operator_new_x_y 3'"
 
 # --- pprof --------------------------------------------------------------------
 
