@@ -369,6 +369,36 @@ static int merge_header(struct meter_profile *dst,
 	return 0;
 }
 
+/* dst's id for src's unnamed id: a function "[id N]", added once. */
+static uint32_t unnamed_id(struct meter_profile *dst,
+			   struct index_table *names, uint32_t src_id,
+			   uint32_t *next_id)
+{
+	char name[32];
+	size_t idx;
+
+	snprintf(name, sizeof(name), "[id %u]", (unsigned)src_id);
+	idx = func_lookup(names, dst, name);
+	if (idx != (size_t)-1)
+		return dst->funcs[idx].id;
+	if (names->used * 2 + 2 > names->mask) {
+		/* Rebuild larger: unnamed ids were not counted. */
+		size_t i;
+
+		free(names->slot);
+		if (table_init(names, dst->nfuncs + 64))
+			return 0;
+		for (i = 0; i < dst->nfuncs; i++)
+			if (func_lookup(names, dst, dst->funcs[i].name) ==
+			    (size_t)-1)
+				func_insert(names, dst, i);
+	}
+	if (!meter_profile_add_func(dst, (*next_id)++, name))
+		return 0;
+	func_insert(names, dst, dst->nfuncs - 1);
+	return dst->funcs[dst->nfuncs - 1].id;
+}
+
 int meter_profile_merge(struct meter_profile *dst,
 			const struct meter_profile *src)
 {
@@ -438,8 +468,15 @@ int meter_profile_merge(struct meter_profile *dst,
 			const struct meter_func *sf =
 				meter_profile_find(src, ss->frames[k]);
 
-			/* An unknown id stays visible as id 0 ("???"). */
-			frames[k] = sf ? map[sf - src->funcs] : 0;
+			if (sf) {
+				frames[k] = map[sf - src->funcs];
+				continue;
+			}
+			/* An id src does not name: name it, keep the frame. */
+			frames[k] = unnamed_id(dst, &names, ss->frames[k],
+					       &next_id);
+			if (!frames[k])
+				goto out;
 		}
 		idx = stack_lookup(&stacks, dst, frames, ss->depth,
 				   ss->truncated);

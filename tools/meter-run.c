@@ -338,6 +338,7 @@ static struct meter_profile *kernel_collect(const struct run_result *rr,
 				"0x%" PRIx64 ": %s\n", s->cookie, err);
 			continue;
 		}
+		cli_name_unknown_ids(p);
 		if (final) {
 			if (!s->exited)
 				fprintf(stderr, "meter-run: session 0x%" PRIx64

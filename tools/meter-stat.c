@@ -180,6 +180,7 @@ static struct meter_profile *get_session(struct meter_nl *nl,
 				err[0] ? err : strerror(-ret));
 		return NULL;
 	}
+	cli_name_unknown_ids(p);
 	return p;
 }
 

@@ -97,7 +97,7 @@ int main(void)
 	uint32_t rec[] = { 5, 9, 9, 9 };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..16\n");
+	printf("1..17\n");
 
 	a = appel(1, 2, 3, 4);
 	check(meter_profile_find(a, 3) && !strcmp(meter_profile_find(a, 3)->name,
@@ -137,6 +137,29 @@ int main(void)
 	      "merge: new names are added, old ones matched");
 	check(meter_profile_find(m, by_name(m, "fib")->id) == by_name(m, "fib"),
 	      "merge: ids stay unique and findable");
+
+	{
+		/* A stack naming an id the profile does not name. */
+		struct meter_profile *u = meter_profile_new();
+		const uint32_t fr[] = { 1, 77 };
+		struct meter_profile *v;
+		char *uj;
+		size_t ul;
+
+		meter_profile_add_func(u, 1, "main");
+		meter_profile_add_stack(u, fr, 2, 5);
+		v = meter_profile_new();
+		meter_profile_merge(v, u);
+		uj = to_json(v, &ul);
+		meter_profile_free(u);
+		u = from_json(uj, ul, err, sizeof(err));
+		check(by_name(v, "[id 77]") && u != NULL,
+		      "merge: an id without a name becomes \"[id 77]\", and "
+		      "the JSON reads back");
+		free(uj);
+		meter_profile_free(u);
+		meter_profile_free(v);
+	}
 
 	json = to_json(m, &len);
 	r = from_json(json, len, err, sizeof(err));
