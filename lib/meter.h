@@ -91,7 +91,8 @@ const char *meter_backend(void);
 struct meter_page;
 
 struct meter__frame {
-	struct meter_page *page;	/* NULL: not profiled */
+	struct meter_page *page;	/* restored on return (a scratch page
+					   when the call is not profiled) */
 	uint32_t depth;			/* depth before the call */
 	uint32_t prev;			/* current before the call */
 };
@@ -103,12 +104,15 @@ struct meter__frame {
 struct meter__side {
 	uintptr_t sp;
 	uintptr_t site;
-	uint32_t id;
-	uint32_t pad;
 };
 
 struct meter__tls {
-	struct meter_page *page;	/* NULL: thread not registered yet */
+	/*
+	 * The thread's page; until it is registered, a read-only page whose
+	 * depth is UINT32_MAX, so that the depth check sends the first call
+	 * to the slow path (one test fewer per call).
+	 */
+	struct meter_page *page;
 	uint64_t *counts;		/* call counts indexed by id */
 	struct meter__side *side;	/* side[-1] is a sentinel */
 };
@@ -140,17 +144,17 @@ meter__enter(struct meter_record *rec, struct meter__frame *f)
 	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
 	uintptr_t site = (uintptr_t)__builtin_return_address(0);
 
-	if (__builtin_expect(!pg || !id, 0))
-		goto slow;
 	d = pg->depth;
-	/* deep, or the top frame may be stale (longjmp, exception): slow path */
-	if (__builtin_expect(d >= METER__STACK_CAP ||
+	/*
+	 * Not registered, not yet numbered, deep, or the top frame may be
+	 * stale (longjmp, exception): the slow path sorts it out.
+	 */
+	if (__builtin_expect(d >= METER__STACK_CAP || !id ||
 			     sp >= meter__tls.side[(int)d - 1].sp, 0))
 		goto slow;
 	meter__tls.counts[id]++;
 	meter__tls.side[d].sp = sp;
 	meter__tls.side[d].site = site;
-	meter__tls.side[d].id = id;
 	f->page = (struct meter_page *)pg;
 	f->depth = d;
 	f->prev = pg->current;
@@ -169,11 +173,9 @@ meter__leave(struct meter__frame *f)
 {
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)f->page;
 
-	if (pg) {
-		pg->depth = f->depth;
-		METER__FENCE();
-		pg->current = f->prev;
-	}
+	pg->depth = f->depth;
+	METER__FENCE();
+	pg->current = f->prev;
 }
 
 #define METER__CAT2(a, b) a##b

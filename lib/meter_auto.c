@@ -34,9 +34,14 @@ struct slot {
 static struct slot table[TABLE_SIZE];	/* .bss: pages touched on use */
 static uint32_t table_used;
 
+/*
+ * Functions are 16-byte aligned and a module's code is contiguous: the
+ * address bits above the alignment spread one module's functions over the
+ * table without collisions (linear probing takes care of the rest).
+ */
 static inline METER_NOINSTR uint32_t hash_addr(uintptr_t a)
 {
-	return (uint32_t)((a * 0x9e3779b97f4a7c15ULL) >> (64 - TABLE_BITS));
+	return (uint32_t)(a >> 4) & TABLE_MASK;
 }
 
 uint32_t METER_NOINSTR meter_auto_find(uintptr_t addr)
@@ -112,7 +117,9 @@ static METER_NOINSTR uintptr_t find_cfa(uintptr_t hook_cfa, uintptr_t site)
 		lim = hi;
 	if (!hi)
 		lim = hook_cfa + 64 * sizeof(uintptr_t);
-	for (p = hook_cfa; p + sizeof(uintptr_t) <= lim; p += sizeof(uintptr_t))
+	/* from the hook's own return address: the exit hook may be jumped to */
+	for (p = hook_cfa - sizeof(uintptr_t); p + sizeof(uintptr_t) <= lim;
+	     p += sizeof(uintptr_t))
 		if (*(const uintptr_t *)p == site)
 			return p + sizeof(uintptr_t);
 	return 0;
@@ -155,11 +162,12 @@ exit_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 	struct meter_page *pg = meter__tls.page;
 	struct meter__side *side = meter__tls.side;
 	uint32_t d = pg->depth;
-	uintptr_t cfa = find_cfa(hook_cfa, site);
+	uintptr_t cfa;
 
 	(void)fn;
-	if (d == 0)
+	if (pg == METER_NO_PAGE || d == 0)
 		return;
+	cfa = find_cfa(hook_cfa, site);
 	if (d > METER_STACK_CAP) {
 		if (!cfa || side[METER_STACK_CAP - 1].sp >= cfa) {
 			/* a frame past the capacity: keep the current id */
@@ -188,26 +196,28 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
 	uintptr_t hook_cfa = (uintptr_t)__builtin_dwarf_cfa();
 	uintptr_t a = (uintptr_t)fn, site = (uintptr_t)call_site, cfa;
-	uint32_t i, id, d;
+	struct meter__side *side;
+	struct slot *sl;
+	uint32_t id, d = pg->depth;
 
-	if (__builtin_expect(!pg, 0))
+	/* not registered (depth UINT32_MAX) or deep */
+	if (__builtin_expect(d >= METER_STACK_CAP, 0))
 		goto slow;
-	i = hash_addr(a);
-	if (__builtin_expect(__atomic_load_n(&table[i].addr,
-					     __ATOMIC_ACQUIRE) != a, 0))
+	/* first probe only: a function that collided takes the slow path */
+	sl = &table[hash_addr(a)];
+	if (__builtin_expect(__atomic_load_n(&sl->addr, __ATOMIC_ACQUIRE) != a,
+			     0))
 		goto slow;
-	cfa = hook_cfa + table[i].cfa_off;
-	if (__builtin_expect(((const uintptr_t *)cfa)[-1] != site, 0))
+	/* the function's frame, checked by its return address */
+	cfa = hook_cfa + sl->cfa_off;
+	side = meter__tls.side;
+	if (__builtin_expect(((const uintptr_t *)cfa)[-1] != site ||
+			     cfa >= side[(int)d - 1].sp, 0))
 		goto slow;
-	id = table[i].id;
-	d = pg->depth;
-	if (__builtin_expect(d >= METER_STACK_CAP ||
-			     cfa >= meter__tls.side[(int)d - 1].sp, 0))
-		goto slow;
+	id = sl->id;
 	meter__tls.counts[id]++;
-	meter__tls.side[d].sp = cfa;
-	meter__tls.side[d].site = site;
-	meter__tls.side[d].id = id;
+	side[d].sp = cfa;
+	side[d].site = site;
 	pg->stack[d] = id;
 	METER__FENCE();
 	pg->depth = d + 1;
@@ -224,18 +234,23 @@ void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *call_site)
 	uintptr_t hook_cfa = (uintptr_t)__builtin_dwarf_cfa();
 	uintptr_t site = (uintptr_t)call_site;
 	struct meter__side *top;
-	uint32_t d;
+	uint32_t d = pg->depth;
 
-	if (__builtin_expect(!pg, 0))
-		return;
-	d = pg->depth;
 	top = &meter__tls.side[(int)d - 1];
-	/* the top frame returns to where this one does and is above us */
+	/*
+	 * The top frame is this one if it returns where this one does and
+	 * its return address is still in place, at or above this hook's
+	 * frame (the exit hook may be reached by a jump after the epilogue,
+	 * its CFA then being the function's own).  An unwound frame below
+	 * fails this: the hook's own call has overwritten that slot.
+	 * Unregistered threads (depth UINT32_MAX) fail the first test.
+	 */
 	if (__builtin_expect(d - 1 < METER_STACK_CAP && top->site == site &&
-			     top->sp > hook_cfa, 1)) {
+			     top->sp >= hook_cfa &&
+			     ((const uintptr_t *)top->sp)[-1] == site, 1)) {
 		pg->depth = d - 1;
 		METER__FENCE();
-		pg->current = top[-1].id;
+		pg->current = d > 1 ? pg->stack[d - 2] : 0;
 		return;
 	}
 	exit_slow((uintptr_t)fn, hook_cfa, site);

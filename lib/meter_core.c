@@ -7,10 +7,10 @@
  *
  * Shadow stack.  The page holds the ids (the kernel reads them); a
  * thread-local side array holds, for each of the first METER_STACK_CAP
- * frames, the stack pointer of the frame and its id.  side[-1] is a
- * sentinel {UINTPTR_MAX, 0}.  A frame is stale (left by longjmp or by an
- * exception through code without cleanups) when a new call arrives at a
- * stack pointer at or above the frame's: the slow path pops such frames.
+ * frames, where the frame is (its CFA) and where it returns to.  side[-1]
+ * is a sentinel {UINTPTR_MAX, 0}.  A frame is stale (left by longjmp or by
+ * an exception through code without cleanups) when a new call arrives at
+ * or above it (see stale_for_enter): the slow path pops such frames.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,8 +30,19 @@ _Static_assert(offsetof(struct meter_page, stack) ==
 _Static_assert(offsetof(struct meter_page, depth) ==
 	       offsetof(struct meter__page_hdr, depth), "page layout");
 
+/* Written by the returns of calls that are not profiled; never read. */
+static struct meter_page scratch_page;
+
+const struct meter_page meter_no_page = {
+	.magic = METER_PAGE_MAGIC,
+	.version = METER_PAGE_VERSION,
+	.depth = UINT32_MAX,
+};
+
 __thread struct meter__tls meter__tls
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((tls_model("initial-exec"))) = {
+	.page = METER_NO_PAGE,
+};
 __thread struct meter_thr *meter_self;
 __thread int meter_tstate;
 __thread int meter_busy;
@@ -395,7 +406,7 @@ static struct meter_thr *thread_alloc(void)
 	th->page->magic = METER_PAGE_MAGIC;
 	th->page->version = METER_PAGE_VERSION;
 	th->side_base[0].sp = UINTPTR_MAX;
-	th->side_base[0].id = 0;
+	th->side_base[0].site = 0;
 	{
 		pthread_attr_t attr;
 		void *lo;
@@ -462,7 +473,7 @@ bool meter_thread_ready(void)
 	struct meter_thr *th;
 	bool first;
 
-	if (meter__tls.page)
+	if (meter_have_page())
 		return true;
 	if (meter_tstate == METER_T_DEAD || meter_busy)
 		return false;
@@ -481,7 +492,7 @@ bool meter_thread_ready(void)
 		pthread_mutex_unlock(&meter_g.lock);
 		meter__tls.page = th->page;
 		meter_g.call_cost_ps = meter_calibrate();
-		meter__tls.page = NULL;
+		meter__tls.page = METER_NO_PAGE;
 		pthread_mutex_lock(&meter_g.lock);
 	}
 	if (thread_register_locked(th))
@@ -499,7 +510,7 @@ bool meter_thread_ready(void)
 	return true;
 dead:
 	meter_tstate = METER_T_DEAD;
-	meter__tls.page = NULL;
+	meter__tls.page = METER_NO_PAGE;
 	pthread_mutex_unlock(&meter_g.lock);
 	meter_busy = 0;
 	return false;
@@ -539,7 +550,7 @@ static void thread_exit(void *arg)
 		fold_counts_locked(th);
 	}
 	th->exited = true;
-	meter__tls.page = NULL;
+	meter__tls.page = METER_NO_PAGE;
 	meter_tstate = METER_T_DEAD;
 	FENCE();
 	/* the thread stays listed (tid, samples); its memory goes */
@@ -561,12 +572,13 @@ static void thread_exit(void *arg)
  * a different return site, or the same site and function) or a live
  * caller into which this function was inlined (same site, other id).
  */
-static inline bool stale_for_enter(const struct meter__side *e, uintptr_t sp,
+static inline bool stale_for_enter(const struct meter__side *e,
+				   uint32_t e_id, uintptr_t sp,
 				   uintptr_t site, uint32_t id)
 {
 	if (e->sp != sp)
 		return e->sp < sp;
-	return e->site != site || e->id == id;
+	return e->site != site || e_id == id;
 }
 
 /* Sets depth to d and makes the frame below current. */
@@ -578,7 +590,7 @@ void meter_pop_to(uint32_t d, uint32_t fallback_current)
 	if (d == 0)
 		cur = 0;
 	else if (d <= METER_STACK_CAP)
-		cur = meter__tls.side[d - 1].id;
+		cur = pg->stack[d - 1];
 	else
 		cur = fallback_current;
 	pg->depth = d;
@@ -600,12 +612,14 @@ void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 
 	if (d > METER_STACK_CAP) {
 		/* frames past the capacity have no side entry */
-		if (stale_for_enter(&side[METER_STACK_CAP - 1], sp, site,
+		if (stale_for_enter(&side[METER_STACK_CAP - 1],
+				    pg->stack[METER_STACK_CAP - 1], sp, site,
 				    id))
 			d = METER_STACK_CAP;
 	}
 	if (d <= METER_STACK_CAP)
-		while (d > 0 && stale_for_enter(&side[d - 1], sp, site, id))
+		while (d > 0 && stale_for_enter(&side[d - 1], pg->stack[d - 1],
+						sp, site, id))
 			d--;
 	if (d != d0)
 		meter_pop_to(d, pg->current);
@@ -617,7 +631,6 @@ void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 	if (d < METER_STACK_CAP) {
 		side[d].sp = sp;
 		side[d].site = site;
-		side[d].id = id;
 		pg->stack[d] = id;
 	}
 	FENCE();
@@ -631,7 +644,9 @@ void meter__enter_slow(struct meter_record *rec, struct meter__frame *f,
 {
 	uint32_t id;
 
-	f->page = NULL;
+	f->page = &scratch_page;
+	f->depth = 0;
+	f->prev = 0;
 	if (!meter_thread_ready())
 		return;
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
@@ -656,7 +671,6 @@ void meter_enter(meter_record_t *rec)
 	if (d < METER_STACK_CAP) {
 		side[d].sp = METER_SP_API;
 		side[d].site = 0;
-		side[d].id = rec->id;
 		pg->stack[d] = rec->id;
 	}
 	FENCE();
@@ -671,7 +685,7 @@ void meter_leave(meter_record_t *rec)
 	struct meter__side *side = meter__tls.side;
 	uint32_t d, i;
 
-	if (!rec || !pg)
+	if (!rec || !meter_have_page())
 		return;
 	d = pg->depth;
 	if (d == 0)
@@ -682,7 +696,7 @@ void meter_leave(meter_record_t *rec)
 	}
 	/* the nearest activation among the explicit frames on top */
 	for (i = d; i > 0 && side[i - 1].sp == METER_SP_API; i--) {
-		if (side[i - 1].id == rec->id) {
+		if (pg->stack[i - 1] == rec->id) {
 			meter_pop_to(i - 1, 0);
 			return;
 		}
@@ -899,7 +913,7 @@ static void at_fork_child(void)
 		th->samples = 0;
 		th->timer_armed = false;
 		/* re-registers lazily, keeping the frames live across fork */
-		meter__tls.page = NULL;
+		meter__tls.page = METER_NO_PAGE;
 		meter_tstate = METER_T_NEW;
 	}
 }

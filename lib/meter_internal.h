@@ -99,6 +99,15 @@ struct meter_global {
 
 extern struct meter_global meter_g METER_HIDDEN;
 
+/* What meter__tls.page points to while the thread is not registered. */
+extern const struct meter_page meter_no_page METER_HIDDEN;
+#define METER_NO_PAGE ((struct meter_page *)&meter_no_page)
+
+static inline bool meter_have_page(void)
+{
+	return meter__tls.page != METER_NO_PAGE;
+}
+
 /* Per-thread state that only libmeter reads. */
 enum meter_tstate {
 	METER_T_NEW = 0,	/* never registered */

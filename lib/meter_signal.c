@@ -98,7 +98,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	(void)si;
 	(void)uc;
-	if (!pg || !th || !atomic_load_explicit(&meter_g.sampling,
+	if (pg == METER_NO_PAGE || !th ||
+	    !atomic_load_explicit(&meter_g.sampling,
 						memory_order_relaxed))
 		goto out;
 	th->samples++;

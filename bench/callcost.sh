@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# bench/callcost.sh [N]: instructions and time per instrumented call, meter
+# against gprof and uftrace, on one call-heavy loop (bench/callcost.c).
+#
+# Instructions come from callgrind (valgrind): the program is run with N and
+# 2N calls and the difference divided by N, so start-up work (libmeter's
+# calibration, uftrace's set-up) cancels out.  "overhead" subtracts the
+# uninstrumented loop.  Host ns/call is the loop's own timing with 10M calls
+# (median of 5 runs).  meter runs with METER_BACKEND=off: sampling does not
+# change the per-call path.  Needs the libmeter build (make).
+set -eu
+cd "$(dirname "$0")/.."
+N=${1:-100000}
+B=build/bench/callcost
+mkdir -p "$B"
+CFLAGS="-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Iinclude/uapi -Iinclude -Ilib"
+LM="-Lbuild/lib -Wl,-rpath,$PWD/build/lib -lmeter"
+[ -f build/lib/libmeter.so ] || make -s build/lib/libmeter.so
+
+gcc $CFLAGS -o $B/baseline bench/callcost.c
+gcc $CFLAGS -DMETER_MANUAL -o $B/manual bench/callcost.c $LM
+gcc $CFLAGS -finstrument-functions -o $B/auto bench/callcost.c $LM
+gcc $CFLAGS -pg -o $B/gprof bench/callcost.c
+
+have_uftrace=0
+command -v uftrace >/dev/null && have_uftrace=1
+
+# instructions executed by the program (callgrind, Ir); for uftrace, the
+# traced program's process only (uftrace itself is another process).
+ir() {
+	local out=$PWD/$B/cg.$$ prog=$1; shift
+	rm -f $out.*
+	if [ "$prog" = uftrace ]; then
+		( cd $B && valgrind --tool=callgrind --trace-children=yes \
+			--callgrind-out-file=$out.%p uftrace record -d uftrace.data.$$ \
+			./gprof "$@" >/dev/null 2>&1 ) || true
+		rm -rf $B/uftrace.data.$$
+		# the traced program's file: the one whose command is ./gprof
+		local f
+		f=$(grep -l '^cmd: *\./gprof' $out.* 2>/dev/null | head -n 1)
+		[ -n "$f" ] || { echo NA; return; }
+		awk '/^summary:/ { print $2 }' "$f"
+	else
+		METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
+			valgrind --tool=callgrind --callgrind-out-file=$out.1 \
+			$B/$prog "$@" >/dev/null 2>&1
+		awk '/^summary:/ { print $2 }' $out.1
+	fi
+	rm -f $out.* gmon.out $B/gmon.out
+}
+
+per_call() {
+	local a b
+	a=$(ir "$1" "$N"); b=$(ir "$1" $((2 * N)))
+	if [ "$a" = NA ] || [ -z "$a" ] || [ -z "$b" ]; then echo NA; return; fi
+	echo "scale=1; ($b - $a) / $N" | bc
+}
+
+ns_call() {
+	local prog=$1 runs=() i
+	for i in 1 2 3 4 5; do
+		if [ "$prog" = uftrace ]; then
+			runs+=("$(cd $B && uftrace record -d uftrace.data.$$ ./gprof 10000000 2>/dev/null | awk '{print $1}')")
+			rm -rf $B/uftrace.data.$$
+		else
+			runs+=("$(METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null $B/$prog 10000000 | awk '{print $1}')")
+		fi
+	done
+	rm -f gmon.out $B/gmon.out
+	printf '%s\n' "${runs[@]}" | sort -n | sed -n 3p
+}
+
+printf '%-28s %14s %14s %12s\n' "variant" "instr/call" "overhead" "ns/call"
+base=$(per_call baseline)
+for v in baseline manual auto gprof uftrace; do
+	label=$v
+	case $v in
+	manual) label="meter manual (METER_FUNCTION)" ;;
+	auto) label="meter automatic (-finstrument-functions)" ;;
+	gprof) label="gprof (gcc -pg, mcount)" ;;
+	uftrace) label="uftrace record (gcc -pg)"
+		[ $have_uftrace = 1 ] || { printf '%-28s %14s\n' "$label" "not installed"; continue; } ;;
+	esac
+	if [ $v = baseline ]; then pc=$base; else pc=$(per_call $v); fi
+	if [ "$pc" = NA ]; then ov=NA; else ov=$(echo "scale=1; $pc - $base" | bc); fi
+	printf '%-28s %14s %14s %12s\n' "$label" "$pc" "$ov" "$(ns_call $v)"
+done
