@@ -23,11 +23,19 @@ $(LIBMETER_A): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(LIBMETER_SO).1: $(LIB_OBJS) lib/libmeter.map
+# Only the shared library interposes malloc (allocation accounting).
+$(BUILD)/lib/obj/meter_alloc_so.o: lib/meter_alloc.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -DMETER_SHARED_BUILD -c -o $@ $<
+
+LIB_SO_OBJS := $(filter-out $(BUILD)/lib/obj/meter_alloc.o,$(LIB_OBJS)) \
+	$(BUILD)/lib/obj/meter_alloc_so.o
+
+$(LIBMETER_SO).1: $(LIB_SO_OBJS) lib/libmeter.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libmeter.so.1 \
 		-Wl,--version-script=lib/libmeter.map -Wl,-z,defs \
-		-o $@ $(LIB_OBJS) $(LDFLAGS) $(LIB_LDLIBS)
+		-o $@ $(LIB_SO_OBJS) $(LDFLAGS) $(LIB_LDLIBS)
 
 $(LIBMETER_SO): $(LIBMETER_SO).1
 	ln -sf libmeter.so.1 $@

@@ -78,26 +78,15 @@ static METER_NOINSTR uint32_t auto_create(uintptr_t addr)
 	}
 	if (table_used >= TABLE_FILL)
 		goto out;
-	pthread_mutex_unlock(&meter_g.lock);
-	/* names are resolved later; this only hands out the id */
-	id = meter_record_new(METER_REC_AUTO, NULL, addr);
-	pthread_mutex_lock(&meter_g.lock);
+	/* the name is resolved later, when it is needed */
+	id = meter_record_new_locked(METER_REC_AUTO, NULL, addr);
 	if (!id)
 		goto out;
-	for (;;) {
-		uintptr_t k = table[i].addr;
-
-		if (!k)
-			break;
-		if (k == addr) {	/* another thread won: its id stays */
-			id = table[i].id;
-			goto out;
-		}
-		i = (i + 1) & TABLE_MASK;
-	}
 	table[i].id = id;
 	__atomic_store_n(&table[i].addr, addr, __ATOMIC_RELEASE);
 	table_used++;
+	if (meter_tstate == METER_T_LIVE)
+		meter_send_names_locked();
 out:
 	pthread_mutex_unlock(&meter_g.lock);
 	return id;

@@ -86,11 +86,10 @@ static bool registry_ready(void)
 	return meter_g.recs != NULL;
 }
 
-static void send_names_locked(void);
 
 /* Hands out the next id; the lock is held.  0 when none is left. */
-static uint32_t record_new_locked(uint32_t kind, const char *name,
-				  uintptr_t addr)
+uint32_t meter_record_new_locked(uint32_t kind, const char *name,
+				 uintptr_t addr)
 {
 	uint32_t id = atomic_load_explicit(&meter_g.next_id,
 					   memory_order_relaxed);
@@ -113,9 +112,9 @@ uint32_t meter_record_new(uint32_t kind, const char *name, uintptr_t addr)
 	uint32_t id;
 
 	pthread_mutex_lock(&meter_g.lock);
-	id = record_new_locked(kind, name, addr);
+	id = meter_record_new_locked(kind, name, addr);
 	if (id && meter_tstate == METER_T_LIVE)
-		send_names_locked();
+		meter_send_names_locked();
 	pthread_mutex_unlock(&meter_g.lock);
 	return id;
 }
@@ -152,13 +151,13 @@ void meter__module_records(struct meter_record *start,
 		if (r->magic != METER__RECORD_MAGIC ||
 		    __atomic_load_n(&r->id, __ATOMIC_ACQUIRE))
 			continue;
-		__atomic_store_n(&r->id, record_new_locked(METER_REC_MANUAL,
+		__atomic_store_n(&r->id, meter_record_new_locked(METER_REC_MANUAL,
 							   r->name, 0),
 				 __ATOMIC_RELEASE);
 	}
 	/* a module loaded later (dlopen) names its functions at once */
 	if (meter_tstate == METER_T_LIVE)
-		send_names_locked();
+		meter_send_names_locked();
 out:
 	pthread_mutex_unlock(&meter_g.lock);
 }
@@ -171,10 +170,10 @@ static uint32_t manual_record_id(struct meter_record *rec)
 	pthread_mutex_lock(&meter_g.lock);
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
 	if (!id && rec->magic == METER__RECORD_MAGIC) {
-		id = record_new_locked(METER_REC_MANUAL, rec->name, 0);
+		id = meter_record_new_locked(METER_REC_MANUAL, rec->name, 0);
 		__atomic_store_n(&rec->id, id, __ATOMIC_RELEASE);
 		if (id && meter_tstate == METER_T_LIVE)
-			send_names_locked();
+			meter_send_names_locked();
 	}
 	pthread_mutex_unlock(&meter_g.lock);
 	return id;
@@ -200,7 +199,7 @@ meter_record_t *meter_record_register(const char *name)
 /* kernel backend: names and counts                                    */
 
 /* Names every id not yet named; the lock is held, the thread is live. */
-static void send_names_locked(void)
+void meter_send_names_locked(void)
 {
 	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
 					   memory_order_acquire) - 1;
@@ -503,7 +502,7 @@ bool meter_thread_ready(void)
 	}
 	pthread_setspecific(thread_key, th);
 	meter_tstate = METER_T_LIVE;
-	send_names_locked();
+	meter_send_names_locked();
 	pthread_mutex_unlock(&meter_g.lock);
 	meter__tls.page = th->page;
 	meter_busy = 0;

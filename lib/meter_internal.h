@@ -125,6 +125,11 @@ extern __thread int meter_busy METER_HIDDEN
 bool meter_thread_ready(void) METER_HIDDEN;	/* registers lazily */
 uint32_t meter_record_new(uint32_t kind, const char *name,
 			  uintptr_t addr) METER_HIDDEN;
+/* The same with meter_g.lock held, names not sent. */
+uint32_t meter_record_new_locked(uint32_t kind, const char *name,
+				 uintptr_t addr) METER_HIDDEN;
+/* Names new ids to the kernel; meter_g.lock held. */
+void meter_send_names_locked(void) METER_HIDDEN;
 void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 		struct meter__frame *f)
 	METER_HIDDEN;
@@ -149,8 +154,5 @@ int meter_signal_add_stacks(struct meter_profile *p) METER_HIDDEN;
 
 /* meter_calibrate.c */
 uint64_t meter_calibrate(void) METER_HIDDEN;
-
-/* meter_alloc.c */
-void meter_alloc_setup(void) METER_HIDDEN;
 
 #endif /* METER_INTERNAL_H */

@@ -11,6 +11,8 @@
  *   lib_workload longjmp K D     K times: recurse D deep and longjmp out
  *   lib_workload deep D MS       recurse D deep, spin MS ms at the bottom
  *   lib_workload fork N          leaf() N times, fork; child: leaf() 2N times
+ *   lib_workload alloc N         allocator(): N x (malloc 100, calloc 10x10,
+ *                                realloc to 200)
  *
  * Prints "depth=N" (the shadow-stack depth seen from main) at the end, so
  * that tests can check the stack came back right.
@@ -162,6 +164,21 @@ NOINLINE static void deep(int d, unsigned long ms)
 	sink++;
 }
 
+NOINLINE static void allocator(long n)
+{
+	PROFILED(allocator);
+	long i;
+
+	for (i = 0; i < n; i++) {
+		char *p = malloc(100), *q = calloc(10, 10), *r;
+
+		r = realloc(p, 200);
+		sink += (unsigned long)(r != NULL) + (unsigned long)(q != NULL);
+		free(q);
+		free(r);
+	}
+}
+
 static int per_thread;
 
 NOINLINE static void *worker(void *arg)
@@ -211,6 +228,8 @@ int main(int argc, char **argv)
 		spin(50);
 	} else if (!strcmp(cmd, "deep")) {
 		deep((int)n, (unsigned long)m);
+	} else if (!strcmp(cmd, "alloc")) {
+		allocator(n);
 	} else if (!strcmp(cmd, "fork")) {
 		pid_t pid;
 		int st;

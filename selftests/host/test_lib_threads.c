@@ -32,6 +32,14 @@ static void check(const char *mode, const char *backend)
 	   mode, backend);
 	ok(p->nthreads == 9, "%s/%s: 9 threads listed (got %zu)", mode,
 	   backend, p->nthreads);
+	{
+		size_t i, n = 0;
+
+		for (i = 0; i < p->nfuncs; i++)
+			n += same_name(p->funcs[i].name, "leaf");
+		ok(n == 1, "%s/%s: threads first calling leaf at once make one record (%zu)",
+		   mode, backend, n);
+	}
 	meter_profile_free(p);
 }
 

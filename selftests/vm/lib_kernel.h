@@ -34,15 +34,19 @@ TAP_HELPER struct meter_profile *kernel_profile(pid_t pid)
 	return p;
 }
 
-/* Runs ../host/PROG with the kernel backend; its session's profile. */
-TAP_HELPER struct meter_profile *run_kernel(const char *prog,
-					    const char *const *args,
-					    char *out, size_t outlen,
-					    const char *label)
+/*
+ * Runs ../host/PROG with the kernel backend (and extra, "K=V" or NULL, in
+ * its environment); its session's profile.
+ */
+TAP_HELPER struct meter_profile *run_kernel_env(const char *prog,
+						const char *const *args,
+						char *out, size_t outlen,
+						const char *label,
+						const char *extra)
 {
 	char path[PATH_MAX], rel[PATH_MAX], env_out[PATH_MAX + 16];
 	const char *env[] = { "METER_BACKEND=kernel", env_out,
-			      "METER_QUIET=1", NULL };
+			      "METER_QUIET=1", extra, NULL };
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s.json", scratch(), label);
@@ -53,5 +57,8 @@ TAP_HELPER struct meter_profile *run_kernel(const char *prog,
 	ok(access(path, F_OK) != 0, "%s: kernel backend writes no file", label);
 	return kernel_profile(last_pid);
 }
+
+#define run_kernel(prog, args, out, outlen, label) \
+	run_kernel_env(prog, args, out, outlen, label, NULL)
 
 #endif

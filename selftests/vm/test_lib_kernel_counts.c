@@ -2,7 +2,7 @@
 /*
  * With meter.ko, libmeter registers each thread and flushes call counts at
  * thread and process exit: a function called N times reports N in the
- * session, in each mode and under 8 threads.
+ * session, in each mode and under 8 threads; allocation accounting too.
  */
 #include "lib_kernel.h"
 
@@ -47,6 +47,23 @@ static void threads(const char *mode)
 	meter_profile_free(p);
 }
 
+static void alloc(void)
+{
+	char out[256];
+	const char *args[] = { "alloc", "1000", NULL };
+	const struct meter_func *f;
+	struct meter_profile *p;
+
+	p = run_kernel_env("lib_workload_manual", args, out, sizeof(out),
+			   "alloc", "METER_ALLOC=1");
+	f = func_named(p, "allocator");
+	ok(f && f->alloc_calls == 3000 && f->alloc_bytes == 400000,
+	   "METER_ALLOC=1: allocation calls and bytes reach the session (%llu calls, %llu bytes)",
+	   f ? (unsigned long long)f->alloc_calls : 0ULL,
+	   f ? (unsigned long long)f->alloc_bytes : 0ULL);
+	meter_profile_free(p);
+}
+
 int main(void)
 {
 	counts("manual");
@@ -54,6 +71,7 @@ int main(void)
 	counts("api");
 	threads("manual");
 	threads("auto");
+	alloc();
 	scratch_cleanup();
 	return tap_done();
 }
