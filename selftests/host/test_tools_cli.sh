@@ -30,7 +30,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..29"
+echo "1..30"
 
 flat_rows() { # report -> the flat profile's rows
 	awk '/^ *time +seconds/ { on = 1; next }
@@ -92,6 +92,14 @@ check "meter-run --format json: meter-stat -i reads it back" \
 	sh -c "'$APPEL' 100 > /dev/null; '$APPEL' 100 > /dev/null; true" > /dev/null 2>&1
 check "meter-run --follow-fork: the children's profiles are merged (main called twice)" \
 	grep -q '"name": "main", "calls": 2,' fork.json
+
+"$RUN" --backend signal --follow-fork -f flat -- "$APPEL" 100 fork > fork2.out 2> /dev/null
+"$RUN" --backend signal -f flat -- "$APPEL" 100 fork > nofork.out 2> nofork.err
+check "meter-run --follow-fork: a forked child's profile is merged (child_rounds; f 200 calls); without it, left out and said" \
+	bash -c "flat_rows() { awk '/^ *time +seconds/ { on = 1; next } on && NF == 0 { exit } on { print }' \"\$1\"; };
+		 flat_rows fork2.out | awk '\$NF == \"child_rounds\" && \$4 == 1 { a++ } \$NF == \"f\" && \$4 == 200 { a++ } END { exit a != 2 }' &&
+		 flat_rows nofork.out | awk '\$NF == \"f\" && \$4 == 100 { a++ } \$NF == \"child_rounds\" && NF > 4 { b++ } END { exit !(a == 1 && !b) }' &&
+		 grep -q '1 profile of forked children left out' nofork.err" || { diag fork2.out; diag nofork.err; }
 
 "$RUN" --backend signal -f pprof -o run.pb.gz -- "$APPEL" 300 > /dev/null 2>&1
 check "meter-run --format pprof: a gzip file" gzip -t run.pb.gz

@@ -5,12 +5,18 @@
  * (cheap calls).  A profiler that apportions is_prime's time by call
  * counts charges half of it to each; meter charges it to f.
  *
- *   tools_appel [ROUNDS]     (default 1000)
+ *   tools_appel [ROUNDS [fork]]     (default 1000)
+ *
+ * With "fork", a forked child does the ROUNDS again (in child_rounds),
+ * for the tests of --follow-fork.
  *
  * Used by the tools' host tests (signal backend) and VM tests (kernel).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "meter.h"
 
@@ -50,6 +56,17 @@ __attribute__((noinline)) static void g(void)
 	sink += (unsigned long)is_prime(101UL);
 }
 
+__attribute__((noinline)) static void child_rounds(long rounds)
+{
+	long i;
+
+	PROFILED();
+	for (i = 0; i < rounds; i++) {
+		f();
+		g();
+	}
+}
+
 int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 1000;
@@ -59,6 +76,21 @@ int main(int argc, char **argv)
 	for (i = 0; i < rounds; i++) {
 		f();
 		g();
+	}
+	if (argc > 2 && !strcmp(argv[2], "fork")) {
+		pid_t pid;
+		int st;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			child_rounds(rounds);
+			printf("tools_appel: child did %ld rounds\n", rounds);
+			return 0;
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
+			return 1;
 	}
 	printf("tools_appel: %ld rounds, sink %lu\n", rounds, sink);
 	return 0;

@@ -28,7 +28,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_kernel.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..22"
+echo "1..24"
 
 if ! grep -q '^meter ' /proc/modules; then
 	echo "# meter.ko is not loaded"
@@ -89,6 +89,21 @@ check "meter-run --periodic 0.5: live reports on stderr while the program runs" 
 check "meter-run --backend kernel on a program without libmeter: its status (5) and the explanation" \
 	bash -c "[ $? -eq 5 ] && grep -q 'not built with libmeter' plain.err && grep -q 'backend kernel' plain.err"
 
+"$RUN" --backend kernel --follow-fork -f flat -- "$APPEL" 100 fork > fork.out 2> fork.err
+flat_rows fork.out > fork.rows
+check "meter-run --follow-fork (kernel): the forked child's session is merged (child_rounds; f called 200 times)" \
+	awk '$NF == "child_rounds" && $4 == 1 { a++ } $NF == "f" && $4 == 200 { a++ }
+	     END { exit a != 2 }' fork.rows || { diag fork.out; diag fork.err; }
+"$RUN" --backend kernel -f flat -- "$APPEL" 100 fork > nofork.out 2> nofork.err
+flat_rows nofork.out > nofork.rows
+check "meter-run without --follow-fork (kernel): only PROG's session, and it says the child's was left" \
+	bash -c "awk '\$NF == \"f\" && \$4 == 100 { a++ } \$NF == \"child_rounds\" && NF > 4 { b++ } END { exit !(a == 1 && !b) }' nofork.rows &&
+		 grep -q '1 session of forked children left in the kernel' nofork.err" ||
+	{ diag nofork.out; diag nofork.err; }
+for c in $("$STAT" | awk '$3 == "tools_appel" && $4 == "exited" { print $1 }'); do
+	"$STAT" delete "$c" > /dev/null
+done
+
 # --- meter-stat on a finished session ------------------------------------
 
 METER_BACKEND=kernel "$APPEL" 100 > /dev/null &
@@ -128,7 +143,7 @@ check "meter-stat show after delete: status 1 and a message" \
 
 # --- meter-stat on a running session -----------------------------------------
 
-METER_BACKEND=kernel "$APPEL" $((ROUNDS * 6)) > /dev/null &
+METER_BACKEND=kernel "$APPEL" $((ROUNDS * 20)) > /dev/null &
 bgpid=$!
 sleep 1
 "$STAT" > live.out 2>&1
@@ -140,7 +155,8 @@ check "meter-stat delete of a running session: status 1, says why" \
 timeout 120 "$STAT" watch $bgpid --interval 0.5 -f flat > watch.out 2> watch.err
 check "meter-stat watch: reports until the session exits, then stops" \
 	bash -c "[ \$(grep -c '^meter-stat: session' watch.out) -ge 2 ] &&
-		 tail -n 30 watch.out | grep -q 'exited'" || { tail -n 20 watch.out | diag /dev/stdin; diag watch.err; }
+		 tail -n 30 watch.out | grep -q 'exited'" ||
+	{ tail -n 20 watch.out > watch.tail; diag watch.tail; diag watch.err; }
 wait $bgpid
 "$STAT" delete $bgpid > /dev/null 2>&1
 
