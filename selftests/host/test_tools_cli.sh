@@ -30,7 +30,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..30"
+echo "1..31"
 
 flat_rows() { # report -> the flat profile's rows
 	awk '/^ *time +seconds/ { on = 1; next }
@@ -69,6 +69,15 @@ check "meter-run: call graph charges is_prime's time to f, whose calls are expen
 	diag isprime
 check "meter-run: no progress line when stderr is not a terminal" \
 	bash -c "! grep -q \$'\\r' run.err"
+
+# A terminal (script(1) gives one): the progress line, for runs over 1 s.
+if command -v script > /dev/null 2>&1; then
+	script -qec "'$RUN' --backend signal -f flat -- '$APPEL' 12000 > /dev/null" tty.log > /dev/null 2>&1
+	check "meter-run: on a terminal, a progress line (elapsed seconds) for a long run" \
+		grep -aq $'\rmeter-run: [0-9.]* s' tty.log || diag tty.log
+else
+	ok "meter-run: on a terminal, a progress line # SKIP script(1) is not installed"
+fi
 
 "$RUN" --backend signal -- "$APPEL_AUTO" 1000 > auto.out 2>&1
 check "meter-run: -finstrument-functions program: names from the ELF symbols" \
