@@ -67,7 +67,8 @@ static void usage(FILE *out)
 "\n"
 "Sampling:\n"
 "  -F, --frequency HZ   samples per CPU-second of each thread\n"
-"      --period DUR     sampling period: 1ms, 100us, 250000ns, 0.01s\n"
+"      --period DUR     sampling period from 10us to 1s: 1ms, 100us,\n"
+"                       250000ns, 0.01s\n"
 "                       (default 1ms)\n"
 "  -b, --backend B      kernel, signal, off or auto (default: $METER_BACKEND\n"
 "                       or auto)\n"
@@ -135,10 +136,10 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_PERIOD:
 			if (parse_duration_ns(optarg, &o->period_ns) ||
-			    o->period_ns < 1000 ||
+			    o->period_ns < METER_PERIOD_MIN_NS ||
 			    o->period_ns > METER_PERIOD_MAX_NS)
 				cli_die_usage("--period wants a duration from "
-					      "1us to 1s such as 1ms or 100us, "
+					      "10us to 1s such as 1ms or 100us, "
 					      "not '%s'", optarg);
 			break;
 		case 'b':
