@@ -37,6 +37,10 @@ void render_header(const struct analysis *an, FILE *out)
 			" stacks lost (table full), %" PRIu64
 			" stacks truncated\n", p->no_current, p->invalid,
 			p->lost, p->truncated);
+	if (!p->exited && !strcmp(p->backend, "kernel") && !an->calls &&
+	    an->samples)
+		fprintf(out, "The process is still running: its call counts "
+			"arrive when its threads exit.\n");
 	if (!an->samples && !strcmp(p->backend, "off"))
 		fprintf(out, "No samples: the off backend counts calls only.\n");
 	else if (!an->samples)
