@@ -93,7 +93,7 @@ struct meter_page;
 struct meter__frame {
 	struct meter_page *page;	/* restored on return (a scratch page
 					   when the call is not profiled) */
-	uint32_t depth;			/* depth before the call */
+	uintptr_t depth;		/* depth before the call */
 	uint32_t prev;			/* current before the call */
 };
 
@@ -139,7 +139,7 @@ static inline __attribute__((always_inline, no_instrument_function)) void
 meter__enter(struct meter_record *rec, struct meter__frame *f)
 {
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
-	uint32_t id = rec->id, d;
+	uintptr_t id = rec->id, d;
 	/* the calling function's frame: inlined into its caller, the caller's */
 	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
 	uintptr_t site = (uintptr_t)__builtin_return_address(0);
@@ -150,7 +150,7 @@ meter__enter(struct meter_record *rec, struct meter__frame *f)
 	 * stale (longjmp, exception): the slow path sorts it out.
 	 */
 	if (__builtin_expect(d >= METER__STACK_CAP || !id ||
-			     sp >= meter__tls.side[(int)d - 1].sp, 0))
+			     sp >= meter__tls.side[(intptr_t)d - 1].sp, 0))
 		goto slow;
 	meter__tls.counts[id]++;
 	meter__tls.side[d].sp = sp;
@@ -158,11 +158,11 @@ meter__enter(struct meter_record *rec, struct meter__frame *f)
 	f->page = (struct meter_page *)pg;
 	f->depth = d;
 	f->prev = pg->current;
-	pg->stack[d] = id;
+	pg->stack[d] = (uint32_t)id;
 	METER__FENCE();
-	pg->depth = d + 1;
+	pg->depth = (uint32_t)d + 1;
 	METER__FENCE();
-	pg->current = id;
+	pg->current = (uint32_t)id;
 	return;
 slow:
 	meter__enter_slow(rec, f, sp, site);
@@ -173,7 +173,7 @@ meter__leave(struct meter__frame *f)
 {
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)f->page;
 
-	pg->depth = f->depth;
+	pg->depth = (uint32_t)f->depth;
 	METER__FENCE();
 	pg->current = f->prev;
 }
