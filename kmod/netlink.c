@@ -13,6 +13,7 @@
  */
 #include <linux/bsearch.h>
 #include <linux/cred.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -96,7 +97,8 @@ static void meter_session_info_fill(struct meter_session *s,
 	si->lost = atomic64_read(&s->lost);
 	si->truncated = atomic64_read(&s->truncated);
 	si->call_cost_ps = s->call_cost_ps;
-	si->pid = s->pid;
+	/* As the reader's pid namespace sees it; 0 if it cannot. */
+	si->pid = pid_nr_ns(s->tgid, task_active_pid_ns(current));
 	si->uid = from_kuid_munged(current_user_ns(), s->uid);
 	si->state = s->state;
 	si->threads = s->threads_live;
@@ -155,6 +157,8 @@ static struct meter_session *meter_select(struct nlattr **attrs,
 		*err = -EINVAL;
 		return NULL;
 	}
+	/* Sessions finish in the exit probe, which cannot evict. */
+	meter_sessions_evict();
 	s = meter_session_lookup(cookie, pid);
 	if (!s) {
 		NL_SET_ERR_MSG_MOD(extack, "no such session");
@@ -429,6 +433,7 @@ static int meter_nl_session_dump(struct sk_buff *skb,
 	void *hdr;
 
 	mutex_lock(&meter_mutex);
+	meter_sessions_evict();
 	list_for_each_entry(s, &meter_sessions, node) {
 		if (s->seq <= (u64)cb->args[0] || !meter_session_may_read(s))
 			continue;

@@ -18,6 +18,7 @@
 #include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/sched/mm.h>
@@ -130,13 +131,18 @@ struct meter_session *meter_session_find_live(struct task_struct *tsk)
 	return found;
 }
 
-/* Caller holds meter_mutex. */
+/*
+ * By cookie, or by pid as the caller's pid namespace sees it.  Caller
+ * holds meter_mutex.
+ */
 struct meter_session *meter_session_lookup(u64 cookie, pid_t pid)
 {
+	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct meter_session *s, *found = NULL;
 
 	list_for_each_entry(s, &meter_sessions, node) {
-		if (cookie ? s->cookie == cookie : s->pid == pid)
+		if (cookie ? s->cookie == cookie :
+		    pid_nr_ns(s->tgid, ns) == pid)
 			found = s;	/* by pid: the newest wins */
 		if (cookie && found)
 			break;

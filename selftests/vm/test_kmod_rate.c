@@ -28,13 +28,17 @@ int main(void)
 	cookie = ku_register(nl, pg, phase[0].period_ns);
 	ku_funcs(nl, 3);
 	for (i = 0; i < 3; i++) {
+		uint64_t t0;
+
 		ret = meter_nl_set_period(nl, phase[i].period_ns, err,
 					  sizeof(err));
 		if (ret)
 			ku_bail("set_period", ret, err);
+		t0 = ku_thread_cpu_ns();
 		ku_enter(pg, i + 1);
-		burnt[i] = ku_burn(phase[i].burn_ns);
+		ku_burn(phase[i].burn_ns);
 		ku_leave(pg);
+		burnt[i] = ku_thread_cpu_ns() - t0;
 	}
 	p = ku_profile(nl, cookie, 0);
 	for (i = 0; i < 3; i++) {
