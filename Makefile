@@ -145,8 +145,11 @@ check-build: userland $(HOST_TESTS) $(VM_TESTS)
 
 DEMO_PROG ?= $(BUILD)/examples/split
 demo: deps
-	@$(MAKE) --no-print-directory all
-	@echo "== booting $(KVER) in QEMU, loading meter.ko, running: meter-run -- $(DEMO_PROG)"
+	@$(MAKE) --no-print-directory demo-run
+
+.PHONY: demo-run
+demo-run: all
+	@echo "== booting $(KVER) in QEMU (TCG), loading meter.ko, running: meter-run -- $(DEMO_PROG)"
 	@selftests/vm-run --kernel $(KVER) -- meter-run -- $(ROOT)/$(DEMO_PROG)
 
 # --- install ------------------------------------------------------------------
