@@ -53,8 +53,18 @@ struct run_result {
 	pid_t pid;
 	int status;		/* our exit status for it */
 	uint64_t t0_ns;		/* CLOCK_BOOTTIME at fork */
+	int signal;		/* the signal that killed it, 0: none */
 	bool exec_failed;
 };
+
+/* The running PROG, for forwarding SIGTERM and SIGHUP. */
+static volatile pid_t running_child;
+
+static void forward_signal(int sig)
+{
+	if (running_child > 0)
+		kill(running_child, sig);
+}
 
 static void usage(FILE *out)
 {
@@ -523,8 +533,10 @@ static void wait_child(const struct run_opts *o, struct run_result *rr)
 		fprintf(stderr, "\r\033[K");
 	if (WIFEXITED(st))
 		rr->status = WEXITSTATUS(st);
-	else if (WIFSIGNALED(st))
+	else if (WIFSIGNALED(st)) {
 		rr->status = 128 + WTERMSIG(st);
+		rr->signal = WTERMSIG(st);
+	}
 	else
 		rr->status = 1;
 }
@@ -572,6 +584,7 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 			_exit(127);
 		_exit(e == ENOENT ? 127 : 126);
 	}
+	running_child = rr->pid;
 	close(pfd[1]);
 	do {
 		got = read(pfd[0], &child_errno, sizeof(child_errno));
@@ -588,6 +601,7 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		return 0;
 	}
 	wait_child(o, rr);
+	running_child = 0;
 	return 0;
 }
 
@@ -603,6 +617,14 @@ static void explain_no_profile(const struct run_opts *o,
 {
 	const char *b = backend_said(o);
 
+	if (rr->signal && strcmp(b, "kernel")) {
+		fprintf(stderr, "meter-run: %s was killed by signal %d (%s) "
+			"before it could write its profile: the signal and "
+			"off backends write it at exit; the kernel backend "
+			"keeps it.\n", o->argv[0], rr->signal,
+			strsignal(rr->signal));
+		return;
+	}
 	fprintf(stderr, "meter-run: %s produced no profile (backend %s: no "
 		"file in METER_OUTPUT, ", o->argv[0], b);
 	if (kernel())
@@ -674,6 +696,16 @@ int main(int argc, char **argv)
 	/* Like time(1): ^C goes to PROG; we stay to print the report. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
+	/* SIGTERM and SIGHUP end PROG, and we still report. */
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = forward_signal;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
 
 	for (run = 0; run < o.repeat; run++) {
 		struct meter_profile *p;

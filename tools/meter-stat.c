@@ -194,15 +194,17 @@ static int cmd_show(const char *what, const struct cli_report *r)
 
 	if (cli_parse_selector(what, &sel))
 		cli_die_usage("'%s' is neither a pid nor a cookie", what);
-	out = cli_open_output(r);
-	if (!out)
-		return 1;
 	if (open_kernel(&nl))
 		return 1;
 	p = get_session(nl, &sel, what);
 	meter_nl_close(nl);
 	if (!p)
 		return 1;
+	out = cli_open_output(r);
+	if (!out) {
+		meter_profile_free(p);
+		return 1;
+	}
 	ret = cli_write_report(p, r, out);
 	meter_profile_free(p);
 	return ret ? 1 : 0;

@@ -28,7 +28,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_kernel.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..24"
+echo "1..25"
 
 if ! grep -q '^meter ' /proc/modules; then
 	echo "# meter.ko is not loaded"
@@ -103,6 +103,16 @@ check "meter-run without --follow-fork (kernel): only PROG's session, and it say
 for c in $("$STAT" | awk '$3 == "tools_appel" && $4 == "exited" { print $1 }'); do
 	"$STAT" delete "$c" > /dev/null
 done
+
+"$RUN" --backend kernel -f flat -- "$APPEL" $((ROUNDS * 40)) > term.out 2> term.err &
+runpid=$!
+sleep 2
+kill -TERM $runpid
+wait $runpid
+rc=$?
+check "meter-run: SIGTERM ends PROG (status 143) and the kernel session is still reported" \
+	bash -c "[ $rc -eq 143 ] && grep -q 'backend kernel' term.out && grep -q 'is_prime' term.out" ||
+	{ diag term.out; diag term.err; }
 
 # --- meter-stat on a finished session ------------------------------------
 
