@@ -22,6 +22,9 @@ LM="-Lbuild/lib -Wl,-rpath,$PWD/build/lib -lmeter"
 gcc $CFLAGS -o $B/baseline bench/callcost.c
 gcc $CFLAGS -DMETER_MANUAL -o $B/manual bench/callcost.c $LM
 gcc $CFLAGS -finstrument-functions -o $B/auto bench/callcost.c $LM
+# the hooks linked into the executable: direct calls, no PLT
+gcc $CFLAGS -finstrument-functions -o $B/auto_static bench/callcost.c \
+	build/lib/libmeter.a $(pkg-config --libs libnl-genl-3.0) -lpthread
 gcc $CFLAGS -pg -o $B/gprof bench/callcost.c
 
 have_uftrace=0
@@ -72,18 +75,19 @@ ns_call() {
 	printf '%s\n' "${runs[@]}" | sort -n | sed -n 3p
 }
 
-printf '%-28s %14s %14s %12s\n' "variant" "instr/call" "overhead" "ns/call"
+printf '%-42s %10s %10s %10s\n' "variant" "instr/call" "overhead" "ns/call"
 base=$(per_call baseline)
-for v in baseline manual auto gprof uftrace; do
+for v in baseline manual auto auto_static gprof uftrace; do
 	label=$v
 	case $v in
 	manual) label="meter manual (METER_FUNCTION)" ;;
 	auto) label="meter automatic (-finstrument-functions)" ;;
+	auto_static) label="meter automatic, libmeter.a" ;;
 	gprof) label="gprof (gcc -pg, mcount)" ;;
 	uftrace) label="uftrace record (gcc -pg)"
-		[ $have_uftrace = 1 ] || { printf '%-28s %14s\n' "$label" "not installed"; continue; } ;;
+		[ $have_uftrace = 1 ] || { printf '%-42s %10s\n' "$label" "not installed"; continue; } ;;
 	esac
 	if [ $v = baseline ]; then pc=$base; else pc=$(per_call $v); fi
 	if [ "$pc" = NA ]; then ov=NA; else ov=$(echo "scale=1; $pc - $base" | bc); fi
-	printf '%-28s %14s %14s %12s\n' "$label" "$pc" "$ov" "$(ns_call $v)"
+	printf '%-42s %10s %10s %10s\n' "$label" "$pc" "$ov" "$(ns_call $v)"
 done

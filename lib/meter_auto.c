@@ -114,12 +114,29 @@ static METER_NOINSTR uintptr_t find_cfa(uintptr_t hook_cfa, uintptr_t site)
 	return 0;
 }
 
+void meter_auto_reserve(uintptr_t addr, uint32_t id)
+{
+	uint32_t i;
+
+	pthread_mutex_lock(&meter_g.lock);
+	for (i = hash_addr(addr); table[i].addr && table[i].addr != addr;
+	     i = (i + 1) & TABLE_MASK)
+		;
+	if (!table[i].addr) {
+		table[i].id = id;
+		__atomic_store_n(&table[i].addr, addr, __ATOMIC_RELEASE);
+		table_used++;
+	}
+	pthread_mutex_unlock(&meter_g.lock);
+}
+
 static METER_NOINSTR __attribute__((noinline)) void
 enter_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 {
 	uintptr_t cfa;
 	uint32_t id, i;
 
+	meter_via_hooks = 1;
 	if (meter_busy || !meter_thread_ready())
 		return;
 	id = meter_auto_find(fn);

@@ -46,6 +46,7 @@ __thread struct meter__tls meter__tls
 __thread struct meter_thr *meter_self;
 __thread int meter_tstate;
 __thread int meter_busy;
+__thread int meter_via_hooks;
 
 struct meter_global meter_g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -489,8 +490,10 @@ bool meter_thread_ready(void)
 	if (first) {
 		/* the stub runs on this thread's page before sampling starts */
 		pthread_mutex_unlock(&meter_g.lock);
-		meter__tls.page = th->page;
-		meter_g.call_cost_ps = meter_calibrate();
+		meter__tls.page = th->page;	/* the stub's calls stay fast */
+		meter_busy = 0;
+		meter_g.call_cost_ps = meter_calibrate(meter_via_hooks);
+		meter_busy = 1;
 		meter__tls.page = METER_NO_PAGE;
 		pthread_mutex_lock(&meter_g.lock);
 	}
@@ -795,9 +798,10 @@ static struct meter_profile *build_profile_locked(void)
 			f->self_samples = atomic_load(&meter_g.self[id]);
 	}
 	for (th = meter_g.threads; th; th = th->next) {
+		/* written at process exit: every thread has ended */
 		if (!meter_profile_add_thread(p, (uint32_t)th->tid, th->samples))
 			goto fail;
-		p->threads[p->nthreads - 1].exited = th->exited;
+		p->threads[p->nthreads - 1].exited = true;
 	}
 	if (meter_g.backend == METER_BK_SIGNAL && meter_signal_add_stacks(p))
 		goto fail;

@@ -152,7 +152,13 @@ void meter_signal_reset(void) METER_HIDDEN;
 struct meter_profile;
 int meter_signal_add_stacks(struct meter_profile *p) METER_HIDDEN;
 
-/* meter_calibrate.c */
-uint64_t meter_calibrate(void) METER_HIDDEN;
+/* meter_calibrate.c: cost of the manual or the automatic path */
+uint64_t meter_calibrate(bool automatic) METER_HIDDEN;
+/* Set by the automatic hooks before they first set a thread up. */
+extern __thread int meter_via_hooks METER_HIDDEN
+	__attribute__((tls_model("initial-exec")));
+
+/* meter_auto.c: a table entry for the calibration stub */
+void meter_auto_reserve(uintptr_t addr, uint32_t id) METER_HIDDEN;
 
 #endif /* METER_INTERNAL_H */
