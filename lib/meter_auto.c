@@ -204,7 +204,7 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 	uintptr_t a = (uintptr_t)fn, site = (uintptr_t)call_site, cfa;
 	struct meter__side *side;
 	struct slot *sl;
-	uint32_t id, d = pg->depth;
+	uintptr_t id, d = pg->depth;
 
 	/* not registered (depth UINT32_MAX) or deep */
 	if (__builtin_expect(d >= METER_STACK_CAP, 0))
@@ -218,17 +218,17 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 	cfa = hook_cfa + sl->cfa_off;
 	side = meter__tls.side;
 	if (__builtin_expect(((const uintptr_t *)cfa)[-1] != site ||
-			     cfa >= side[(int)d - 1].sp, 0))
+			     cfa >= side[(intptr_t)d - 1].sp, 0))
 		goto slow;
 	id = sl->id;
 	meter__tls.counts[id]++;
 	side[d].sp = cfa;
 	side[d].site = site;
-	pg->stack[d] = id;
+	pg->stack[d] = (uint32_t)id;
 	METER__FENCE();
-	pg->depth = d + 1;
+	pg->depth = (uint32_t)d + 1;
 	METER__FENCE();
-	pg->current = id;
+	pg->current = (uint32_t)id;
 	return;
 slow:
 	enter_slow(a, hook_cfa, site);
@@ -240,9 +240,9 @@ void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *call_site)
 	uintptr_t hook_cfa = (uintptr_t)__builtin_dwarf_cfa();
 	uintptr_t site = (uintptr_t)call_site;
 	struct meter__side *top;
-	uint32_t d = pg->depth;
+	uintptr_t d = pg->depth;
 
-	top = &meter__tls.side[(int)d - 1];
+	top = &meter__tls.side[(intptr_t)d - 1];
 	/*
 	 * The top frame is this one if it returns where this one does and
 	 * its return address is still in place, at or above this hook's
@@ -254,7 +254,7 @@ void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *call_site)
 	if (__builtin_expect(d - 1 < METER_STACK_CAP && top->site == site &&
 			     top->sp >= hook_cfa &&
 			     ((const uintptr_t *)top->sp)[-1] == site, 1)) {
-		pg->depth = d - 1;
+		pg->depth = (uint32_t)d - 1;
 		METER__FENCE();
 		pg->current = d > 1 ? pg->stack[d - 2] : 0;
 		return;
