@@ -57,6 +57,22 @@ $(LIBTEST_HOST)/lib_names: selftests/host/lib_names_main.c $(LIBTEST_HOST)/libli
 
 LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_names
 
+# Modules: METER_FUNCTION() in the executable, a linked and an opened DSO.
+$(LIBTEST_HOST)/liblibtest_linked.so: selftests/host/lib_modules_dso.c lib/meter.h $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -DMODNAME=linked -o $@ $< $(LIBTEST_LINK)
+
+$(LIBTEST_HOST)/liblibtest_opened.so: selftests/host/lib_modules_dso.c lib/meter.h $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -DMODNAME=opened -o $@ $< $(LIBTEST_LINK)
+
+$(LIBTEST_HOST)/lib_modules: selftests/host/lib_modules_main.c $(LIBTEST_HOST)/liblibtest_linked.so $(LIBTEST_HOST)/liblibtest_opened.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -L$(LIBTEST_HOST) -Wl,-rpath,'$$ORIGIN' \
+		-llibtest_linked $(LIBTEST_LINK) -ldl
+
+LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_modules
+
 LIBTEST_HOST_TESTS := $(patsubst selftests/host/%.c,$(LIBTEST_HOST)/%,$(wildcard selftests/host/test_lib_*.c))
 $(LIBTEST_HOST_TESTS): $(LIBTEST_WORKLOADS) selftests/host/lib_tap.h
 

@@ -64,6 +64,22 @@ static void alloc(void)
 	meter_profile_free(p);
 }
 
+static void modules(void)
+{
+	char out[256], dso[PATH_MAX];
+	const char *args[] = { dso, NULL };
+	struct meter_profile *p;
+
+	snprintf(dso, sizeof(dso), "%s/../host/liblibtest_opened.so",
+		 self_dir());
+	p = run_kernel("lib_modules", args, out, sizeof(out), "modules");
+	ok(p && calls_of(p, "exe_func") == 10 && calls_of(p, "linked_func") == 10,
+	   "records of the executable and a linked library reach the session");
+	ok(p && calls_of(p, "opened_func") == 7,
+	   "a library opened with dlopen during the run names its functions too");
+	meter_profile_free(p);
+}
+
 int main(void)
 {
 	counts("manual");
@@ -72,6 +88,7 @@ int main(void)
 	threads("manual");
 	threads("auto");
 	alloc();
+	modules();
 	scratch_cleanup();
 	return tap_done();
 }
