@@ -85,10 +85,14 @@ static int build_edges(struct analysis *an)
 {
 	const struct meter_profile *p = an->p;
 	struct edge_map map = { 0 };
-	size_t cap = 0, i, k, j;
+	size_t cap = 0, i, k;
 	size_t *idx = NULL, idx_cap = 0;
+	uint32_t *occ;		/* per node: occurrences in this stack */
 	int ret = -1;
 
+	occ = calloc(an->n ? an->n : 1, sizeof(*occ));
+	if (!occ)
+		return -1;
 	for (i = 0; i < p->nstacks; i++) {
 		const struct meter_stack *s = &p->stacks[i];
 		size_t d = s->depth;
@@ -109,54 +113,43 @@ static int build_edges(struct analysis *an)
 				meter_profile_find(p, s->frames[k]);
 
 			idx[k] = f ? (size_t)(f - p->funcs) : NODE_ROOT;
+			if (f)
+				occ[idx[k]]++;
 		}
 		for (k = 0; k < d; k++) {
-			size_t x = idx[k], occ = 0, caller;
-			bool first_pair = true;
+			/* An unknown id is skipped; after it, the root. */
+			size_t x = idx[k], caller = k ? idx[k - 1] : NODE_ROOT;
 			double share;
 			struct an_edge *e;
 
 			if (x == NODE_ROOT)
-				continue;	/* unknown id: skipped */
-			for (j = 0; j < d; j++)
-				if (idx[j] == x)
-					occ++;
-			if (occ > 1)
+				continue;
+			if (occ[x] > 1)
 				an->nodes[x].recursive = true;
-			share = (double)s->samples / (double)occ;
-			caller = k ? idx[k - 1] : NODE_ROOT;
-			/* An unknown caller counts as the root. */
+			share = (double)s->samples / (double)occ[x];
 			e = edge_get(an, &map, &cap, caller, x);
 			if (!e)
 				goto out;
 			e->callee_time += share;
 			/* samples: once per stack for each distinct pair. */
-			for (j = 0; j < k; j++) {
-				size_t c = j ? idx[j - 1] : NODE_ROOT;
-
-				if (idx[j] == x && c == caller) {
-					first_pair = false;
-					break;
-				}
-			}
-			if (first_pair)
+			if (e->stamp != i + 1) {
+				e->stamp = i + 1;
 				e->samples += s->samples;
-			if (caller != NODE_ROOT) {
-				/* The caller's side of the same edge. */
-				size_t cocc = 0;
-
-				for (j = 0; j < d; j++)
-					if (idx[j] == caller)
-						cocc++;
-				e->caller_time += (double)s->samples /
-						  (double)cocc;
 			}
+			/* The caller's side of the same edge. */
+			if (caller != NODE_ROOT)
+				e->caller_time += (double)s->samples /
+						  (double)occ[caller];
 			if (k == d - 1)
 				an->nodes[x].leaf_time += share;
 		}
+		for (k = 0; k < d; k++)
+			if (idx[k] != NODE_ROOT)
+				occ[idx[k]] = 0;
 	}
 	ret = 0;
 out:
+	free(occ);
 	free(idx);
 	free(map.slot);
 	return ret;
@@ -166,23 +159,31 @@ static int link_edges(struct analysis *an)
 {
 	size_t i;
 
+	/* Count, allocate once, fill. */
 	for (i = 0; i < an->nedges; i++) {
-		struct an_edge *e = &an->edges[i];
-		struct an_node *c = e->caller == NODE_ROOT ? NULL :
-				    &an->nodes[e->caller];
-		struct an_node *d = &an->nodes[e->callee];
-		size_t *n;
+		const struct an_edge *e = &an->edges[i];
 
-		n = realloc(d->in, (d->nin + 1) * sizeof(*n));
-		if (!n)
+		an->nodes[e->callee].nin++;
+		if (e->caller != NODE_ROOT)
+			an->nodes[e->caller].nout++;
+	}
+	for (i = 0; i < an->n; i++) {
+		struct an_node *x = &an->nodes[i];
+
+		x->in = malloc((x->nin ? x->nin : 1) * sizeof(*x->in));
+		x->out = malloc((x->nout ? x->nout : 1) * sizeof(*x->out));
+		if (!x->in || !x->out)
 			return -1;
-		d->in = n;
+		x->nin = x->nout = 0;
+	}
+	for (i = 0; i < an->nedges; i++) {
+		const struct an_edge *e = &an->edges[i];
+		struct an_node *d = &an->nodes[e->callee];
+
 		d->in[d->nin++] = i;
-		if (c) {
-			n = realloc(c->out, (c->nout + 1) * sizeof(*n));
-			if (!n)
-				return -1;
-			c->out = n;
+		if (e->caller != NODE_ROOT) {
+			struct an_node *c = &an->nodes[e->caller];
+
 			c->out[c->nout++] = i;
 		}
 	}
@@ -234,65 +235,109 @@ static int cmp_nodes(const void *pa, const void *pb)
 	return c;
 }
 
+/* A min-heap of ranks (positions in the by-weight order). */
+static void heap_push(size_t *h, size_t *n, size_t v)
+{
+	size_t i = (*n)++;
+
+	while (i && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static size_t heap_pop(size_t *h, size_t *n)
+{
+	size_t top = h[0], v = h[--(*n)], i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+	return top;
+}
+
 /*
  * Topological order, roughly (the graph may have cycles): callers before
  * callees; among the nodes ready, the largest total first; a cycle is
  * broken at its largest remaining node.  Nodes never seen in a stack come
- * last, by total, self and name.
+ * last, by total, self and name.  O(E + N log N).
  */
 static void sort_topological(struct analysis *an)
 {
-	size_t *pending = calloc(an->n ? an->n : 1, sizeof(*pending));
-	bool *done = calloc(an->n ? an->n : 1, sizeof(*done));
-	size_t *byweight = malloc((an->n ? an->n : 1) * sizeof(*byweight));
-	size_t i, placed = 0;
+	size_t n = an->n ? an->n : 1;
+	size_t *pending = calloc(n, sizeof(*pending));
+	size_t *byweight = malloc(n * sizeof(*byweight));
+	size_t *rank = malloc(n * sizeof(*rank));
+	size_t *heap = malloc(2 * n * sizeof(*heap));
+	bool *done = calloc(n, sizeof(*done));
+	size_t i, placed = 0, cursor = 0, nheap = 0;
 
-	if (!pending || !done || !byweight) {
+	sort_key = ORDER_TOTAL;
+	if (!pending || !done || !byweight || !rank || !heap) {
 		/* Out of memory: by total instead. */
-		sort_key = ORDER_TOTAL;
 		qsort(an->order, an->n, sizeof(*an->order), cmp_nodes);
 		goto out;
 	}
 	for (i = 0; i < an->n; i++)
 		byweight[i] = i;
-	sort_key = ORDER_TOTAL;
 	qsort(byweight, an->n, sizeof(*byweight), cmp_nodes);
+	for (i = 0; i < an->n; i++)
+		rank[byweight[i]] = i;
 	for (i = 0; i < an->nedges; i++) {
 		const struct an_edge *e = &an->edges[i];
 
 		if (e->caller != NODE_ROOT && e->caller != e->callee)
 			pending[e->callee]++;
 	}
+	for (i = 0; i < an->n; i++)
+		if (!pending[i])
+			heap_push(heap, &nheap, rank[i]);
 	while (placed < an->n) {
 		size_t pick = NODE_ROOT, k;
 
 		/* The heaviest ready node... */
-		for (i = 0; i < an->n; i++) {
-			size_t x = byweight[i];
+		while (nheap && pick == NODE_ROOT) {
+			size_t x = byweight[heap_pop(heap, &nheap)];
 
-			if (!done[x] && !pending[x]) {
+			if (!done[x])
 				pick = x;
-				break;
-			}
 		}
 		/* ...or, in a cycle, the heaviest not yet placed. */
-		for (i = 0; pick == NODE_ROOT && i < an->n; i++)
-			if (!done[byweight[i]])
-				pick = byweight[i];
+		while (pick == NODE_ROOT) {
+			if (!done[byweight[cursor]])
+				pick = byweight[cursor];
+			cursor++;
+		}
 		done[pick] = true;
 		an->order[placed++] = pick;
 		for (k = 0; k < an->nodes[pick].nout; k++) {
 			const struct an_edge *e =
 				&an->edges[an->nodes[pick].out[k]];
 
-			if (e->callee != pick && pending[e->callee])
-				pending[e->callee]--;
+			if (e->callee == pick || !pending[e->callee])
+				continue;
+			if (!--pending[e->callee] && !done[e->callee])
+				heap_push(heap, &nheap, rank[e->callee]);
 		}
 	}
 out:
 	free(pending);
-	free(done);
 	free(byweight);
+	free(rank);
+	free(heap);
+	free(done);
 }
 
 void analysis_sort(struct analysis *an, enum render_order order,

@@ -57,6 +57,7 @@ struct an_edge {
 	uint64_t samples;	/* samples whose stack holds this edge */
 	double caller_time;	/* samples, from the caller's side (1/k) */
 	double callee_time;	/* samples, from the callee's side (1/k) */
+	size_t stamp;		/* analysis.c: last stack that counted it, + 1 */
 };
 
 struct an_node {
