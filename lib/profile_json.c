@@ -141,15 +141,21 @@ enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 struct jval {
 	enum jtype type;
 	bool b;
-	/* J_NUM: the literal's text (points into the input). */
-	const char *num;
-	size_t numlen;
-	/* J_STR: a NUL-terminated copy (no embedded NUL allowed). */
-	char *str;
-	/* J_ARR, J_OBJ: elements; J_OBJ has keys parallel to them. */
-	struct jval *items;
-	char **keys;
-	size_t n, cap;
+	union {
+		/* J_NUM: the literal's text (points into the input). */
+		struct {
+			const char *text;
+			size_t len;
+		} num;
+		/* J_STR: a NUL-terminated copy (no embedded NUL allowed). */
+		char *str;
+		/* J_ARR, J_OBJ: elements; J_OBJ has keys parallel to them. */
+		struct {
+			struct jval *items;
+			char **keys;
+			size_t n, cap;
+		} arr;
+	} u;
 };
 
 struct parser {
@@ -218,15 +224,15 @@ static void jfree(struct jval *v)
 	if (!v)
 		return;
 	if (v->type == J_STR)
-		free(v->str);
+		free(v->u.str);
 	if (v->type == J_ARR || v->type == J_OBJ) {
-		for (i = 0; i < v->n; i++) {
-			jfree(&v->items[i]);
-			if (v->keys)
-				free(v->keys[i]);
+		for (i = 0; i < v->u.arr.n; i++) {
+			jfree(&v->u.arr.items[i]);
+			if (v->u.arr.keys)
+				free(v->u.arr.keys[i]);
 		}
-		free(v->items);
-		free(v->keys);
+		free(v->u.arr.items);
+		free(v->u.arr.keys);
 	}
 }
 
@@ -398,26 +404,26 @@ static int parse_value(struct parser *ps, struct jval *v, int depth);
 static int add_item(struct parser *ps, struct jval *v, struct jval *item,
 		    char *key)
 {
-	if (v->n == v->cap) {
-		size_t ncap = v->cap ? v->cap * 2 : 8;
-		struct jval *ni = realloc(v->items, ncap * sizeof(*ni));
+	if (v->u.arr.n == v->u.arr.cap) {
+		size_t ncap = v->u.arr.cap ? v->u.arr.cap * 2 : 8;
+		struct jval *ni = realloc(v->u.arr.items, ncap * sizeof(*ni));
 
 		if (!ni)
 			goto oom;
-		v->items = ni;
+		v->u.arr.items = ni;
 		if (v->type == J_OBJ) {
-			char **nk = realloc(v->keys, ncap * sizeof(*nk));
+			char **nk = realloc(v->u.arr.keys, ncap * sizeof(*nk));
 
 			if (!nk)
 				goto oom;
-			v->keys = nk;
+			v->u.arr.keys = nk;
 		}
-		v->cap = ncap;
+		v->u.arr.cap = ncap;
 	}
-	v->items[v->n] = *item;
+	v->u.arr.items[v->u.arr.n] = *item;
 	if (v->type == J_OBJ)
-		v->keys[v->n] = key;
-	v->n++;
+		v->u.arr.keys[v->u.arr.n] = key;
+	v->u.arr.n++;
 	return 0;
 oom:
 	perr(ps, "out of memory");
@@ -550,8 +556,8 @@ static int parse_number(struct parser *ps, struct jval *v)
 		while (ps->p < ps->end && is_digit(*ps->p))
 			ps->p++;
 	}
-	v->num = s;
-	v->numlen = (size_t)(ps->p - s);
+	v->u.num.text = s;
+	v->u.num.len = (size_t)(ps->p - s);
 	return 0;
 }
 
@@ -594,8 +600,8 @@ static int parse_value(struct parser *ps, struct jval *v, int depth)
 		return 0;
 	case '"':
 		v->type = J_STR;
-		v->str = parse_string(ps);
-		return v->str ? 0 : -1;
+		v->u.str = parse_string(ps);
+		return v->u.str ? 0 : -1;
 	case 't':
 		v->type = J_BOOL;
 		v->b = true;
@@ -647,9 +653,9 @@ static const struct jval *get(const struct jval *obj, const char *key)
 	size_t i;
 
 	/* The last one wins, as in most JSON readers. */
-	for (i = obj->n; i-- > 0;)
-		if (!strcmp(obj->keys[i], key))
-			return &obj->items[i];
+	for (i = obj->u.arr.n; i-- > 0;)
+		if (!strcmp(obj->u.arr.keys[i], key))
+			return &obj->u.arr.items[i];
 	return NULL;
 }
 
@@ -687,16 +693,16 @@ static uint64_t get_uint(struct schema *sc, const struct jval *obj,
 		     *ctx ? ": " : "", key, type_name(v->type));
 		return 0;
 	}
-	for (i = 0; i < v->numlen; i++) {
+	for (i = 0; i < v->u.num.len; i++) {
 		unsigned d;
 
-		if (!is_digit(v->num[i])) {
+		if (!is_digit(v->u.num.text[i])) {
 			serr(sc, "%s%s\"%s\" must be a non-negative integer, "
 			     "not %.*s", ctx, *ctx ? ": " : "", key,
-			     (int)(v->numlen > 30 ? 30 : v->numlen), v->num);
+			     (int)(v->u.num.len > 30 ? 30 : v->u.num.len), v->u.num.text);
 			return 0;
 		}
-		d = (unsigned)(v->num[i] - '0');
+		d = (unsigned)(v->u.num.text[i] - '0');
 		if (n > (max - d) / 10) {
 			serr(sc, "%s%s\"%s\" is out of range (at most %" PRIu64
 			     ")", ctx, *ctx ? ": " : "", key, max);
@@ -748,7 +754,7 @@ static int read_header(struct schema *sc, const struct jval *root,
 	uint64_t version;
 
 	v = get(root, "format");
-	if (!v || v->type != J_STR || strcmp(v->str, METER_JSON_FORMAT)) {
+	if (!v || v->type != J_STR || strcmp(v->u.str, METER_JSON_FORMAT)) {
 		serr(sc, "\"format\" is not \"%s\"", METER_JSON_FORMAT);
 		return -1;
 	}
@@ -761,7 +767,7 @@ static int read_header(struct schema *sc, const struct jval *root,
 
 	v = get(root, "command");
 	if (v && v->type == J_STR) {
-		p->command = strdup(v->str);
+		p->command = strdup(v->u.str);
 		if (!p->command) {
 			serr(sc, "out of memory");
 			return -1;
@@ -772,28 +778,28 @@ static int read_header(struct schema *sc, const struct jval *root,
 	}
 	v = get(root, "backend");
 	if (v && v->type == J_STR) {
-		if (strlen(v->str) >= sizeof(p->backend)) {
+		if (strlen(v->u.str) >= sizeof(p->backend)) {
 			serr(sc, "\"backend\" is longer than %zu characters",
 			     sizeof(p->backend) - 1);
 			return -1;
 		}
-		strcpy(p->backend, v->str);
+		strcpy(p->backend, v->u.str);
 	} else if (v) {
 		serr(sc, "\"backend\" must be a string");
 		return -1;
 	}
 
 	v = get(root, "pid");
-	if (v && v->type == J_NUM && v->numlen && v->num[0] == '-') {
+	if (v && v->type == J_NUM && v->u.num.len && v->u.num.text[0] == '-') {
 		struct jval neg = *v;
 		uint64_t n;
-		struct jval tmp = { .type = J_OBJ, .n = 1 };
+		struct jval tmp = { .type = J_OBJ, .u.arr.n = 1 };
 		char *k = "pid";
 
-		neg.num++;
-		neg.numlen--;
-		tmp.items = &neg;
-		tmp.keys = &k;
+		neg.u.num.text++;
+		neg.u.num.len--;
+		tmp.u.arr.items = &neg;
+		tmp.u.arr.keys = &k;
 		n = get_uint(sc, &tmp, "", "pid", (uint64_t)INT32_MAX + 1,
 			     true);
 		p->pid = (int32_t)(-(int64_t)n);
@@ -840,8 +846,8 @@ static int read_functions(struct schema *sc, const struct jval *root,
 
 	if (!arr)
 		return -1;
-	for (i = 0; i < arr->n; i++) {
-		const struct jval *o = &arr->items[i];
+	for (i = 0; i < arr->u.arr.n; i++) {
+		const struct jval *o = &arr->u.arr.items[i];
 		const struct jval *name;
 		struct meter_func *f;
 		uint32_t id;
@@ -864,7 +870,7 @@ static int read_functions(struct schema *sc, const struct jval *root,
 			serr(sc, "%s: \"name\" must be a string", ctx);
 			return -1;
 		}
-		f = meter_profile_add_func(p, id, name->str);
+		f = meter_profile_add_func(p, id, name->u.str);
 		if (!f) {
 			serr(sc, "out of memory");
 			return -1;
@@ -912,8 +918,8 @@ static int read_stacks(struct schema *sc, const struct jval *root,
 
 	if (!arr)
 		return -1;
-	for (i = 0; i < arr->n; i++) {
-		const struct jval *o = &arr->items[i];
+	for (i = 0; i < arr->u.arr.n; i++) {
+		const struct jval *o = &arr->u.arr.items[i];
 		const struct jval *fr;
 		struct meter_stack *s;
 		uint64_t samples;
@@ -930,24 +936,24 @@ static int read_stacks(struct schema *sc, const struct jval *root,
 			serr(sc, "%s: \"frames\" must be an array", ctx);
 			goto fail;
 		}
-		if (fr->n > UINT32_MAX) {
+		if (fr->u.arr.n > UINT32_MAX) {
 			serr(sc, "%s: too many frames", ctx);
 			goto fail;
 		}
-		nf = realloc(frames, (fr->n ? fr->n : 1) * sizeof(*frames));
+		nf = realloc(frames, (fr->u.arr.n ? fr->u.arr.n : 1) * sizeof(*frames));
 		if (!nf) {
 			serr(sc, "out of memory");
 			goto fail;
 		}
 		frames = nf;
-		for (k = 0; k < fr->n; k++) {
-			const struct jval *e = &fr->items[k];
-			struct jval tmp = { .type = J_OBJ, .n = 1 };
+		for (k = 0; k < fr->u.arr.n; k++) {
+			const struct jval *e = &fr->u.arr.items[k];
+			struct jval tmp = { .type = J_OBJ, .u.arr.n = 1 };
 			char *key = "frame";
 			char fctx[96];
 
-			tmp.items = (struct jval *)e;
-			tmp.keys = &key;
+			tmp.u.arr.items = (struct jval *)e;
+			tmp.u.arr.keys = &key;
 			snprintf(fctx, sizeof(fctx), "%s.frames[%zu]", ctx, k);
 			frames[k] = (uint32_t)get_uint(sc, &tmp, fctx, "frame",
 						       UINT32_MAX, true);
@@ -963,7 +969,7 @@ static int read_stacks(struct schema *sc, const struct jval *root,
 		samples = get_uint(sc, o, ctx, "samples", UINT64_MAX, true);
 		if (sc->failed)
 			goto fail;
-		s = meter_profile_add_stack(p, frames, (uint32_t)fr->n,
+		s = meter_profile_add_stack(p, frames, (uint32_t)fr->u.arr.n,
 					    samples);
 		if (!s) {
 			serr(sc, "out of memory");
@@ -994,8 +1000,8 @@ static int read_threads(struct schema *sc, const struct jval *root,
 		     type_name(arr->type));
 		return -1;
 	}
-	for (i = 0; i < arr->n; i++) {
-		const struct jval *o = &arr->items[i];
+	for (i = 0; i < arr->u.arr.n; i++) {
+		const struct jval *o = &arr->u.arr.items[i];
 		struct meter_thread *t;
 		uint32_t tid;
 		uint64_t samples;
