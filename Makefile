@@ -202,6 +202,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/linux 2>/dev/null
 ifeq ($(DESTDIR),)
 	rm -f $(MODDIR)/meter.ko
+	-rmdir $(MODDIR) 2>/dev/null
 	-depmod -a $(KVER)
 	-ldconfig
 endif
