@@ -198,8 +198,11 @@ static int meter_nl_register(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, METER_A_PAGE_ADDR))
+	if (GENL_REQ_ATTR_CHECK(info, METER_A_PAGE_ADDR)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "the page address (METER_A_PAGE_ADDR) is required");
 		return -EINVAL;
+	}
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -245,8 +248,11 @@ static int meter_nl_add_funcs(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *f;
 	int rem, ret = 0;
 
-	if (GENL_REQ_ATTR_CHECK(info, METER_A_FUNCS))
+	if (GENL_REQ_ATTR_CHECK(info, METER_A_FUNCS)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "METER_A_FUNCS is required");
 		return -EINVAL;
+	}
 	/* Check every entry before changing anything. */
 	nla_for_each_nested(f, info->attrs[METER_A_FUNCS], rem) {
 		if (nla_type(f) != METER_A_FUNC) {
@@ -315,8 +321,11 @@ static int meter_nl_add_calls(struct sk_buff *skb, struct genl_info *info)
 	size_t n, i;
 	int ret = 0;
 
-	if (GENL_REQ_ATTR_CHECK(info, METER_A_CALLS))
+	if (GENL_REQ_ATTR_CHECK(info, METER_A_CALLS)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "METER_A_CALLS is required");
 		return -EINVAL;
+	}
 	c = nla_data(info->attrs[METER_A_CALLS]);
 	n = nla_len(info->attrs[METER_A_CALLS]);
 	if (!n || n % sizeof(*c)) {
@@ -371,8 +380,11 @@ static int meter_nl_set_period(struct sk_buff *skb, struct genl_info *info)
 	u64 period;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, METER_A_PERIOD_NS))
+	if (GENL_REQ_ATTR_CHECK(info, METER_A_PERIOD_NS)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "the period (METER_A_PERIOD_NS) is required");
 		return -EINVAL;
+	}
 	period = meter_period_clamp(nla_get_u64(info->attrs[METER_A_PERIOD_NS]),
 				    perfmon_capable(), info->extack, &ret);
 	if (ret)
