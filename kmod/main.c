@@ -61,6 +61,7 @@ unsigned int meter_stack_frames = 262144;
 module_param_named(stack_frames, meter_stack_frames, uint, 0444);
 MODULE_PARM_DESC(stack_frames, "Frames of stacks kept per session");
 
+/* Process-context state: see the locking notes in meter.h. */
 DEFINE_MUTEX(meter_mutex);
 struct workqueue_struct *meter_wq;
 

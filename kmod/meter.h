@@ -18,6 +18,7 @@
 
 #include <linux/types.h>
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -76,7 +77,7 @@ size_t meter_stacks_bytes(const struct meter_stacks *st);
 
 /* session.c: one profiled process. */
 #define METER_CHUNK_SHIFT	10
-#define METER_CHUNK_IDS		(1U << METER_CHUNK_SHIFT)
+#define METER_CHUNK_IDS		BIT(METER_CHUNK_SHIFT)
 #define METER_NCHUNKS		((METER_FUNCS_MAX >> METER_CHUNK_SHIFT) + 1)
 
 struct meter_func_slot {
@@ -147,11 +148,13 @@ meter_session_slot_tick(struct meter_session *s, u32 id)
 {
 	struct meter_func_slot *chunk;
 
+	/* Pairs with smp_store_release() in meter_session_slot(). */
 	chunk = smp_load_acquire(&s->chunks[id >> METER_CHUNK_SHIFT]);
 	if (!chunk)
 		return NULL;
 	return &chunk[id & (METER_CHUNK_IDS - 1)];
 }
+
 u64 meter_period_clamp(u64 period_ns, bool privileged,
 		       struct netlink_ext_ack *extack, int *err);
 

@@ -666,6 +666,7 @@ static int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 	return 0;
 }
 
+/* Out of tree, for 6.1 and later: where the dump's parsed attributes are. */
 static struct nlattr **meter_dump_attrs(struct netlink_callback *cb)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
