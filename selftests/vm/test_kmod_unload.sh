@@ -7,7 +7,8 @@
 set -u
 echo "TAP version 13"
 echo "1..3"
-ko=${METER_ROOT:-/work/main}/build/kernel/${METER_KVER:-$(uname -r)}/kmod/meter.ko
+# The module vm-run loaded (METER_MODULE), else the one make builds.
+ko=${METER_MODULE:-${METER_ROOT:-/work/main}/build/kernel/${METER_KVER:-$(uname -r)}/kmod/meter.ko}
 [ -f "$ko" ] || ko=$(modinfo -n meter 2>/dev/null || echo "")
 dir=$(dirname "$0")
 # A live registered process (the kill -9 test's child shape): the rate test
