@@ -4,16 +4,16 @@
  *
  * Runs in hard interrupt context on the CPU where the profiled thread is
  * running, with that thread as current.  It never allocates and never
- * sleeps; it takes only the session's raw spinlock.
+ * sleeps; it takes only the session's raw spinlock.  Nothing read from
+ * the shared page is trusted: every id is bounds-checked before it is used
+ * to find a counter, and is never used as an index otherwise.
  *
  * perf's task-clock timer re-arms itself with hrtimer_forward_now(), which
  * drops the periods it overran when the interrupt came late (common under
- * emulation at 10 kHz).  So each tick weighs as many periods as the
- * thread's task clock advanced since the last counted period: the
- * counts stay "periods of CPU time", and samples per CPU-second equal the
- * requested rate.  Nothing read from the
- * shared page is trusted: every id is bounds-checked before it is used to
- * find a counter, and is never used as an index otherwise.
+ * emulation at 10 kHz).  So each tick weighs as many whole periods as the
+ * thread's task clock advanced since the last counted period: the counts
+ * stay "periods of CPU time", and samples per CPU-second equal the
+ * requested rate.
  */
 #include <linux/perf_event.h>
 #include <linux/math64.h>
