@@ -189,7 +189,7 @@ int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
 	const struct meter_page *kpage;
 	struct perf_event *event;
 	unsigned long flags;
-	bool created = false;
+	bool created = false, registered;
 	struct page *page;
 	int ret;
 
@@ -211,10 +211,11 @@ int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
 
 	rcu_read_lock();
 	old = meter_thread_find(tsk);
-	if (old && old->mm != mm)
+	registered = old && old->mm == mm;
+	if (old && !registered)
 		meter_thread_end(old, METER_END_EXEC);	/* before an exec */
 	rcu_read_unlock();
-	if (old && old->mm == mm) {
+	if (registered) {
 		NL_SET_ERR_MSG_MOD(extack, "thread is already registered");
 		return -EEXIST;
 	}
