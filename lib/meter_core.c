@@ -499,9 +499,10 @@ bool meter_thread_ready(void)
 	}
 	if (thread_register_locked(th))
 		goto dead;
-	if (!th->next && meter_g.threads != th) {
+	if (!th->listed) {
 		th->next = meter_g.threads;
 		meter_g.threads = th;
+		th->listed = true;
 	}
 	pthread_setspecific(thread_key, th);
 	meter_tstate = METER_T_LIVE;
@@ -912,6 +913,7 @@ static void at_fork_child(void)
 			memset(th->alloc_bytes, 0, (hi + 1) * sizeof(uint64_t));
 		}
 		th->next = NULL;
+		th->listed = false;
 		th->tid = gettid();
 		th->samples = 0;
 		th->timer_armed = false;

@@ -50,6 +50,7 @@ struct meter_thr {
 	struct meter_thr *next;
 	pid_t tid;
 	bool exited;
+	bool listed;		/* on meter_g.threads */
 	bool timer_armed;
 	timer_t timer;
 	uint64_t samples;	/* signal backend: ticks of this thread */
