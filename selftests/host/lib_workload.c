@@ -7,6 +7,8 @@
  *
  *   lib_workload counts N        top() N times: mid 3N-ish, leaf known
  *   lib_workload threads T N     T threads, each calls leaf() N times
+ *   lib_workload churn T N       T threads one after the other, each calls
+ *                                leaf() N times
  *   lib_workload spin MS         a() -> b() -> spin() MS ms; c() -> spin() MS ms
  *   lib_workload longjmp K D     K times: recurse D deep and longjmp out
  *   lib_workload deep D MS       recurse D deep, spin MS ms at the bottom
@@ -219,6 +221,14 @@ int main(int argc, char **argv)
 			pthread_create(&t[i], NULL, worker, NULL);
 		for (i = 0; i < n && i < 64; i++)
 			pthread_join(t[i], NULL);
+	} else if (!strcmp(cmd, "churn")) {
+		pthread_t t;
+
+		per_thread = (int)m;
+		for (i = 0; i < n; i++) {
+			pthread_create(&t, NULL, worker, NULL);
+			pthread_join(t, NULL);
+		}
 	} else if (!strcmp(cmd, "spin")) {
 		a((unsigned long)n);
 		c((unsigned long)n);

@@ -43,6 +43,31 @@ static void check(const char *mode, const char *backend)
 	meter_profile_free(p);
 }
 
+/* 300 threads one after the other: each set up and torn down cleanly. */
+static void churn(const char *mode, const char *backend)
+{
+	char prog[64], out[256], env_out[PATH_MAX + 16], env_b[64];
+	char path[PATH_MAX];
+	const char *env[] = { env_b, env_out, "METER_QUIET=1", NULL };
+	const char *args[] = { "churn", "300", "1000", NULL };
+	struct meter_profile *p;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
+	snprintf(path, sizeof(path), "%s/churn-%s-%s.json", scratch(), mode,
+		 backend);
+	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
+	snprintf(env_b, sizeof(env_b), "METER_BACKEND=%s", backend);
+	ok(run_prog(prog, env, args, out, sizeof(out)) == 0,
+	   "%s/%s: 300 short-lived threads, one after the other, exit 0", mode,
+	   backend);
+	p = load_profile(path);
+	ok(p && calls_of(p, "leaf") == 300000 && calls_of(p, "worker") == 300 &&
+	   p->nthreads == 301,
+	   "%s/%s: every exited thread's calls are kept (leaf %lld, %zu threads)",
+	   mode, backend, calls_of(p, "leaf"), p ? p->nthreads : 0);
+	meter_profile_free(p);
+}
+
 int main(void)
 {
 	check("manual", "off");
@@ -50,6 +75,8 @@ int main(void)
 	check("api", "off");
 	check("manual", "signal");
 	check("auto", "signal");
+	churn("manual", "signal");
+	churn("auto", "off");
 	scratch_cleanup();
 	return tap_done();
 }

@@ -47,6 +47,19 @@ static void threads(const char *mode)
 	meter_profile_free(p);
 }
 
+static void churn(void)
+{
+	char out[256];
+	const char *args[] = { "churn", "300", "1000", NULL };
+	struct meter_profile *p;
+
+	p = run_kernel("lib_workload_manual", args, out, sizeof(out), "churn");
+	ok(p && calls_of(p, "leaf") == 300000 && p->nthreads == 301,
+	   "300 short-lived threads: all registered, all counts flushed (leaf %lld, %zu threads)",
+	   calls_of(p, "leaf"), p ? p->nthreads : 0);
+	meter_profile_free(p);
+}
+
 static void alloc(void)
 {
 	char out[256];
@@ -89,6 +102,7 @@ int main(void)
 	threads("auto");
 	alloc();
 	modules();
+	churn();
 	scratch_cleanup();
 	return tap_done();
 }
