@@ -63,7 +63,10 @@ newest_kver = $(shell ls -d /lib/modules/$(1)/build 2>/dev/null | \
 ifdef KDIR
 KVER := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 else
-KVER ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build),$(shell uname -r),$(call newest_kver,6.1.*-cloud-amd64))
+ifeq ($(origin KVER),undefined)
+RUNNING_KVER := $(shell uname -r)
+KVER := $(if $(wildcard /lib/modules/$(RUNNING_KVER)/build),$(RUNNING_KVER),$(call newest_kver,6.1.*-cloud-amd64))
+endif
 endif
 # A short KVER (6.1, 6.12) means the newest cloud kernel of that series.
 ifneq ($(KVER),)
