@@ -147,7 +147,8 @@ meter__enter(struct meter_record *rec, struct meter__frame *f)
 	d = pg->depth;
 	/*
 	 * Not registered, not yet numbered, deep, or the top frame may be
-	 * stale (longjmp, exception): the slow path sorts it out.
+	 * stale (longjmp, exception), or this function is inlined into the
+	 * caller on top (same frame address): the slow path sorts it out.
 	 */
 	if (__builtin_expect(d >= METER__STACK_CAP || !id ||
 			     sp >= meter__tls.side[(intptr_t)d - 1].sp, 0))

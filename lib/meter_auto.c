@@ -130,12 +130,47 @@ void meter_auto_reserve(uintptr_t addr, uint32_t id)
 	pthread_mutex_unlock(&meter_g.lock);
 }
 
+/*
+ * A function inlined into the function on top of the stack: its hooks run
+ * in the caller's frame, so its frame address is the caller's.  Pushes it
+ * and returns true if that is the case.
+ */
+static METER_NOINSTR bool enter_inlined(uintptr_t fn, uintptr_t hook_cfa,
+					uintptr_t site)
+{
+	struct meter_page *pg = meter__tls.page;
+	struct meter__side *side = meter__tls.side;
+	uint32_t d = pg->depth;
+	struct slot *sl = &table[hash_addr(fn)];
+	uintptr_t cfa;
+	uint32_t id;
+
+	if (d - 1 >= METER_STACK_CAP - 1 || sl->addr != fn)
+		return false;
+	cfa = hook_cfa + sl->cfa_off;
+	id = sl->id;
+	if (((const uintptr_t *)cfa)[-1] != site || side[d - 1].sp != cfa ||
+	    side[d - 1].site != site || pg->stack[d - 1] == id)
+		return false;
+	meter__tls.counts[id]++;
+	side[d].sp = cfa;
+	side[d].site = site;
+	pg->stack[d] = id;
+	METER__FENCE();
+	pg->depth = d + 1;
+	METER__FENCE();
+	pg->current = id;
+	return true;
+}
+
 static METER_NOINSTR __attribute__((noinline)) void
 enter_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 {
 	uintptr_t cfa;
 	uint32_t id, i;
 
+	if (enter_inlined(fn, hook_cfa, site))
+		return;
 	meter_via_hooks = 1;
 	if (meter_busy || !meter_thread_ready())
 		return;
@@ -147,7 +182,11 @@ enter_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 		if (!id)
 			return;
 	}
-	cfa = find_cfa(hook_cfa, site);
+	/* the cached distance, if it holds, else a search */
+	i = hash_addr(fn);
+	cfa = hook_cfa + (table[i].addr == fn ? table[i].cfa_off : 0);
+	if (table[i].addr != fn || ((const uintptr_t *)cfa)[-1] != site)
+		cfa = find_cfa(hook_cfa, site);
 	if (cfa) {
 		/* cache the distance where the fast path looks first */
 		i = hash_addr(fn);
@@ -216,9 +255,11 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 		goto slow;
 	/* the function's frame, checked by its return address */
 	cfa = hook_cfa + sl->cfa_off;
+	if (__builtin_expect(((const uintptr_t *)cfa)[-1] != site, 0))
+		goto slow;
 	side = meter__tls.side;
-	if (__builtin_expect(((const uintptr_t *)cfa)[-1] != site ||
-			     cfa >= side[(intptr_t)d - 1].sp, 0))
+	/* stale frame on top, or inlined into the caller on top: slow path */
+	if (__builtin_expect(cfa >= side[(intptr_t)d - 1].sp, 0))
 		goto slow;
 	id = sl->id;
 	meter__tls.counts[id]++;

@@ -13,6 +13,9 @@
  *   lib_workload longjmp K D     K times: recurse D deep and longjmp out
  *   lib_workload deep D MS       recurse D deep, spin MS ms at the bottom
  *   lib_workload fork N          leaf() N times, fork; child: leaf() 2N times
+ *   lib_workload inlined N       outer_inl() N times; it calls inl_small()
+ *                                (always inlined, profiled) twice, then
+ *                                spins 100 ms inside the second one
  *   lib_workload alloc N         allocator(): N x (malloc 100, calloc 10x10,
  *                                realloc to 200)
  *
@@ -181,6 +184,21 @@ NOINLINE static void allocator(long n)
 	}
 }
 
+static inline __attribute__((always_inline)) int inl_small(int x, int burn)
+{
+	PROFILED(inl_small);
+	if (burn)
+		spin(100);
+	sink += (unsigned long)x;
+	return x * 2;
+}
+
+NOINLINE static int outer_inl(int x, int last)
+{
+	PROFILED(outer_inl);
+	return inl_small(x, 0) + inl_small(x + 1, last);
+}
+
 static int per_thread;
 
 NOINLINE static void *worker(void *arg)
@@ -238,6 +256,9 @@ int main(int argc, char **argv)
 		spin(50);
 	} else if (!strcmp(cmd, "deep")) {
 		deep((int)n, (unsigned long)m);
+	} else if (!strcmp(cmd, "inlined")) {
+		for (i = 0; i < n; i++)
+			outer_inl((int)i, i == n - 1);
 	} else if (!strcmp(cmd, "alloc")) {
 		allocator(n);
 	} else if (!strcmp(cmd, "fork")) {

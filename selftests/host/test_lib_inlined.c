@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A profiled function inlined into its profiled caller runs in the
+ * caller's frame: it is counted, pushed above its caller (not taken for a
+ * stale frame), and the stack comes back right.
+ */
+#include "lib_tap.h"
+
+static void check(const char *mode)
+{
+	char prog[64], out[256], env_out[PATH_MAX + 16], path[PATH_MAX];
+	const char *env[] = { "METER_BACKEND=signal", env_out,
+			      "METER_QUIET=1", NULL };
+	const char *args[] = { "inlined", "10000", NULL };
+	struct meter_profile *p;
+	const struct meter_func *spin;
+	uint64_t in;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
+	snprintf(path, sizeof(path), "%s/inlined-%s.json", scratch(), mode);
+	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
+	ok(run_prog(prog, env, args, out, sizeof(out)) == 0,
+	   "%s: workload with an inlined profiled function exits 0", mode);
+	ok(printed_depth(out) == 1, "%s: depth back to 1 (got %ld)", mode,
+	   printed_depth(out));
+	p = load_profile(path);
+	ok(calls_of(p, "inl_small") == 20000 && calls_of(p, "outer_inl") == 10000,
+	   "%s: inlined function counted (inl_small %lld, outer_inl %lld)", mode,
+	   calls_of(p, "inl_small"), calls_of(p, "outer_inl"));
+	spin = func_named(p, "spin");
+	in = p ? samples_of_stack(p, "main;outer_inl;inl_small;spin") : 0;
+	ok(spin && spin->self_samples && in * 10 >= spin->self_samples * 9,
+	   "%s: time inside it is charged through main;outer_inl;inl_small (%llu of %llu)",
+	   mode, (unsigned long long)in,
+	   spin ? (unsigned long long)spin->self_samples : 0ULL);
+	meter_profile_free(p);
+}
+
+int main(void)
+{
+	check("manual");
+	check("auto");
+	check("api");
+	scratch_cleanup();
+	return tap_done();
+}
