@@ -317,10 +317,19 @@ static void process_init_locked(void)
 			!strcmp(getenv("METER_ALLOC"), "1");
 	meter_g.period_ns = env_u64("METER_PERIOD_NS",
 				    METER_PERIOD_DEFAULT_NS);
+	if (meter_g.period_ns < METER_PERIOD_MIN_NS ||
+	    meter_g.period_ns > METER_PERIOD_MAX_NS) {
+		fprintf(stderr, "meter: METER_PERIOD_NS=%llu is outside %llu..%llu, using %llu\n",
+			(unsigned long long)meter_g.period_ns,
+			METER_PERIOD_MIN_NS, METER_PERIOD_MAX_NS,
+			METER_PERIOD_DEFAULT_NS);
+		meter_g.period_ns = METER_PERIOD_DEFAULT_NS;
+	}
 	snprintf(meter_g.output, sizeof(meter_g.output), "%s",
 		 o && *o ? o : "meter.out.%p");
 
 	if (!b || !*b || !strcmp(b, "auto")) {
+		meter_g.chose_auto = true;
 		if (open_kernel(err, sizeof(err))) {
 			meter_g.backend = METER_BK_KERNEL;
 		} else {
@@ -440,6 +449,17 @@ static int thread_register_locked(struct meter_thr *th)
 		reg.call_cost_ps = meter_g.call_cost_ps;
 		rc = meter_nl_register(meter_g.nl, &reg, &cookie, &period,
 				       err, sizeof(err));
+		if (rc && meter_g.chose_auto && !meter_g.registered &&
+		    !meter_signal_setup()) {
+			/* the module is there but will not have us: fall back */
+			if (!meter_g.quiet)
+				fprintf(stderr, "meter: meter.ko refused registration (%s), using the signal backend (samples limited to the scheduler tick)\n",
+					err);
+			meter_nl_close(meter_g.nl);
+			meter_g.nl = NULL;
+			meter_g.backend = METER_BK_SIGNAL;
+			return thread_register_locked(th);
+		}
 		if (rc)
 			goto fail;
 		if (!meter_g.registered) {

@@ -65,6 +65,7 @@ struct meter_thr {
 struct meter_global {
 	pthread_mutex_t lock;	/* registry growth, thread list, netlink */
 	bool inited;		/* process_init done */
+	bool chose_auto;	/* METER_BACKEND=auto picked the backend */
 	bool quiet;
 	bool alloc;		/* METER_ALLOC=1 */
 	enum meter_backend_kind backend;
