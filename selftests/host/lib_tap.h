@@ -27,6 +27,7 @@
 
 static int tap_n, tap_failed;
 static pid_t last_pid;	/* of the last run_prog() */
+static uid_t run_uid;	/* non-zero: run_prog() runs as this uid and gid */
 
 TAP_HELPER void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
 {
@@ -131,6 +132,8 @@ TAP_HELPER int run_prog(const char *prog, const char *const *env,
 		close(pfd[1]);
 		for (i = 0; env && env[i]; i++)
 			putenv((char *)env[i]);
+		if (run_uid && (setgid(run_uid) || setuid(run_uid)))
+			_exit(126);
 		execv(path, (char *const *)argv);
 		_exit(127);
 	}
