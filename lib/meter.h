@@ -22,7 +22,8 @@
  *                   meter_enter(r); ...run the closure... meter_leave(r);
  *
  * The environment chooses the backend: METER_BACKEND=kernel|signal|off|auto,
- * METER_PERIOD_NS, METER_OUTPUT, METER_QUIET (see Documentation/libmeter.md).
+ * METER_PERIOD_NS, METER_OUTPUT, METER_QUIET, and METER_ALLOC=1 counts
+ * allocations per function (see Documentation/libmeter.md).
  *
  * Everything whose name starts with meter__ is internal: it is visible only
  * because METER_FUNCTION() expands inline.

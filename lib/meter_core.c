@@ -182,10 +182,12 @@ static uint32_t manual_record_id(struct meter_record *rec)
 
 meter_record_t *meter_record_register(const char *name)
 {
-	meter_record_t *rec = calloc(1, sizeof(*rec));
+	meter_record_t *rec = aligned_alloc(_Alignof(meter_record_t),
+					    sizeof(*rec));
 
 	if (!rec)
 		return NULL;
+	memset(rec, 0, sizeof(*rec));
 	rec->magic = METER__RECORD_MAGIC;
 	rec->id = meter_record_new(METER_REC_API, name ? name : "?", 0);
 	if (!rec->id) {
