@@ -4,10 +4,11 @@
  * slices, comes back from meter.ko within 2 percentage points; function
  * names, call counts, stacks and inclusive totals come back too.
  *
- * The slices are long because under QEMU/TCG the timer interrupt can come
- * a few hundred microseconds late, and a late tick is charged to whatever
- * is current when it fires: with 2 ms slices that moved up to 3 points
- * between neighbours on 6.12.
+ * At the default rate, 1 kHz, in 20 rounds.  The slices are long because
+ * under QEMU/TCG the timer interrupt can come late, and a late tick is
+ * charged to whatever is current when it fires: at 10 kHz with 2 ms
+ * slices that moved up to 3 points between neighbours on 6.12, and with
+ * 20-50 ms slices still up to 2.3 points when the host was loaded.
  */
 #include "kmod_util.h"
 
@@ -30,12 +31,12 @@ int main(void)
 	ku_plan(7);
 	nl = ku_open();
 	pg = ku_page();
-	cookie = ku_register(nl, pg, 100000);	/* 10 kHz */
+	cookie = ku_register(nl, pg, 1000000);	/* 1 kHz, the default */
 	ku_funcs(nl, 4);
 
 	/* f4 is the root; f1..f3 are called from it. */
 	ku_enter(pg, 4);
-	for (round = 0; round < 15; round++)
+	for (round = 0; round < 20; round++)
 		for (i = 0; i < 3; i++) {
 			/* The truth: all CPU time while i + 1 is current. */
 			uint64_t t0 = ku_thread_cpu_ns();
@@ -65,7 +66,7 @@ int main(void)
 			worst = ku_abs(got - want);
 	}
 	ku_diag("split error: %.2f percentage points", worst);
-	ku_ok(sum > 1000 && worst <= 2.0,
+	ku_ok(sum > 1500 && worst <= 2.0,
 	      "50/30/20 split within 2 points (worst %.2f)", worst);
 	ku_ok(meter_profile_find(p, 1) && meter_profile_find(p, 1)->name &&
 	      !strcmp(meter_profile_find(p, 1)->name, "f1"),
