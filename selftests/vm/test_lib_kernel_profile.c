@@ -2,8 +2,9 @@
 /*
  * meter.ko samples what libmeter publishes: a CPU-bound run is charged to
  * the function that burnt the time, through the right callers, at the
- * requested rate; and manual, automatic and explicit-API instrumentation
- * give the same profile.
+ * requested rate; manual, automatic and explicit-API instrumentation give
+ * the same profile; the signal backend, run side by side, gives the same
+ * functions, calls and stack shares (at its lower rate).
  */
 #include "lib_kernel.h"
 
@@ -39,6 +40,44 @@ static struct meter_profile *spin(const char *mode)
 	return p;
 }
 
+static void signal_side_by_side(const struct meter_profile *k)
+{
+	char out[256], env_out[PATH_MAX + 16], path[PATH_MAX];
+	const char *env[] = { "METER_BACKEND=signal", env_out,
+			      "METER_QUIET=1", NULL };
+	const char *args[] = { "spin", "300", NULL };
+	struct meter_profile *p;
+	size_t i;
+	int same = 1;
+	double ks, ss;
+
+	snprintf(path, sizeof(path), "%s/signal.json", scratch());
+	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
+	ok(run_prog("../host/lib_workload_manual", env, args, out,
+		    sizeof(out)) == 0, "signal backend in the VM: exits 0");
+	p = load_profile(path);
+	ok(p && p->samples > 0, "signal backend in the VM: took samples");
+	for (i = 0; p && k && i < sizeof(names) / sizeof(*names); i++)
+		if (calls_of(p, names[i]) != calls_of(k, names[i]))
+			same = 0;
+	ok(p && k && same, "kernel and signal backends: same functions and calls");
+	if (p && k && p->samples && k->samples) {
+		ks = (double)samples_of_stack(k, "main;a;b;spin") / (double)k->samples;
+		ss = (double)samples_of_stack(p, "main;a;b;spin") / (double)p->samples;
+		diag("kernel: %llu of %llu samples; signal: %llu of %llu",
+		     (unsigned long long)samples_of_stack(k, "main;a;b;spin"),
+		     (unsigned long long)k->samples,
+		     (unsigned long long)samples_of_stack(p, "main;a;b;spin"),
+		     (unsigned long long)p->samples);
+		ok(ks - ss < 0.15 && ss - ks < 0.15,
+		   "kernel and signal backends: main;a;b;spin share %.2f vs %.2f",
+		   ks, ss);
+	} else {
+		ok(0, "kernel and signal backends: comparable stack shares");
+	}
+	meter_profile_free(p);
+}
+
 int main(void)
 {
 	struct meter_profile *m = spin("manual");
@@ -57,6 +96,7 @@ int main(void)
 		   mode[k]);
 		meter_profile_free(all[k]);
 	}
+	signal_side_by_side(m);
 	meter_profile_free(m);
 	scratch_cleanup();
 	return tap_done();
