@@ -96,10 +96,10 @@ static void test_exec(struct meter_nl *nl, const char *self)
 		(unsigned long long)before[1], (unsigned long long)p->samples);
 	ku_ok(p->exited && p->nthreads == 1 && p->threads[0].exited,
 	      "exec ends the registration and the session");
-	/* execve itself runs in the old image (~15 ms under TCG); the new
-	 * image burns 300 ms = 1500 samples.
+	/* execve itself runs in the old image (15-35 ms under TCG, more
+	 * on -rt); the new image burns 300 ms = 1500 samples.
 	 */
-	ku_ok(p->samples <= before[1] + 150,
+	ku_ok(p->samples <= before[1] + 500,
 	      "the new image is not sampled into the old session");
 	meter_profile_free(p);
 }
