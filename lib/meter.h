@@ -122,7 +122,7 @@ extern __thread struct meter__tls meter__tls
 	__attribute__((tls_model("initial-exec")));
 
 void meter__enter_slow(struct meter_record *rec, struct meter__frame *f,
-		       uintptr_t sp, uintptr_t site);
+		       uintptr_t sp, uintptr_t site) __attribute__((cold));
 void meter__module_records(struct meter_record *start,
 			   struct meter_record *stop);
 
