@@ -17,7 +17,7 @@
  * (the kernel's stack table was full) become one-frame samples of the
  * function they were charged to, and ticks without a current function a
  * sample of "[no current function]", so pprof's flat column equals the
- * flat profile's.
+ * flat profile's.  A truncated stack gets a "[truncated]" root frame.
  *
  * The gzip container holds the message in "stored" deflate blocks with a
  * CRC-32 (RFC 1951 section 3.2.4, RFC 1952): no compression library.
@@ -204,13 +204,14 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	struct pbuf b = { 0 }, tmp = { 0 }, packed = { 0 }, sub = { 0 };
 	struct strtab st = { 0 };
 	uint64_t *locs = NULL, *leaf = NULL;
-	uint64_t s_samples, s_count, s_cpu, s_ns, nocur_loc = 0;
-	size_t i, k, maxd = 1;
+	uint64_t s_samples, s_count, s_cpu, s_ns, nocur_loc = 0, trunc_loc = 0;
+	const char *extra[2];	/* pseudo functions after p->funcs */
+	size_t i, k, maxd = 1, nextra = 0;
 	char line[600];
 	int ret = -1;
 
 	(void)o;
-	s_samples = str_add(&st, "");
+	str_add(&st, "");	/* index 0 is always "" */
 	s_samples = str_add(&st, "samples");
 	s_count = str_add(&st, "count");
 	s_cpu = str_add(&st, "cpu");
@@ -218,10 +219,20 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	value_type(&b, 1, s_samples, s_count);
 	value_type(&b, 1, s_cpu, s_ns);
 
-	for (i = 0; i < p->nstacks; i++)
+	for (i = 0; i < p->nstacks; i++) {
 		if (p->stacks[i].depth > maxd)
 			maxd = p->stacks[i].depth;
-	locs = malloc(maxd * sizeof(*locs));
+		if (p->stacks[i].truncated && p->stacks[i].samples &&
+		    !trunc_loc) {
+			extra[nextra++] = "[truncated]";
+			trunc_loc = an->n + nextra;
+		}
+	}
+	if (p->no_current) {
+		extra[nextra++] = "[no current function]";
+		nocur_loc = an->n + nextra;
+	}
+	locs = malloc((maxd + 1) * sizeof(*locs));
 	leaf = calloc(an->n ? an->n : 1, sizeof(*leaf));
 	if (!locs || !leaf)
 		goto out;
@@ -242,8 +253,10 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		}
 		if (!n)
 			continue;
-		if (!s->truncated || n == s->depth)
-			leaf[locs[0] - 1] += s->samples;
+		leaf[locs[0] - 1] += s->samples;
+		/* The kernel kept the leaf-most frames: mark the cut. */
+		if (s->truncated)
+			locs[n++] = trunc_loc;
 		sample(&b, &tmp, &packed, locs, n, s->samples, p->period_ns);
 	}
 	for (i = 0; i < an->n; i++) {
@@ -255,21 +268,20 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		}
 	}
 	if (p->no_current) {
-		nocur_loc = an->n + 1;
 		locs[0] = nocur_loc;
 		sample(&b, &tmp, &packed, locs, 1, p->no_current,
 		       p->period_ns);
 	}
 
-	for (i = 0; i < an->n + (nocur_loc ? 1 : 0); i++) {
+	for (i = 0; i < an->n + nextra; i++) {
 		pb_uint(&tmp, 1, i + 1);
 		pb_uint(&sub, 1, i + 1);
 		pb_msg(&tmp, 4, &sub);
 		pb_msg(&b, 4, &tmp);
 	}
-	for (i = 0; i < an->n + (nocur_loc ? 1 : 0); i++) {
+	for (i = 0; i < an->n + nextra; i++) {
 		uint64_t name = str_add(&st, i < an->n ? an_name(an, i) :
-					"[no current function]");
+					extra[i - an->n]);
 
 		pb_uint(&tmp, 1, i + 1);
 		pb_uint(&tmp, 2, name);

@@ -32,7 +32,7 @@ diag() { sed 's/^/# /' "$@"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..34"
+echo "1..35"
 
 # The flat profile's rows: "%time cumulative self [calls ms ms] name".
 flat_rows() { # file -> rows only
@@ -178,8 +178,17 @@ if command -v go > /dev/null 2>&1; then
 		awk '$NF == "is_prime" && $1 == 1000 { a++ } $NF == "f" && $1 == 20 { a++ }
 		     $NF == "g" && $1 == 20 { a++ } $NF == "main" && $1 == 10 && $4 == 1050 { a++ }
 		     END { exit a != 4 }' "$tmp/top" || { diag "$tmp/top"; diag "$tmp/top.err"; }
+	"$STAT" -i "$REC" --format pprof -o "$tmp/rec.pb.gz"
+	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
+		go tool pprof -sample_index=samples -top "$tmp/rec.pb.gz" \
+		> "$tmp/top2" 2> "$tmp/top2.err"
+	check "pprof: recursion counted once in cum (fib 60 flat, 80 cum), no-current ticks and truncated stacks shown" \
+		awk '$NF == "fib" && $1 == 60 && $4 == 80 { a++ } $NF == "main" && $4 == 95 { a++ }
+		     /\[no current function\]$/ && $1 == 5 { a++ } /\[truncated\]$/ && $4 == 15 { a++ }
+		     END { exit a != 4 }' "$tmp/top2" || { diag "$tmp/top2"; diag "$tmp/top2.err"; }
 else
 	skip "pprof: go tool pprof -top lists the right sample counts" "go is not installed"
+	skip "pprof: recursion, no-current ticks and truncated stacks" "go is not installed"
 fi
 
 # --- dot ------------------------------------------------------------------------
