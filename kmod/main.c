@@ -14,6 +14,17 @@
  *   max_session_mb        memory of one session's function table (64 MB)
  *   stack_entries         distinct stacks kept per session (8192)
  *   stack_frames          frames kept per session (262144)
+ *   max_sessions          live sessions, all users (1024, 0: no limit)
+ *   max_threads           registered threads (pinned pages), all users
+ *                         (16384, 0: no limit)
+ *   max_user_threads      registered threads per unprivileged user (1024,
+ *                         0: no limit)
+ *   max_funcs             highest function id of a session (1048576)
+ *   max_user_funcs        highest function id of a session created by an
+ *                         unprivileged user (65536)
+ *
+ * Every limit hit is an error with an extended-ack message; see
+ * Documentation/security.md.
  *
  * Unload tears everything down: the exit probe is removed, every
  * registration is ended and released, every session is freed.  Profiled
@@ -60,6 +71,31 @@ MODULE_PARM_DESC(stack_entries, "Distinct stacks kept per session");
 unsigned int meter_stack_frames = 262144;
 module_param_named(stack_frames, meter_stack_frames, uint, 0444);
 MODULE_PARM_DESC(stack_frames, "Frames of stacks kept per session");
+
+unsigned int meter_max_sessions = 1024;
+module_param_named(max_sessions, meter_max_sessions, uint, 0644);
+MODULE_PARM_DESC(max_sessions, "Live sessions, all users (0: unlimited)");
+
+unsigned int meter_max_threads = 16384;
+module_param_named(max_threads, meter_max_threads, uint, 0644);
+MODULE_PARM_DESC(max_threads,
+		 "Registered threads (pinned pages), all users (0: unlimited)");
+
+unsigned int meter_max_user_threads = 1024;
+module_param_named(max_user_threads, meter_max_user_threads, uint, 0644);
+MODULE_PARM_DESC(max_user_threads,
+		 "Registered threads per unprivileged user (0: unlimited)");
+
+unsigned int meter_max_funcs = METER_FUNCS_MAX;
+module_param_named(max_funcs, meter_max_funcs, uint, 0644);
+MODULE_PARM_DESC(max_funcs, "Highest function id of a session");
+
+unsigned int meter_max_user_funcs = 65536;
+module_param_named(max_user_funcs, meter_max_user_funcs, uint, 0644);
+MODULE_PARM_DESC(max_user_funcs,
+		 "Highest function id of an unprivileged user's session");
+
+atomic_t meter_threads_held = ATOMIC_INIT(0);
 
 /* Process-context state: see the locking notes in meter.h. */
 DEFINE_MUTEX(meter_mutex);

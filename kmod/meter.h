@@ -45,6 +45,14 @@ extern unsigned int meter_max_finished_mb;
 extern unsigned int meter_max_session_mb;
 extern unsigned int meter_stack_entries;
 extern unsigned int meter_stack_frames;
+extern unsigned int meter_max_sessions;
+extern unsigned int meter_max_threads;
+extern unsigned int meter_max_user_threads;
+extern unsigned int meter_max_funcs;
+extern unsigned int meter_max_user_funcs;
+
+/* Registrations holding a pin and a perf counter, all users. */
+extern atomic_t meter_threads_held;
 
 extern struct mutex meter_mutex;
 extern struct workqueue_struct *meter_wq;
@@ -98,7 +106,13 @@ struct meter_session {
 	u64 call_cost_ps;
 	struct pid *tgid;		/* referenced: process identity */
 	pid_t pid;
-	kuid_t uid;
+	kuid_t uid;			/* creator's euid, snapshot */
+	bool privileged;		/* creator had CAP_PERFMON */
+	bool restricted;		/* non-dumpable or set-id: readers
+					 * need CAP_PERFMON (READ_ONCE)
+					 */
+	u32 max_funcs;			/* highest function id accepted */
+	atomic_t threads_held;		/* registrations not yet released */
 	char comm[TASK_COMM_LEN];
 	struct mm_struct *mm;		/* mmgrab'd: identity while live */
 	u64 start_ns, end_ns;
@@ -112,6 +126,7 @@ struct meter_session {
 	struct meter_stacks stacks;
 
 	atomic64_t samples;
+	atomic64_t ticks;		/* interrupts taken */
 	atomic64_t no_current;
 	atomic64_t invalid;
 	atomic64_t lost;
@@ -128,8 +143,9 @@ extern struct list_head meter_sessions;
 struct meter_session *meter_session_find_live(struct task_struct *tsk);
 struct meter_session *meter_session_create(struct task_struct *tsk,
 					   u64 period_ns, u64 parent_cookie,
-					   u64 call_cost_ps,
+					   u64 call_cost_ps, bool privileged,
 					   struct netlink_ext_ack *extack);
+bool meter_task_restricted(struct task_struct *tsk);
 struct meter_session *meter_session_lookup(u64 cookie, pid_t pid);
 bool meter_session_may_read(const struct meter_session *s);
 void meter_session_get(struct meter_session *s);

@@ -77,7 +77,8 @@ static const struct nla_policy meter_select_policy[METER_A_MAX + 1] = {
 
 struct meter_session_info {
 	u64 cookie, parent_cookie, period_ns, start_ns, end_ns;
-	u64 samples, no_current, invalid, lost, truncated, call_cost_ps;
+	u64 samples, ticks, no_current, invalid, lost, truncated;
+	u64 call_cost_ps;
 	u32 pid, uid, state, threads, threads_total, nfuncs, nstacks;
 	char comm[TASK_COMM_LEN];
 };
@@ -92,6 +93,7 @@ static void meter_session_info_fill(struct meter_session *s,
 	si->start_ns = s->start_ns;
 	si->end_ns = s->end_ns;
 	si->samples = atomic64_read(&s->samples);
+	si->ticks = atomic64_read(&s->ticks);
 	si->no_current = atomic64_read(&s->no_current);
 	si->invalid = atomic64_read(&s->invalid);
 	si->lost = atomic64_read(&s->lost);
@@ -137,7 +139,8 @@ static int meter_put_session(struct sk_buff *skb,
 	    nla_put_u32(skb, METER_A_NFUNCS, si->nfuncs) ||
 	    nla_put_u32(skb, METER_A_NSTACKS, si->nstacks) ||
 	    nla_put_u64_64bit(skb, METER_A_CALL_COST_PS, si->call_cost_ps,
-			      METER_A_PAD))
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_TICKS, si->ticks, METER_A_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -278,6 +281,16 @@ static int meter_nl_add_funcs(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	nla_for_each_nested(f, info->attrs[METER_A_FUNCS], rem) {
+		nla_parse_nested(tb, METER_A_FUNC_MAX, f, meter_func_policy,
+				 NULL);
+		if (nla_get_u32(tb[METER_A_FUNC_ID]) > s->max_funcs) {
+			NL_SET_ERR_MSG_ATTR(info->extack, f,
+					    "function id above the session's limit (max_funcs, max_user_funcs)");
+			ret = -ENOSPC;
+			goto out;
+		}
+	}
+	nla_for_each_nested(f, info->attrs[METER_A_FUNCS], rem) {
 		const char *name;
 		char *copy;
 		u32 id;
@@ -354,6 +367,15 @@ static int meter_nl_add_calls(struct sk_buff *skb, struct genl_info *info)
 	if (!s) {
 		ret = -ENOENT;
 		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (c[i].id > s->max_funcs) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[METER_A_CALLS],
+					    "function id above the session's limit (max_funcs, max_user_funcs)");
+			ret = -ENOSPC;
+			goto out;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		slot = meter_session_slot(s, c[i].id, true);

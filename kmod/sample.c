@@ -13,7 +13,9 @@
  * emulation at 10 kHz).  So each tick weighs as many whole periods as the
  * thread's task clock advanced since the last counted period: the counts
  * stay "periods of CPU time", and samples per CPU-second equal the
- * requested rate.
+ * requested rate.  The interrupts actually taken are counted apart
+ * (METER_A_TICKS), so that a reader can see how many periods were
+ * weighed in rather than observed.
  */
 #include <linux/perf_event.h>
 #include <linux/math64.h>
@@ -99,6 +101,7 @@ void meter_sample_tick(struct perf_event *event,
 
 	s = t->session;
 	pg = t->kpage;
+	atomic64_inc(&s->ticks);
 	w = meter_sample_weight(t, event);
 	if (!w)
 		return;

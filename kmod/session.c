@@ -21,6 +21,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/random.h>
 #include <linux/rculist.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -31,6 +32,12 @@
 LIST_HEAD(meter_sessions);
 static u64 meter_session_seq;
 
+/*
+ * The effective period of a request: 0 asks for the default (raised to
+ * the unprivileged floor if that is higher).  A period outside 10 us .. 1 s
+ * is ERANGE; an unprivileged period below unpriv_period_min_ns is EACCES,
+ * never silently raised.
+ */
 u64 meter_period_clamp(u64 period_ns, bool privileged,
 		       struct netlink_ext_ack *extack, int *err)
 {
@@ -39,7 +46,8 @@ u64 meter_period_clamp(u64 period_ns, bool privileged,
 
 	*err = 0;
 	if (!period_ns)
-		period_ns = METER_PERIOD_DEFAULT_NS;
+		return min_t(u64, max_t(u64, METER_PERIOD_DEFAULT_NS, floor),
+			     METER_PERIOD_MAX_NS);
 	if (period_ns < METER_PERIOD_MIN_NS ||
 	    period_ns > METER_PERIOD_MAX_NS) {
 		NL_SET_ERR_MSG_MOD(extack,
@@ -47,7 +55,30 @@ u64 meter_period_clamp(u64 period_ns, bool privileged,
 		*err = -ERANGE;
 		return 0;
 	}
-	return max(period_ns, floor);
+	if (period_ns < floor) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "period below unpriv_period_min_ns for unprivileged users (needs CAP_PERFMON)");
+		*err = -EACCES;
+		return 0;
+	}
+	return period_ns;
+}
+
+/*
+ * A task whose session only privileged readers may see: its mm is not
+ * dumpable (prctl(PR_SET_DUMPABLE, 0), a set-id exec) or its credentials
+ * are mixed (set-id).
+ */
+bool meter_task_restricted(struct task_struct *tsk)
+{
+	const struct cred *cred = current_cred();
+
+	if (!tsk->mm || get_dumpable(tsk->mm) != SUID_DUMP_USER)
+		return true;
+	return !uid_eq(cred->euid, cred->uid) ||
+	       !uid_eq(cred->euid, cred->suid) ||
+	       !gid_eq(cred->egid, cred->gid) ||
+	       !gid_eq(cred->egid, cred->sgid);
 }
 
 static bool meter_cookie_used(u64 cookie)
@@ -63,7 +94,7 @@ static bool meter_cookie_used(u64 cookie)
 /* Caller holds meter_mutex. */
 struct meter_session *meter_session_create(struct task_struct *tsk,
 					   u64 period_ns, u64 parent_cookie,
-					   u64 call_cost_ps,
+					   u64 call_cost_ps, bool privileged,
 					   struct netlink_ext_ack *extack)
 {
 	struct meter_session *s;
@@ -91,6 +122,11 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 	s->tgid = get_pid(task_tgid(tsk));
 	s->pid = task_tgid_nr(tsk);
 	s->uid = current_euid();
+	s->privileged = privileged;
+	s->restricted = meter_task_restricted(tsk);
+	s->max_funcs = privileged ? meter_max_funcs :
+		min(meter_max_funcs, meter_max_user_funcs);
+	s->max_funcs = min_t(u32, s->max_funcs, METER_FUNCS_MAX);
 	get_task_comm(s->comm, tsk);
 	mmgrab(tsk->mm);
 	s->mm = tsk->mm;
@@ -150,9 +186,16 @@ struct meter_session *meter_session_lookup(u64 cookie, pid_t pid)
 	return found;
 }
 
+/*
+ * The reader's credentials against the snapshot taken at registration:
+ * the same euid for an ordinary session, CAP_PERFMON or CAP_SYS_ADMIN
+ * for any (and for a restricted one).
+ */
 bool meter_session_may_read(const struct meter_session *s)
 {
-	return uid_eq(current_euid(), s->uid) || perfmon_capable();
+	if (perfmon_capable())
+		return true;
+	return !READ_ONCE(s->restricted) && uid_eq(current_euid(), s->uid);
 }
 
 void meter_session_get(struct meter_session *s)
@@ -259,6 +302,7 @@ void meter_session_reset(struct meter_session *s)
 	u32 c, i;
 
 	atomic64_set(&s->samples, 0);
+	atomic64_set(&s->ticks, 0);
 	atomic64_set(&s->no_current, 0);
 	atomic64_set(&s->invalid, 0);
 	atomic64_set(&s->lost, 0);

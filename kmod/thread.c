@@ -64,6 +64,8 @@ static void meter_thread_release(struct work_struct *work)
 	/* Else the address space is gone and its charge with it. */
 	t->mm = NULL;
 	mmdrop(mm);
+	atomic_dec(&s->threads_held);
+	atomic_dec(&meter_threads_held);
 
 	mutex_lock(&meter_mutex);
 	meter_sessions_evict();
@@ -148,16 +150,66 @@ static int meter_page_check_vma(struct mm_struct *mm, unsigned long addr,
 	return ret;
 }
 
-static unsigned int meter_user_live_sessions(kuid_t uid)
+/* Caller holds meter_mutex. */
+static unsigned int meter_live_sessions(bool any_user, kuid_t uid)
 {
 	struct meter_session *s;
 	unsigned int n = 0;
 
 	list_for_each_entry(s, &meter_sessions, node)
 		if (READ_ONCE(s->state) == METER_STATE_LIVE &&
-		    uid_eq(s->uid, uid))
+		    (any_user || uid_eq(s->uid, uid)))
 			n++;
 	return n;
+}
+
+/* Registrations of uid still holding a pin.  Caller holds meter_mutex. */
+static unsigned int meter_user_threads(kuid_t uid)
+{
+	struct meter_session *s;
+	unsigned int n = 0;
+
+	list_for_each_entry(s, &meter_sessions, node)
+		if (uid_eq(s->uid, uid))
+			n += atomic_read(&s->threads_held);
+	return n;
+}
+
+/*
+ * The caps a new registration must fit in (module parameters; 0: no
+ * limit).  Per-user caps apply to unprivileged callers, global caps to
+ * everyone.  Caller holds meter_mutex.
+ */
+static int meter_check_caps(bool priv, bool new_session,
+			    struct netlink_ext_ack *extack)
+{
+	kuid_t uid = current_euid();
+
+	if (new_session && meter_max_sessions &&
+	    meter_live_sessions(true, uid) >= meter_max_sessions) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "too many live sessions (max_sessions)");
+		return -ENOSPC;
+	}
+	if (new_session && !priv && meter_max_user_sessions &&
+	    meter_live_sessions(false, uid) >= meter_max_user_sessions) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "too many live sessions for this user (max_user_sessions)");
+		return -EUSERS;
+	}
+	if (meter_max_threads &&
+	    atomic_read(&meter_threads_held) >= meter_max_threads) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "too many registered threads (max_threads)");
+		return -ENOSPC;
+	}
+	if (!priv && meter_max_user_threads &&
+	    meter_user_threads(uid) >= meter_max_user_threads) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "too many registered threads for this user (max_user_threads)");
+		return -EMFILE;
+	}
+	return 0;
 }
 
 static struct perf_event *meter_thread_counter(struct meter_thread *t,
@@ -198,11 +250,14 @@ int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
 				   "unprivileged registration is disabled");
 		return -EPERM;
 	}
-	if (!mm || (tsk->flags & PF_EXITING))
+	if (!mm || (tsk->flags & PF_EXITING)) {
+		NL_SET_ERR_MSG_MOD(extack, "a kernel or exiting thread cannot register");
 		return -EINVAL;
+	}
 	if (!page_addr || !PAGE_ALIGNED(page_addr) ||
 	    page_addr > TASK_SIZE - PAGE_SIZE) {
-		NL_SET_ERR_MSG_MOD(extack, "page address is not page-aligned");
+		NL_SET_ERR_MSG_MOD(extack,
+				   "page address is not a page-aligned user address");
 		return -EINVAL;
 	}
 	period_ns = meter_period_clamp(period_ns, priv, extack, &ret);
@@ -258,22 +313,23 @@ int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
 
 	mutex_lock(&meter_mutex);
 	s = meter_session_find_live(tsk);
+	ret = meter_check_caps(priv, !s, extack);
+	if (ret)
+		goto err_unlock;
 	if (!s) {
-		if (!priv && meter_max_user_sessions &&
-		    meter_user_live_sessions(current_euid()) >=
-		    meter_max_user_sessions) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "too many live sessions for this user");
-			ret = -EUSERS;
-			goto err_unlock;
-		}
 		s = meter_session_create(tsk, period_ns, parent_cookie,
-					 call_cost_ps, extack);
+					 call_cost_ps, priv, extack);
 		if (IS_ERR(s)) {
 			ret = PTR_ERR(s);
 			goto err_unlock;
 		}
 		created = true;
+	} else if (!uid_eq(current_euid(), s->uid) ||
+		   meter_task_restricted(tsk)) {
+		/* Credentials changed since the session began: privileged
+		 * readers only from now on.
+		 */
+		WRITE_ONCE(s->restricted, true);
 	}
 	period_ns = s->period_ns;
 
@@ -296,6 +352,8 @@ int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
 	}
 	t->event = event;
 
+	atomic_inc(&s->threads_held);
+	atomic_inc(&meter_threads_held);
 	raw_spin_lock_irqsave(&s->lock, flags);
 	list_add_tail(&t->node, &s->threads);
 	s->threads_live++;

@@ -479,6 +479,7 @@ static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
 	p->start_ns = get_u64(tb[METER_A_START_NS]);
 	p->end_ns = get_u64(tb[METER_A_END_NS]);
 	p->samples = get_u64(tb[METER_A_SAMPLES]);
+	p->ticks = get_u64(tb[METER_A_TICKS]);
 	p->no_current = get_u64(tb[METER_A_NO_CURRENT]);
 	p->invalid = get_u64(tb[METER_A_INVALID]);
 	p->lost = get_u64(tb[METER_A_LOST]);

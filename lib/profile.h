@@ -49,7 +49,8 @@ struct meter_profile {
 	uint32_t runs;		/* profiles merged into this one, >= 1 */
 	uint64_t period_ns;
 	uint64_t start_ns, end_ns;
-	uint64_t samples;	/* all ticks */
+	uint64_t samples;	/* periods of CPU time sampled */
+	uint64_t ticks;		/* sampling interrupts taken (kernel) */
 	uint64_t no_current;
 	uint64_t invalid;
 	uint64_t lost;

@@ -60,7 +60,13 @@
  *   out: one message per session, attributes at top level:
  *        COOKIE, PARENT_COOKIE, PID, UID, COMM, STATE, THREADS,
  *        THREADS_TOTAL, PERIOD_NS, START_NS, END_NS, SAMPLES, NO_CURRENT,
- *        INVALID, LOST, TRUNCATED, NFUNCS, NSTACKS, CALL_COST_PS
+ *        INVALID, LOST, TRUNCATED, NFUNCS, NSTACKS, CALL_COST_PS, TICKS
+ *   SAMPLES counts periods of the thread's CPU time: a late interrupt
+ *   weighs the whole periods that passed since the previous one, so
+ *   SAMPLES per CPU-second is the requested rate.  TICKS counts the
+ *   sampling interrupts actually taken for the session's threads (about
+ *   SAMPLES when interrupts come on time; fewer where they come late, as
+ *   under emulation).  Every other counter is in samples.
  *
  * METER_CMD_PROFILE_GET (dump)
  *   in:  METER_A_COOKIE or METER_A_PID
@@ -84,7 +90,10 @@
  *
  * Errors come back as negative errno with an extended-ack message.
  * Reading, resetting and deleting a session needs the uid that registered
- * it, or CAP_PERFMON or CAP_SYS_ADMIN.
+ * it, or CAP_PERFMON or CAP_SYS_ADMIN; a session registered by a
+ * non-dumpable or set-id process needs CAP_PERFMON or CAP_SYS_ADMIN.
+ * Limits (module parameters) give an error when hit, never a silent
+ * truncation: see Documentation/security.md.
  */
 #ifndef _UAPI_LINUX_METER_H
 #define _UAPI_LINUX_METER_H
@@ -185,6 +194,7 @@ enum meter_attr {
 	METER_A_SESSION,	/* nest, attributes of this enum */
 	METER_A_STACK,		/* nest, enum meter_stack_attr */
 	METER_A_THREAD,		/* nest, enum meter_thread_attr */
+	METER_A_TICKS,		/* u64, interrupts taken */
 	__METER_A_MAX
 };
 #define METER_A_MAX (__METER_A_MAX - 1)
