@@ -210,5 +210,21 @@ ifeq ($(DESTDIR),)
 	-ldconfig
 endif
 
+# dkms: the module's sources into /usr/src/meter-$(VERSION) and `dkms add`
+# (then dkms builds and installs it for each kernel; see dkms.conf).
+DKMS_SRC ?= /usr/src/meter-$(VERSION)
+.PHONY: dkms-install dkms-uninstall
+dkms-install:
+	scripts/dkms-source $(DESTDIR)$(DKMS_SRC) $(VERSION)
+ifeq ($(DESTDIR),)
+	dkms add -m meter -v $(VERSION)
+endif
+
+dkms-uninstall:
+ifeq ($(DESTDIR),)
+	-dkms remove -m meter -v $(VERSION) --all
+endif
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+
 clean:
 	rm -rf $(BUILD) $(CLEAN_FILES)
