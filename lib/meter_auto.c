@@ -44,7 +44,8 @@ static inline METER_NOINSTR uint32_t hash_addr(uintptr_t a)
 	return (uint32_t)(a >> 4) & TABLE_MASK;
 }
 
-uint32_t METER_NOINSTR meter_auto_find(uintptr_t addr)
+/* The slot of a function, or NULL; lock-free. */
+static METER_NOINSTR struct slot *find_slot(uintptr_t addr)
 {
 	uint32_t i = hash_addr(addr);
 	uintptr_t k;
@@ -52,11 +53,18 @@ uint32_t METER_NOINSTR meter_auto_find(uintptr_t addr)
 	for (;;) {
 		k = __atomic_load_n(&table[i].addr, __ATOMIC_ACQUIRE);
 		if (k == addr)
-			return table[i].id;
+			return &table[i];
 		if (!k)
-			return 0;
+			return NULL;
 		i = (i + 1) & TABLE_MASK;
 	}
+}
+
+uint32_t METER_NOINSTR meter_auto_find(uintptr_t addr)
+{
+	struct slot *sl = find_slot(addr);
+
+	return sl ? sl->id : 0;
 }
 
 static METER_NOINSTR uint32_t auto_create(uintptr_t addr)
@@ -131,26 +139,31 @@ void meter_auto_reserve(uintptr_t addr, uint32_t id)
 }
 
 /*
- * A function inlined into the function on top of the stack: its hooks run
- * in the caller's frame, so its frame address is the caller's.  Pushes it
- * and returns true if that is the case.
+ * The common cases the hook's fast path leaves out, without the full slow
+ * path: a function displaced from its home slot by a collision, and a
+ * function inlined into the function on top of the stack (its hooks run in
+ * the caller's frame, so its frame address is the caller's).  Pushes the
+ * call and returns true, or returns false for the slow path.
  */
-static METER_NOINSTR bool enter_inlined(uintptr_t fn, uintptr_t hook_cfa,
-					uintptr_t site)
+static METER_NOINSTR bool enter_quick(uintptr_t fn, uintptr_t hook_cfa,
+				      uintptr_t site)
 {
 	struct meter_page *pg = meter__tls.page;
 	struct meter__side *side = meter__tls.side;
 	uint32_t d = pg->depth;
-	struct slot *sl = &table[hash_addr(fn)];
+	struct slot *sl;
 	uintptr_t cfa;
 	uint32_t id;
 
-	if (d - 1 >= METER_STACK_CAP - 1 || sl->addr != fn)
+	if (d >= METER_STACK_CAP || !(sl = find_slot(fn)))
 		return false;
 	cfa = hook_cfa + sl->cfa_off;
 	id = sl->id;
-	if (((const uintptr_t *)cfa)[-1] != site || side[d - 1].sp != cfa ||
-	    side[d - 1].site != site || pg->stack[d - 1] == id)
+	if (((const uintptr_t *)cfa)[-1] != site)
+		return false;
+	if (cfa >= side[(int)d - 1].sp &&
+	    (cfa != side[d - 1].sp || side[d - 1].site != site ||
+	     pg->stack[d - 1] == id))
 		return false;
 	meter__tls.counts[id]++;
 	side[d].sp = cfa;
@@ -166,10 +179,11 @@ static METER_NOINSTR bool enter_inlined(uintptr_t fn, uintptr_t hook_cfa,
 static METER_NOINSTR __attribute__((noinline)) void
 enter_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 {
+	struct slot *sl;
 	uintptr_t cfa;
-	uint32_t id, i;
+	uint32_t id;
 
-	if (enter_inlined(fn, hook_cfa, site))
+	if (enter_quick(fn, hook_cfa, site))
 		return;
 	meter_via_hooks = 1;
 	if (meter_busy || !meter_thread_ready())
@@ -183,15 +197,14 @@ enter_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 			return;
 	}
 	/* the cached distance, if it holds, else a search */
-	i = hash_addr(fn);
-	cfa = hook_cfa + (table[i].addr == fn ? table[i].cfa_off : 0);
-	if (table[i].addr != fn || ((const uintptr_t *)cfa)[-1] != site)
+	sl = find_slot(fn);
+	cfa = hook_cfa + (sl ? sl->cfa_off : 0);
+	if (!sl || ((const uintptr_t *)cfa)[-1] != site)
 		cfa = find_cfa(hook_cfa, site);
 	if (cfa) {
-		/* cache the distance where the fast path looks first */
-		i = hash_addr(fn);
-		if (table[i].addr == fn)
-			__atomic_store_n(&table[i].cfa_off,
+		/* cache the distance where the fast path looks */
+		if (sl)
+			__atomic_store_n(&sl->cfa_off,
 					 (uint32_t)(cfa - hook_cfa),
 					 __ATOMIC_RELAXED);
 	} else {
@@ -248,7 +261,8 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 	/* not registered (depth UINT32_MAX) or deep */
 	if (__builtin_expect(d >= METER_STACK_CAP, 0))
 		goto slow;
-	/* first probe only: a function that collided takes the slow path */
+	/* the home slot only: a function displaced by a collision is found
+	 * by enter_quick() */
 	sl = &table[hash_addr(a)];
 	if (__builtin_expect(__atomic_load_n(&sl->addr, __ATOMIC_ACQUIRE) != a,
 			     0))
