@@ -163,6 +163,8 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR ?= $(PREFIX)/share/man
+MANPAGES := $(wildcard man/*.[1-9])
 MODDIR ?= /lib/modules/$(KVER)/updates
 INSTALL ?= install
 TOOLS := $(BUILD)/tools/meter-run $(BUILD)/tools/meter-stat
@@ -185,6 +187,10 @@ install: userland $(BUILD)/meter.pc
 	$(INSTALL) -m 644 $(LIBMETER_A) $(DESTDIR)$(LIBDIR)/libmeter.a
 	$(INSTALL) -m 644 $(BUILD)/meter.pc $(DESTDIR)$(PKGCONFIGDIR)/meter.pc
 	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	for m in $(MANPAGES); do \
+		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$${m##*.} && \
+		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; \
+	done
 ifeq ($(DESTDIR),)
 ifneq ($(HAVE_KMOD),)
 	@$(MAKE) --no-print-directory module
@@ -202,6 +208,7 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/libmeter.so $(DESTDIR)$(LIBDIR)/libmeter.a \
 	      $(DESTDIR)$(PKGCONFIGDIR)/meter.pc \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
+	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/linux 2>/dev/null
 ifeq ($(DESTDIR),)
 	rm -f $(MODDIR)/meter.ko
