@@ -892,13 +892,17 @@ static void __attribute__((destructor)) meter_process_exit(void)
 /* ------------------------------------------------------------------ */
 /* fork                                                                */
 
+/* Lock order: meter_g.lock, then the symbol table's (names are looked up
+ * with meter_g.lock held). */
 static void at_fork_prepare(void)
 {
 	pthread_mutex_lock(&meter_g.lock);
+	meter_symbols_lock();
 }
 
 static void at_fork_parent(void)
 {
+	meter_symbols_unlock(false);
 	pthread_mutex_unlock(&meter_g.lock);
 }
 
@@ -908,6 +912,7 @@ static void at_fork_child(void)
 	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
 					   memory_order_relaxed) - 1;
 
+	meter_symbols_unlock(true);
 	pthread_mutex_init(&meter_g.lock, NULL);
 	meter_g.pid = getpid();
 	meter_g.finished = false;

@@ -145,6 +145,9 @@ uint32_t meter_auto_find(uintptr_t addr) METER_HIDDEN;
 
 /* meter_symbols.c: "name" or "module+0xoffset"; returns a malloc'd string */
 char *meter_symbol_name(uintptr_t addr) METER_HIDDEN;
+/* fork: its lock is taken before fork, released after (reset in the child) */
+void meter_symbols_lock(void) METER_HIDDEN;
+void meter_symbols_unlock(bool child) METER_HIDDEN;
 
 /* meter_signal.c */
 int meter_signal_setup(void) METER_HIDDEN;

@@ -238,6 +238,19 @@ static char *demangle(const char *name)
 	return out;
 }
 
+void meter_symbols_lock(void)
+{
+	pthread_mutex_lock(&sym_lock);
+}
+
+void meter_symbols_unlock(bool child)
+{
+	if (child)
+		pthread_mutex_init(&sym_lock, NULL);
+	else
+		pthread_mutex_unlock(&sym_lock);
+}
+
 char *meter_symbol_name(uintptr_t addr)
 {
 	struct find f = { .addr = addr };
