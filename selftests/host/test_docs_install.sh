@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# `make install DESTDIR=... PREFIX=/usr` puts what the README says where it
+# says: meter.h and linux/meter.h, libmeter.so with its soname links and
+# only the exports of lib/libmeter.map, libmeter.a, meter.pc, the tools and
+# the man pages in share/man/man{1,3,4}.  A program compiles and links
+# against the installed copy through pkg-config (shared and static), runs,
+# and the installed meter-stat reads its profile; man finds the pages.
+# `make uninstall` with the same variables removes every file again.
+set -u
+
+ROOT=${METER_ROOT:-$(d=$(dirname "$(readlink -f "$0")"); while [ "$d" != / ] && [ ! -f "$d/dkms.conf" ]; do d=$(dirname "$d"); done; echo "$d")}
+
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n - $* # SKIP"; }
+diag() { sed 's/^/# /' "$@"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_docs_install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+D=$tmp/dest
+P=/usr
+echo "TAP version 13"
+
+if make -s -C "$ROOT" --no-print-directory install DESTDIR="$D" PREFIX="$P" > "$tmp/install.log" 2>&1; then
+	ok "make install DESTDIR=... PREFIX=$P"
+else
+	nok "make install DESTDIR=... PREFIX=$P"; tail -n 20 "$tmp/install.log" | diag
+fi
+
+want=(bin/meter-run bin/meter-stat include/meter.h include/linux/meter.h
+	lib/libmeter.so.1.0.0 lib/libmeter.so.1 lib/libmeter.so lib/libmeter.a
+	lib/pkgconfig/meter.pc share/man/man1/meter-run.1
+	share/man/man1/meter-stat.1 share/man/man3/libmeter.3
+	share/man/man4/meter.4)
+missing=""
+for f in "${want[@]}"; do
+	[ -e "$D$P/$f" ] || missing="$missing $f"
+done
+if [ -z "$missing" ]; then
+	ok "installed: ${#want[@]} files under \$DESTDIR$P"
+else
+	nok "installed files (missing:$missing)"
+fi
+
+lib=$D$P/lib
+soname=$(readelf -d "$lib/libmeter.so.1.0.0" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+if [ "$soname" = libmeter.so.1 ] && [ "$(readlink "$lib/libmeter.so.1")" = libmeter.so.1.0.0 ] &&
+   [ "$(readlink "$lib/libmeter.so")" = libmeter.so.1 ]; then
+	ok "soname libmeter.so.1; libmeter.so -> libmeter.so.1 -> libmeter.so.1.0.0"
+else
+	nok "soname and links (soname '$soname')"
+fi
+
+# Exports: exactly the global names of the version script.
+map=$(sed -n '/global:/,/local:/p' "$ROOT/lib/libmeter.map" | grep -oE '^[[:space:]]+[A-Za-z_][A-Za-z0-9_]*;' | tr -d ' \t;' | sort)
+exported=$(nm -D --defined-only "$lib/libmeter.so.1.0.0" 2>/dev/null | awk '{ print $3 }' | sed 's/@.*//' | sort -u)
+if [ -n "$exported" ] && [ "$exported" = "$map" ]; then
+	ok "libmeter.so exports exactly lib/libmeter.map's $(echo $map | wc -w) symbols"
+else
+	nok "libmeter.so exports exactly lib/libmeter.map's symbols"
+	diff <(echo "$map") <(echo "$exported") | diag
+fi
+
+export PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D
+flags=$(pkg-config --cflags --libs meter 2>&1)
+if [ "$(pkg-config --modversion meter 2>/dev/null)" = "$(sed -n 's/^VERSION := //p' "$ROOT/Makefile")" ] &&
+   [[ $flags == *"-I$D$P/include"* ]] && [[ $flags == *-lmeter* ]]; then
+	ok "pkg-config meter: version $(pkg-config --modversion meter), $flags"
+else
+	nok "pkg-config meter ($flags)"
+fi
+
+# shellcheck disable=SC2046
+if ${CC:-cc} -O2 -o "$tmp/split" "$ROOT/examples/split.c" $(pkg-config --cflags --libs meter) > "$tmp/cc.log" 2>&1; then
+	ok "examples/split.c builds against the installed header and library"
+else
+	nok "examples/split.c builds against the installed header and library"; diag "$tmp/cc.log"
+fi
+if LD_LIBRARY_PATH=$lib METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/split.%p.json" \
+	"$tmp/split" 200 > /dev/null 2>&1 &&
+   LD_LIBRARY_PATH=$lib ldd "$tmp/split" | grep -q "$lib/libmeter.so.1" &&
+   LD_LIBRARY_PATH=$lib "$D$P/bin/meter-stat" -i "$(ls "$tmp"/split.*.json | head -n 1)" -f flat > "$tmp/flat" 2>&1 &&
+   grep -q heavy "$tmp/flat"; then
+	ok "the program runs on the installed libmeter.so.1 and the installed meter-stat reads its profile"
+else
+	nok "the program runs on the installed libmeter and meter-stat reads its profile"; diag "$tmp/flat" 2>/dev/null
+fi
+# shellcheck disable=SC2046
+if ${CC:-cc} -O2 -o "$tmp/split-static" "$ROOT/examples/split.c" $(pkg-config --cflags meter) \
+	"$lib/libmeter.a" $(pkg-config --static --libs meter | sed 's/-lmeter//') > "$tmp/cc.log" 2>&1 &&
+   ! ldd "$tmp/split-static" | grep -q libmeter &&
+   METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/static.json" "$tmp/split-static" 200 > /dev/null 2>&1 &&
+   [ -s "$tmp/static.json" ]; then
+	ok "a static link with libmeter.a and pkg-config --static --libs runs and writes its profile"
+else
+	nok "a static link with libmeter.a and pkg-config --static --libs"; diag "$tmp/cc.log"
+fi
+
+if command -v man >/dev/null; then
+	bad=""
+	for page in "1 meter-run" "1 meter-stat" "3 libmeter" "4 meter"; do
+		set -- $page
+		found=$(MANPATH= man -M "$D$P/share/man" -w "$1" "$2" 2>/dev/null)
+		[ "$found" = "$D$P/share/man/man$1/$2.$1" ] || bad="$bad $2($1)"
+	done
+	if [ -z "$bad" ]; then
+		ok "man -M \$DESTDIR$P/share/man finds meter-run(1), meter-stat(1), libmeter(3), meter(4)"
+	else
+		nok "man finds the installed pages (not found:$bad)"
+	fi
+else
+	skip "man is not installed"
+fi
+
+if make -s -C "$ROOT" --no-print-directory uninstall DESTDIR="$D" PREFIX="$P" > "$tmp/uninstall.log" 2>&1; then
+	ok "make uninstall DESTDIR=... PREFIX=$P"
+else
+	nok "make uninstall DESTDIR=... PREFIX=$P"; tail -n 20 "$tmp/uninstall.log" | diag
+fi
+left=$(find "$D" -type f -o -type l 2>/dev/null)
+if [ -z "$left" ]; then
+	ok "nothing is left after make uninstall"
+else
+	nok "nothing is left after make uninstall"; echo "$left" | diag
+fi
+
+echo "1..$n"
+[ $fails = 0 ]
