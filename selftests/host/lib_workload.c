@@ -13,6 +13,9 @@
  *   lib_workload longjmp K D     K times: recurse D deep and longjmp out
  *   lib_workload deep D MS       recurse D deep, spin MS ms at the bottom
  *   lib_workload fork N          leaf() N times, fork; child: leaf() 2N times
+ *   lib_workload forkbusy K      4 threads call leaf() until told to stop;
+ *                                meanwhile fork K children, each calls
+ *                                leaf() 100 times and exits
  *   lib_workload inlined N       outer_inl() N times; it calls inl_small()
  *                                (always inlined, profiled) twice, then
  *                                spins 100 ms inside the second one
@@ -199,6 +202,17 @@ NOINLINE static int outer_inl(int x, int last)
 	return inl_small(x, 0) + inl_small(x + 1, last);
 }
 
+static volatile int stop_busy;
+
+NOINLINE static void *busy(void *arg)
+{
+	PROFILED(busy);
+	(void)arg;
+	while (!stop_busy)
+		leaf(1);
+	return NULL;
+}
+
 static int per_thread;
 
 NOINLINE static void *worker(void *arg)
@@ -256,6 +270,31 @@ int main(int argc, char **argv)
 		spin(50);
 	} else if (!strcmp(cmd, "deep")) {
 		deep((int)n, (unsigned long)m);
+	} else if (!strcmp(cmd, "forkbusy")) {
+		pthread_t t[4];
+		int st, bad = 0;
+
+		for (i = 0; i < 4; i++)
+			pthread_create(&t[i], NULL, busy, NULL);
+		for (i = 0; i < n; i++) {
+			pid_t pid;
+			int j;
+
+			fflush(stdout);
+			pid = fork();
+			if (pid == 0) {
+				for (j = 0; j < 100; j++)
+					leaf(j);
+				exit(0);
+			}
+			if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+			    WEXITSTATUS(st))
+				bad++;
+		}
+		stop_busy = 1;
+		for (i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+		printf("children_failed=%d\n", bad);
 	} else if (!strcmp(cmd, "inlined")) {
 		for (i = 0; i < n; i++)
 			outer_inl((int)i, i == n - 1);

@@ -60,10 +60,52 @@ out:
 	meter_profile_free(pp[1]);
 }
 
+/* Forks while 4 threads make profiled calls: no child inherits a lock. */
+static void busy(const char *mode)
+{
+	char prog[64], out[256], env_out[PATH_MAX + 16], dir[PATH_MAX];
+	char path[PATH_MAX];
+	const char *env[] = { "METER_BACKEND=signal", env_out,
+			      "METER_QUIET=1", NULL };
+	const char *args[] = { "forkbusy", "30", NULL };
+	struct dirent *de;
+	DIR *d;
+	int files = 0, exact = 0;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
+	snprintf(dir, sizeof(dir), "%s/forkbusy-%s", scratch(), mode);
+	mkdir(dir, 0700);
+	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s/out.%%p.json", dir);
+	ok(run_prog(prog, env, args, out, sizeof(out)) == 0 &&
+	   strstr(out, "children_failed=0"),
+	   "%s: 30 forks while 4 threads make profiled calls: every child exits 0",
+	   mode);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		struct meter_profile *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		p = load_profile(path);
+		files++;
+		if (p && p->parent_cookie && calls_of(p, "leaf") == 100)
+			exact++;
+		meter_profile_free(p);
+	}
+	if (d)
+		closedir(d);
+	ok(files == 31 && exact == 30,
+	   "%s: 30 children's files with exactly their own 100 calls (%d files, %d exact)",
+	   mode, files, exact);
+}
+
 int main(void)
 {
 	check("manual");
 	check("auto");
+	busy("manual");
+	busy("auto");
 	scratch_cleanup();
 	return tap_done();
 }
