@@ -317,8 +317,10 @@ static void process_init_locked(void)
 	meter_g.quiet = q && !strcmp(q, "1");
 	meter_g.alloc = getenv("METER_ALLOC") &&
 			!strcmp(getenv("METER_ALLOC"), "1");
-	meter_g.period_ns = env_u64("METER_PERIOD_NS",
-				    METER_PERIOD_DEFAULT_NS);
+	meter_g.period_ns = env_u64("METER_PERIOD_NS", 0);
+	meter_g.period_set = meter_g.period_ns != 0;
+	if (!meter_g.period_set)
+		meter_g.period_ns = METER_PERIOD_DEFAULT_NS;
 	if (meter_g.period_ns < METER_PERIOD_MIN_NS ||
 	    meter_g.period_ns > METER_PERIOD_MAX_NS) {
 		fprintf(stderr, "meter: METER_PERIOD_NS=%llu is outside %llu..%llu, using %llu\n",
@@ -445,7 +447,8 @@ static int thread_register_locked(struct meter_thr *th)
 		if (!meter_g.nl && meter_nl_open(&meter_g.nl, err, sizeof(err)))
 			goto fail;
 		reg.page_addr = (uintptr_t)th->page;
-		reg.period_ns = meter_g.period_ns;
+		/* not asked for: the module's default (and its floors) */
+		reg.period_ns = meter_g.period_set ? meter_g.period_ns : 0;
 		reg.parent_cookie = meter_g.registered ? 0 :
 				    meter_g.parent_cookie;
 		reg.call_cost_ps = meter_g.call_cost_ps;

@@ -70,6 +70,7 @@ struct meter_global {
 	bool alloc;		/* METER_ALLOC=1 */
 	enum meter_backend_kind backend;
 	uint64_t period_ns;
+	bool period_set;	/* METER_PERIOD_NS given */
 	char output[4096];
 	pid_t pid;
 
