@@ -794,6 +794,7 @@ static struct meter_profile *build_profile_locked(void)
 	p->start_ns = meter_g.start_ns;
 	p->end_ns = meter_now_ns(CLOCK_BOOTTIME);
 	p->samples = atomic_load(&meter_g.samples);
+	p->ticks = atomic_load(&meter_g.ticks);
 	p->no_current = atomic_load(&meter_g.no_current);
 	p->invalid = atomic_load(&meter_g.invalid);
 	p->lost = atomic_load(&meter_g.lost);

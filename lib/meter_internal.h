@@ -98,6 +98,7 @@ struct meter_global {
 	_Atomic bool sampling;
 	_Atomic uint64_t *self;	/* self samples by id */
 	_Atomic uint64_t samples, no_current, invalid, lost, truncated;
+	_Atomic uint64_t ticks;	/* signals taken; samples weigh overruns */
 };
 
 extern struct meter_global meter_g METER_HIDDEN;

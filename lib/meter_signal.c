@@ -8,6 +8,11 @@
  * The handler is async-signal-safe and lock-free: it reads the interrupted
  * thread's page and bumps atomic counters; sampled stacks go into a fixed
  * open-addressing table whose slots are claimed with compare-and-swap.
+ *
+ * As in meter.ko, a sample is a period of the thread's CPU time: a signal
+ * that comes late (the timer's overrun count, at most one signal per
+ * scheduler tick) weighs every period that passed, so samples per
+ * CPU-second are the requested rate; ticks count the signals taken.
  */
 #include <errno.h>
 #include <signal.h>
@@ -43,7 +48,8 @@ static uint32_t hash_frames(const uint32_t *f, uint32_t n, uint32_t trunc)
 	return h ^ n;
 }
 
-static void add_stack(const uint32_t *frames, uint32_t n, uint32_t trunc)
+static void add_stack(const uint32_t *frames, uint32_t n, uint32_t trunc,
+		      uint64_t w)
 {
 	uint32_t h = hash_frames(frames, n, trunc);
 	uint32_t i = h & (STACK_SLOTS - 1), probe;
@@ -65,7 +71,7 @@ static void add_stack(const uint32_t *frames, uint32_t n, uint32_t trunc)
 				memcpy(s->frames, frames, n * sizeof(*frames));
 				atomic_store_explicit(&s->state, SLOT_READY,
 						      memory_order_release);
-				atomic_fetch_add_explicit(&s->samples, 1,
+				atomic_fetch_add_explicit(&s->samples, w,
 						memory_order_relaxed);
 				return;
 			}
@@ -78,13 +84,13 @@ static void add_stack(const uint32_t *frames, uint32_t n, uint32_t trunc)
 		if (st == SLOT_READY && s->hash == h && s->depth == n &&
 		    s->truncated == trunc &&
 		    !memcmp(s->frames, frames, n * sizeof(*frames))) {
-			atomic_fetch_add_explicit(&s->samples, 1,
+			atomic_fetch_add_explicit(&s->samples, w,
 						  memory_order_relaxed);
 			return;
 		}
 		i = (i + 1) & (STACK_SLOTS - 1);
 	}
-	atomic_fetch_add_explicit(&meter_g.lost, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&meter_g.lost, w, memory_order_relaxed);
 }
 
 static void on_sigprof(int sig, siginfo_t *si, void *uc)
@@ -94,32 +100,35 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	uint32_t frames[METER_SAMPLE_DEPTH_MAX];
 	uint32_t cur, depth, n, i, maxid, trunc;
 	int saved = errno;
+	uint64_t w = 1;
 
 	(void)sig;
-	(void)si;
 	(void)uc;
 	if (pg == METER_NO_PAGE || !th ||
 	    !atomic_load_explicit(&meter_g.sampling,
 						memory_order_relaxed))
 		goto out;
-	th->samples++;
-	atomic_fetch_add_explicit(&meter_g.samples, 1, memory_order_relaxed);
+	if (si && si->si_code == SI_TIMER && si->si_overrun > 0)
+		w += (uint64_t)si->si_overrun;
+	th->samples += w;
+	atomic_fetch_add_explicit(&meter_g.ticks, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&meter_g.samples, w, memory_order_relaxed);
 	maxid = atomic_load_explicit(&meter_g.next_id,
 				     memory_order_acquire) - 1;
 	cur = pg->current;
 	depth = pg->depth;
 	if (pg->magic != METER_PAGE_MAGIC ||
 	    pg->version != METER_PAGE_VERSION || cur > maxid) {
-		atomic_fetch_add_explicit(&meter_g.invalid, 1,
+		atomic_fetch_add_explicit(&meter_g.invalid, w,
 					  memory_order_relaxed);
 		goto out;
 	}
 	if (!cur) {
-		atomic_fetch_add_explicit(&meter_g.no_current, 1,
+		atomic_fetch_add_explicit(&meter_g.no_current, w,
 					  memory_order_relaxed);
 		goto out;
 	}
-	atomic_fetch_add_explicit(&meter_g.self[cur], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&meter_g.self[cur], w, memory_order_relaxed);
 	if (!depth)
 		goto out;
 	n = depth < METER_STACK_CAP ? depth : METER_STACK_CAP;
@@ -131,15 +140,15 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	for (i = 0; i < n; i++) {
 		frames[i] = pg->stack[i];
 		if (!frames[i] || frames[i] > maxid) {
-			atomic_fetch_add_explicit(&meter_g.invalid, 1,
+			atomic_fetch_add_explicit(&meter_g.invalid, w,
 						  memory_order_relaxed);
 			goto out;
 		}
 	}
 	if (trunc)
-		atomic_fetch_add_explicit(&meter_g.truncated, 1,
+		atomic_fetch_add_explicit(&meter_g.truncated, w,
 					  memory_order_relaxed);
-	add_stack(frames, n, trunc);
+	add_stack(frames, n, trunc, w);
 out:
 	errno = saved;
 }
@@ -197,6 +206,7 @@ void meter_signal_thread_stop(struct meter_thr *th)
 void meter_signal_reset(void)
 {
 	atomic_store(&meter_g.samples, 0);
+	atomic_store(&meter_g.ticks, 0);
 	atomic_store(&meter_g.no_current, 0);
 	atomic_store(&meter_g.invalid, 0);
 	atomic_store(&meter_g.lost, 0);
