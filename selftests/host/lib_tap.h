@@ -28,6 +28,7 @@
 static int tap_n, tap_failed;
 static pid_t last_pid;	/* of the last run_prog() */
 static uid_t run_uid;	/* non-zero: run_prog() runs as this uid and gid */
+static int run_stderr;	/* non-zero: run_prog() captures stderr too */
 
 TAP_HELPER void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
 {
@@ -128,6 +129,8 @@ TAP_HELPER int run_prog(const char *prog, const char *const *env,
 	pid = fork();
 	if (pid == 0) {
 		dup2(pfd[1], 1);
+		if (run_stderr)
+			dup2(pfd[1], 2);
 		close(pfd[0]);
 		close(pfd[1]);
 		for (i = 0; env && env[i]; i++)
