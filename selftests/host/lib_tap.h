@@ -238,6 +238,33 @@ TAP_HELPER uint64_t samples_of_stack(const struct meter_profile *p,
 	return n;
 }
 
+/*
+ * Runs PROG (next to this test, or a path relative to it) with
+ * METER_BACKEND=backend, METER_QUIET=1, extra ("K=V" or NULL) and its
+ * profile written to scratch()/label.json; checks it exits 0 and returns
+ * the profile it wrote (NULL if none).
+ */
+TAP_HELPER struct meter_profile *run_backend(const char *prog,
+					     const char *backend,
+					     const char *const *args,
+					     char *out, size_t outlen,
+					     const char *label,
+					     const char *extra)
+{
+	char env_out[PATH_MAX + 16], env_b[64], path[PATH_MAX];
+	const char *env[] = { env_b, env_out, "METER_QUIET=1", extra, NULL };
+	char *c;
+
+	snprintf(path, sizeof(path), "%s/%s.json", scratch(), label);
+	for (c = path + strlen(scratch()) + 1; *c; c++)
+		if (*c == ' ' || *c == '/')
+			*c = '-';
+	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
+	snprintf(env_b, sizeof(env_b), "METER_BACKEND=%s", backend);
+	ok(run_prog(prog, env, args, out, outlen) == 0, "%s: exits 0", label);
+	return access(path, F_OK) ? NULL : load_profile(path);
+}
+
 /* The depth=N line a workload prints. */
 TAP_HELPER long printed_depth(const char *out)
 {

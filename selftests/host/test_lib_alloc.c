@@ -8,19 +8,16 @@
 
 static void check(const char *mode, int on)
 {
-	char prog[64], out[256], env_out[PATH_MAX + 16], path[PATH_MAX];
-	const char *env[] = { "METER_BACKEND=off", env_out, "METER_QUIET=1",
-			      on ? "METER_ALLOC=1" : "METER_ALLOC=0", NULL };
+	char prog[64], label[64], out[256];
 	const char *args[] = { "alloc", "1000", NULL };
 	const struct meter_func *f;
 	struct meter_profile *p;
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(path, sizeof(path), "%s/alloc-%s-%d.json", scratch(), mode, on);
-	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	ok(run_prog(prog, env, args, out, sizeof(out)) == 0,
-	   "%s, METER_ALLOC=%d: allocating workload exits 0", mode, on);
-	p = load_profile(path);
+	snprintf(label, sizeof(label), "%s, METER_ALLOC=%d: allocating workload",
+		 mode, on);
+	p = run_backend(prog, "off", args, out, sizeof(out), label,
+			on ? "METER_ALLOC=1" : "METER_ALLOC=0");
 	f = func_named(p, "allocator");
 	if (on) {
 		ok(f && f->alloc_calls == 3000,

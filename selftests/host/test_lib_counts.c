@@ -8,19 +8,13 @@
 
 static void check_mode(const char *mode)
 {
-	char prog[64], out[256], env_out[PATH_MAX + 16], path[PATH_MAX];
-	const char *env[] = { "METER_BACKEND=off", env_out, "METER_QUIET=1",
-			      NULL };
+	char prog[64], label[64], out[256];
 	const char *args[] = { "counts", "1000", NULL };
 	struct meter_profile *p;
-	int rc;
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(path, sizeof(path), "%s/counts-%s.json", scratch(), mode);
-	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	rc = run_prog(prog, env, args, out, sizeof(out));
-	ok(rc == 0, "%s: workload exits 0", mode);
-	p = load_profile(path);
+	snprintf(label, sizeof(label), "%s counts", mode);
+	p = run_backend(prog, "off", args, out, sizeof(out), label, NULL);
 	ok(p != NULL, "%s: off backend writes a readable JSON profile", mode);
 	if (!p)
 		return;

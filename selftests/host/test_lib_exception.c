@@ -8,22 +8,17 @@
 
 static void check(const char *mode)
 {
-	char prog[64], out[256], env_out[PATH_MAX + 16], path[PATH_MAX];
-	char buf[8192];
-	const char *env[] = { "METER_BACKEND=signal", env_out,
-			      "METER_QUIET=1", NULL };
+	char prog[64], label[64], out[256], buf[8192];
 	const char *args[] = { "2000", "20", NULL };
 	struct meter_profile *p;
 	size_t i, bad = 0;
 
 	snprintf(prog, sizeof(prog), "lib_cxx_%s", mode);
-	snprintf(path, sizeof(path), "%s/cxx-%s.json", scratch(), mode);
-	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	ok(run_prog(prog, env, args, out, sizeof(out)) == 0,
-	   "%s: 2000 exceptions through 20 profiled frames exit 0", mode);
+	snprintf(label, sizeof(label),
+		 "%s: 2000 exceptions through 20 profiled frames", mode);
+	p = run_backend(prog, "signal", args, out, sizeof(out), label, NULL);
 	ok(printed_depth(out) == 1, "%s: shadow stack back to depth 1 (got %ld)",
 	   mode, printed_depth(out));
-	p = load_profile(path);
 	if (!p) {
 		ok(0, "%s: profile written", mode);
 		return;

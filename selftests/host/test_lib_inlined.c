@@ -8,22 +8,18 @@
 
 static void check(const char *mode)
 {
-	char prog[64], out[256], env_out[PATH_MAX + 16], path[PATH_MAX];
-	const char *env[] = { "METER_BACKEND=signal", env_out,
-			      "METER_QUIET=1", NULL };
+	char prog[64], label[64], out[256];
 	const char *args[] = { "inlined", "10000", NULL };
 	struct meter_profile *p;
 	const struct meter_func *spin;
 	uint64_t in;
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(path, sizeof(path), "%s/inlined-%s.json", scratch(), mode);
-	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	ok(run_prog(prog, env, args, out, sizeof(out)) == 0,
-	   "%s: workload with an inlined profiled function exits 0", mode);
+	snprintf(label, sizeof(label),
+		 "%s: workload with an inlined profiled function", mode);
+	p = run_backend(prog, "signal", args, out, sizeof(out), label, NULL);
 	ok(printed_depth(out) == 1, "%s: depth back to 1 (got %ld)", mode,
 	   printed_depth(out));
-	p = load_profile(path);
 	ok(calls_of(p, "inl_small") == 20000 && calls_of(p, "outer_inl") == 10000,
 	   "%s: inlined function counted (inl_small %lld, outer_inl %lld)", mode,
 	   calls_of(p, "inl_small"), calls_of(p, "outer_inl"));

@@ -12,21 +12,17 @@ static const char *const names[] = { "main", "a", "b", "c", "spin" };
 
 static struct meter_profile *run_mode(const char *mode)
 {
-	char prog[64], out[256], env_out[PATH_MAX + 16], path[PATH_MAX];
-	const char *env[] = { "METER_BACKEND=signal", env_out,
-			      "METER_QUIET=1", "METER_PERIOD_NS=1000000",
-			      NULL };
+	char prog[64], label[64], out[256];
 	const char *args[] = { "spin", "300", NULL };
 	struct meter_profile *p;
 	const struct meter_func *spin;
 	uint64_t ab, c;
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(path, sizeof(path), "%s/modes-%s.json", scratch(), mode);
-	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	ok(run_prog(prog, env, args, out, sizeof(out)) == 0,
-	   "%s: spin workload exits 0 under the signal backend", mode);
-	p = load_profile(path);
+	snprintf(label, sizeof(label), "%s: spin workload, signal backend",
+		 mode);
+	p = run_backend(prog, "signal", args, out, sizeof(out), label,
+			"METER_PERIOD_NS=1000000");
 	ok(p && !strcmp(p->backend, "signal"),
 	   "%s: profile written by the signal backend", mode);
 	if (!p)

@@ -8,20 +8,14 @@
 
 static void check(const char *mode, const char *backend)
 {
-	char prog[64], out[256], env_out[PATH_MAX + 16], env_b[64];
-	char path[PATH_MAX];
-	const char *env[] = { env_b, env_out, "METER_QUIET=1", NULL };
+	char prog[64], label[64], out[256];
 	const char *args[] = { "threads", "8", "100000", NULL };
 	struct meter_profile *p;
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(path, sizeof(path), "%s/threads-%s-%s.json", scratch(), mode,
+	snprintf(label, sizeof(label), "%s/%s: 8-thread workload", mode,
 		 backend);
-	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	snprintf(env_b, sizeof(env_b), "METER_BACKEND=%s", backend);
-	ok(run_prog(prog, env, args, out, sizeof(out)) == 0,
-	   "%s/%s: 8-thread workload exits 0", mode, backend);
-	p = load_profile(path);
+	p = run_backend(prog, backend, args, out, sizeof(out), label, NULL);
 	ok(p != NULL, "%s/%s: profile written", mode, backend);
 	if (!p)
 		return;
@@ -46,21 +40,15 @@ static void check(const char *mode, const char *backend)
 /* 300 threads one after the other: each set up and torn down cleanly. */
 static void churn(const char *mode, const char *backend)
 {
-	char prog[64], out[256], env_out[PATH_MAX + 16], env_b[64];
-	char path[PATH_MAX];
-	const char *env[] = { env_b, env_out, "METER_QUIET=1", NULL };
+	char prog[64], label[64], out[256];
 	const char *args[] = { "churn", "300", "1000", NULL };
 	struct meter_profile *p;
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(path, sizeof(path), "%s/churn-%s-%s.json", scratch(), mode,
+	snprintf(label, sizeof(label),
+		 "%s/%s: 300 short-lived threads, one after the other", mode,
 		 backend);
-	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	snprintf(env_b, sizeof(env_b), "METER_BACKEND=%s", backend);
-	ok(run_prog(prog, env, args, out, sizeof(out)) == 0,
-	   "%s/%s: 300 short-lived threads, one after the other, exit 0", mode,
-	   backend);
-	p = load_profile(path);
+	p = run_backend(prog, backend, args, out, sizeof(out), label, NULL);
 	ok(p && calls_of(p, "leaf") == 300000 && calls_of(p, "worker") == 300 &&
 	   p->nthreads == 301,
 	   "%s/%s: every exited thread's calls are kept (leaf %lld, %zu threads)",
