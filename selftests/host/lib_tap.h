@@ -265,6 +265,24 @@ TAP_HELPER struct meter_profile *run_backend(const char *prog,
 	return access(path, F_OK) ? NULL : load_profile(path);
 }
 
+/* The spin workload's functions, called in every mode. */
+static const char *const spin_names[] = { "main", "a", "b", "c", "spin" };
+
+/* True when a and b both call each of spin_names, equally often. */
+TAP_HELPER int same_spin_calls(const struct meter_profile *a,
+			       const struct meter_profile *b)
+{
+	size_t i;
+
+	if (!a || !b)
+		return 0;
+	for (i = 0; i < sizeof(spin_names) / sizeof(*spin_names); i++)
+		if (calls_of(a, spin_names[i]) < 1 ||
+		    calls_of(a, spin_names[i]) != calls_of(b, spin_names[i]))
+			return 0;
+	return 1;
+}
+
 /* The depth=N line a workload prints. */
 TAP_HELPER long printed_depth(const char *out)
 {

@@ -8,8 +8,6 @@
  */
 #include "lib_kernel.h"
 
-static const char *const names[] = { "main", "a", "b", "c", "spin" };
-
 static struct meter_profile *spin(const char *mode)
 {
 	char prog[64], label[64], out[256];
@@ -47,8 +45,6 @@ static void signal_side_by_side(const struct meter_profile *k)
 			      "METER_QUIET=1", NULL };
 	const char *args[] = { "spin", "300", NULL };
 	struct meter_profile *p;
-	size_t i;
-	int same = 1;
 	double ks, ss;
 
 	snprintf(path, sizeof(path), "%s/signal.json", scratch());
@@ -57,10 +53,8 @@ static void signal_side_by_side(const struct meter_profile *k)
 		    sizeof(out)) == 0, "signal backend in the VM: exits 0");
 	p = load_profile(path);
 	ok(p && p->samples > 0, "signal backend in the VM: took samples");
-	for (i = 0; p && k && i < sizeof(names) / sizeof(*names); i++)
-		if (calls_of(p, names[i]) != calls_of(k, names[i]))
-			same = 0;
-	ok(p && k && same, "kernel and signal backends: same functions and calls");
+	ok(same_spin_calls(k, p),
+	   "kernel and signal backends: same functions and calls");
 	if (p && k && p->samples && k->samples) {
 		ks = (double)samples_of_stack(k, "main;a;b;spin") / (double)k->samples;
 		ss = (double)samples_of_stack(p, "main;a;b;spin") / (double)p->samples;
@@ -81,21 +75,14 @@ static void signal_side_by_side(const struct meter_profile *k)
 int main(void)
 {
 	struct meter_profile *m = spin("manual");
-	struct meter_profile *all[2] = { spin("auto"), spin("api") };
-	const char *mode[] = { "auto", "api" };
-	size_t i, k;
+	struct meter_profile *a = spin("auto"), *x = spin("api");
 
-	for (k = 0; k < 2; k++) {
-		int same = m && all[k];
-
-		for (i = 0; same && i < sizeof(names) / sizeof(*names); i++)
-			if (calls_of(m, names[i]) < 1 ||
-			    calls_of(m, names[i]) != calls_of(all[k], names[i]))
-				same = 0;
-		ok(same, "manual and %s: same functions with the same call counts",
-		   mode[k]);
-		meter_profile_free(all[k]);
-	}
+	ok(same_spin_calls(m, a),
+	   "manual and auto: same functions with the same call counts");
+	ok(same_spin_calls(m, x),
+	   "manual and api: same functions with the same call counts");
+	meter_profile_free(a);
+	meter_profile_free(x);
 	signal_side_by_side(m);
 	meter_profile_free(m);
 	scratch_cleanup();
