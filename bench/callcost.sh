@@ -22,6 +22,8 @@ LM="-Lbuild/lib -Wl,-rpath,$PWD/build/lib -lmeter"
 gcc $CFLAGS -o $B/baseline bench/callcost.c
 gcc $CFLAGS -DMETER_MANUAL -o $B/manual bench/callcost.c $LM
 gcc $CFLAGS -finstrument-functions -o $B/auto bench/callcost.c $LM
+# the hooks called through the GOT rather than the PLT
+gcc $CFLAGS -finstrument-functions -fno-plt -o $B/auto_noplt bench/callcost.c $LM
 # the hooks linked into the executable: direct calls, no PLT
 gcc $CFLAGS -finstrument-functions -o $B/auto_static bench/callcost.c \
 	build/lib/libmeter.a $(pkg-config --libs libnl-genl-3.0) -lpthread
@@ -77,11 +79,12 @@ ns_call() {
 
 printf '%-42s %10s %10s %10s\n' "variant" "instr/call" "overhead" "ns/call"
 base=$(per_call baseline)
-for v in baseline manual auto auto_static gprof uftrace; do
+for v in baseline manual auto auto_noplt auto_static gprof uftrace; do
 	label=$v
 	case $v in
 	manual) label="meter manual (METER_FUNCTION)" ;;
 	auto) label="meter automatic (-finstrument-functions)" ;;
+	auto_noplt) label="meter automatic, -fno-plt" ;;
 	auto_static) label="meter automatic, libmeter.a" ;;
 	gprof) label="gprof (gcc -pg, mcount)" ;;
 	uftrace) label="uftrace record (gcc -pg)"
