@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -199,6 +200,56 @@ static inline uint64_t ku_self(const struct meter_profile *p, uint32_t id)
 static inline double ku_abs(double x)
 {
 	return x < 0 ? -x : x;
+}
+
+/*
+ * Drops root for uid/gid 65534.  Changing credentials makes the process
+ * non-dumpable (suid_dumpable is 0); an ordinary user process is
+ * dumpable, so make it so again.  Exits the process on failure.
+ */
+static inline void ku_become_nobody(void)
+{
+	if (setgid(65534) || setuid(65534) ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		_exit(2);
+}
+
+/* Module parameter NAME (/sys/module/meter/parameters); -1 if unreadable. */
+static inline long ku_param_get(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/meter/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1) {
+		char c = 0;
+
+		/* bool parameters read Y or N */
+		rewind(f);
+		v = fscanf(f, "%c", &c) == 1 ? c == 'Y' : -1;
+	}
+	fclose(f);
+	return v;
+}
+
+static inline int ku_param_set(const char *name, long v)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/meter/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%ld\n", v) > 0 ? 0 : -EIO;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
 }
 
 #endif /* METER_KMOD_UTIL_H */

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every cap is an error with an errno and an extended-ack message naming
+ * the cap, never a silent truncation: live sessions per unprivileged user
+ * (max_user_sessions, EUSERS) and for everyone (max_sessions, ENOSPC),
+ * registered threads per unprivileged user (max_user_threads, EMFILE) and
+ * for everyone (max_threads, ENOSPC), the highest function id of an
+ * unprivileged session (max_user_funcs) and of any session (max_funcs,
+ * ENOSPC, for ADD_FUNCS and ADD_CALLS), a session's function memory
+ * (max_session_mb, ENOMEM), and the pinned page charged to
+ * RLIMIT_MEMLOCK (ENOMEM).  Each cap is lowered for its test and put
+ * back; the case just under the cap succeeds.
+ */
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "kmod_util.h"
+
+struct res {
+	int ret, ret2;
+	char msg[256];
+};
+
+/* One registration attempt in a fresh thread of this process. */
+struct reg_thread {
+	pthread_t th;
+	int ret;
+	char msg[256];
+	int ready[2];		/* the thread tried */
+	int hold[2];		/* the thread keeps its registration until EOF */
+};
+
+static void *reg_thread_main(void *arg)
+{
+	struct reg_thread *rt = arg;
+	struct meter_nl *nl = ku_open();
+	struct meter_page *pg = ku_page();
+	struct meter_nl_reg reg = { .page_addr = (uintptr_t)pg };
+	char c;
+
+	rt->ret = meter_nl_register(nl, &reg, NULL, NULL, rt->msg,
+				    sizeof(rt->msg));
+	if (write(rt->ready[1], "r", 1) != 1)
+		return NULL;
+	if (read(rt->hold[0], &c, 1) < 0)
+		c = 0;
+	meter_nl_close(nl);
+	return NULL;
+}
+
+/* Starts a thread that registers and holds; returns once it tried. */
+static void reg_thread_start(struct reg_thread *rt)
+{
+	char c;
+
+	if (pipe(rt->hold) || pipe(rt->ready))
+		ku_bail("pipe", -errno, NULL);
+	pthread_create(&rt->th, NULL, reg_thread_main, rt);
+	if (read(rt->ready[0], &c, 1) != 1)
+		ku_bail("thread", -EIO, NULL);
+}
+
+static void reg_thread_stop(struct reg_thread *rt)
+{
+	close(rt->hold[1]);
+	pthread_join(rt->th, NULL);
+	close(rt->hold[0]);
+	close(rt->ready[0]);
+	close(rt->ready[1]);
+}
+
+typedef void (*child_fn)(struct res *r);
+
+static struct res in_child(child_fn fn, int nobody)
+{
+	struct res r;
+	int fds[2], st;
+	pid_t pid;
+
+	memset(&r, 0, sizeof(r));
+	if (pipe(fds))
+		ku_bail("pipe", -errno, NULL);
+	pid = fork();
+	if (!pid) {
+		close(fds[0]);
+		alarm(60);
+		if (nobody)
+			ku_become_nobody();
+		fn(&r);
+		if (write(fds[1], &r, sizeof(r)) != sizeof(r))
+			_exit(3);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &r, sizeof(r)) != sizeof(r)) {
+		r.ret = r.ret2 = -9999;
+		snprintf(r.msg, sizeof(r.msg), "child failed");
+	}
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	return r;
+}
+
+static int register_self(struct meter_nl *nl, char *msg, size_t len)
+{
+	struct meter_nl_reg reg = { .page_addr = (uintptr_t)ku_page() };
+
+	return meter_nl_register(nl, &reg, NULL, NULL, msg, len);
+}
+
+/* Registers, then a child process registers: ret2 = parent, ret = child. */
+static void two_sessions(struct res *r)
+{
+	struct meter_nl *nl = ku_open();
+	int fds[2], st;
+	pid_t pid;
+
+	r->ret2 = register_self(nl, NULL, 0);
+	if (pipe(fds))
+		_exit(4);
+	pid = fork();
+	if (!pid) {
+		struct meter_nl *nl2 = ku_open();
+		struct res c;
+
+		memset(&c, 0, sizeof(c));
+		c.ret = register_self(nl2, c.msg, sizeof(c.msg));
+		if (write(fds[1], &c, sizeof(c)) != sizeof(c))
+			_exit(3);
+		_exit(0);
+	}
+	close(fds[1]);
+	{
+		struct res c;
+
+		if (read(fds[0], &c, sizeof(c)) == sizeof(c)) {
+			r->ret = c.ret;
+			memcpy(r->msg, c.msg, sizeof(r->msg));
+		}
+	}
+	waitpid(pid, &st, 0);
+	meter_nl_close(nl);
+}
+
+/* Main thread and one more register; a third thread: ret, msg. */
+static void three_threads(struct res *r)
+{
+	struct meter_nl *nl = ku_open();
+	struct reg_thread a, b;
+
+	r->ret2 = register_self(nl, NULL, 0);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	reg_thread_start(&a);
+	reg_thread_start(&b);
+	if (a.ret && !r->ret2)
+		r->ret2 = a.ret;
+	r->ret = b.ret;
+	memcpy(r->msg, b.msg, sizeof(r->msg));
+	reg_thread_stop(&b);
+	reg_thread_stop(&a);
+	meter_nl_close(nl);
+}
+
+/* ADD_FUNCS of id lim (ret2) and lim + 1 (ret), then ADD_CALLS lim + 1. */
+static uint32_t funcs_lim;
+static struct res calls_res;
+
+static void funcs_at_limit(struct res *r)
+{
+	struct meter_nl *nl = ku_open();
+	struct meter_nl_func f = { .id = funcs_lim, .name = "at_limit" };
+	struct meter_call_counts cc = { .id = funcs_lim + 1, .calls = 1 };
+	struct meter_profile *p = NULL;
+	struct meter_nl_sel sel = { .pid = getpid() };
+
+	r->ret2 = register_self(nl, NULL, 0);
+	if (!r->ret2)
+		r->ret2 = meter_nl_add_funcs(nl, &f, 1, NULL, 0);
+	f.id = funcs_lim + 1;
+	f.name = "over_limit";
+	r->ret = meter_nl_add_funcs(nl, &f, 1, r->msg, sizeof(r->msg));
+	calls_res.ret = meter_nl_add_calls(nl, &cc, 1, calls_res.msg,
+					   sizeof(calls_res.msg));
+	/* Nothing of the refused requests was kept. */
+	if (!meter_nl_get_profile(nl, &sel, &p, NULL, 0) && p->nfuncs != 1)
+		calls_res.ret2 = -1;
+	meter_profile_free(p);
+	meter_nl_close(nl);
+}
+
+static void funcs_child(struct res *r)
+{
+	funcs_at_limit(r);
+	/* the ADD_CALLS result rides in ret2's place when all else passed */
+	if (!r->ret2 && r->ret == -ENOSPC)
+		r->ret2 = calls_res.ret2 ? -2 :
+			  calls_res.ret == -ENOSPC ? 0 : calls_res.ret;
+}
+
+/* ADD_CALLS over ever more chunks of 1024 ids until refused. */
+static void session_mb(struct res *r)
+{
+	struct meter_nl *nl = ku_open();
+	struct meter_call_counts cc = { .calls = 1 };
+	uint32_t c;
+
+	r->ret2 = register_self(nl, NULL, 0);
+	for (c = 0; c < 1000 && !r->ret; c++) {
+		cc.id = c * 1024 + 1;
+		r->ret = meter_nl_add_calls(nl, &cc, 1, r->msg,
+					    sizeof(r->msg));
+	}
+	r->ret2 = r->ret2 ? r->ret2 : (int)c;
+	meter_nl_close(nl);
+}
+
+/* With RLIMIT_MEMLOCK one page: the main thread pins it, a thread not. */
+static void memlock(struct res *r)
+{
+	struct rlimit rl = { 4096, 4096 };
+	struct meter_nl *nl = ku_open();
+	struct reg_thread a;
+
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+	r->ret2 = register_self(nl, NULL, 0);
+	memset(&a, 0, sizeof(a));
+	reg_thread_start(&a);
+	r->ret = a.ret;
+	memcpy(r->msg, a.msg, sizeof(r->msg));
+	reg_thread_stop(&a);
+	meter_nl_close(nl);
+}
+
+static int live_sessions(struct meter_nl *nl)
+{
+	struct meter_profile **v = NULL;
+	size_t n = 0, i;
+	int live = 0;
+
+	if (meter_nl_list(nl, &v, &n, NULL, 0))
+		return -1;
+	for (i = 0; i < n; i++) {
+		live += !v[i]->exited;
+		meter_profile_free(v[i]);
+	}
+	free(v);
+	return live;
+}
+
+int main(void)
+{
+	struct meter_nl *nl;
+	struct res r;
+	long old;
+
+	ku_plan(9);
+	nl = ku_open();
+	ku_register(nl, ku_page(), 0);
+
+	old = ku_param_get("max_user_sessions");
+	ku_param_set("max_user_sessions", 1);
+	r = in_child(two_sessions, 1);
+	ku_ok(r.ret2 == 0 && r.ret == -EUSERS && strstr(r.msg, "max_user_sessions"),
+	      "max_user_sessions=1: nobody's second live session is refused with EUSERS: %s",
+	      r.msg);
+	ku_param_set("max_user_sessions", old);
+
+	old = ku_param_get("max_sessions");
+	ku_param_set("max_sessions", live_sessions(nl) + 1);
+	r = in_child(two_sessions, 0);
+	ku_ok(r.ret2 == 0 && r.ret == -ENOSPC && strstr(r.msg, "max_sessions"),
+	      "max_sessions: one session over the global cap is refused with ENOSPC, even for root: %s",
+	      r.msg);
+	ku_param_set("max_sessions", old);
+
+	old = ku_param_get("max_user_threads");
+	ku_param_set("max_user_threads", 2);
+	r = in_child(three_threads, 1);
+	ku_ok(r.ret2 == 0 && r.ret == -EMFILE && strstr(r.msg, "max_user_threads"),
+	      "max_user_threads=2: nobody's third thread is refused with EMFILE: %s",
+	      r.msg);
+	ku_param_set("max_user_threads", old);
+
+	old = ku_param_get("max_threads");
+	/* This process holds one registration; let two more in. */
+	usleep(300000);	/* earlier registrations released */
+	ku_param_set("max_threads", 3);
+	r = in_child(three_threads, 0);
+	ku_ok(r.ret2 == 0 && r.ret == -ENOSPC && strstr(r.msg, "max_threads"),
+	      "max_threads: a registration over the global cap is refused with ENOSPC: %s",
+	      r.msg);
+	ku_param_set("max_threads", old);
+
+	old = ku_param_get("max_user_funcs");
+	ku_param_set("max_user_funcs", 100);
+	funcs_lim = 100;
+	r = in_child(funcs_child, 1);
+	ku_ok(r.ret == -ENOSPC && r.ret2 == 0 && strstr(r.msg, "max_user_funcs"),
+	      "max_user_funcs=100: id 100 is taken, ids 101 refused (ADD_FUNCS and ADD_CALLS) with ENOSPC, nothing kept: %s",
+	      r.msg);
+	funcs_lim = 1000;
+	r = in_child(funcs_child, 0);
+	ku_ok(r.ret2 == 0 && r.ret == 0,
+	      "max_user_funcs does not bind root's session (%d)", r.ret);
+	ku_param_set("max_user_funcs", old);
+
+	old = ku_param_get("max_funcs");
+	ku_param_set("max_funcs", 50);
+	funcs_lim = 50;
+	r = in_child(funcs_child, 0);
+	ku_ok(r.ret == -ENOSPC && r.ret2 == 0 && strstr(r.msg, "max_funcs"),
+	      "max_funcs=50 binds root's session too (ENOSPC): %s", r.msg);
+	ku_param_set("max_funcs", old);
+
+	old = ku_param_get("max_session_mb");
+	ku_param_set("max_session_mb", 3);
+	r = in_child(session_mb, 0);
+	ku_ok(r.ret == -ENOMEM && strstr(r.msg, "memory bound") && r.ret2 > 1,
+	      "max_session_mb=3: the function table stops growing with ENOMEM after %d chunks: %s",
+	      r.ret2, r.msg);
+	ku_param_set("max_session_mb", old);
+
+	r = in_child(memlock, 1);
+	ku_ok(r.ret2 == 0 && r.ret == -ENOMEM && strstr(r.msg, "RLIMIT_MEMLOCK"),
+	      "RLIMIT_MEMLOCK of one page: one registration is charged, the second refused with ENOMEM: %s",
+	      r.msg);
+
+	meter_nl_close(nl);
+	return ku_exit();
+}
