@@ -103,7 +103,9 @@ out:
 /*
  * The CFA of the instrumented function: the word above its return address
  * (site), searched for upward from the hook's CFA, within the thread's
- * stack.  0 when not found.
+ * stack.  0 when not found.  The words passed over may be uninitialised
+ * padding of the function's frame (valgrind's memcheck says so, once per
+ * function): only an equal word matters.
  */
 static METER_NOINSTR uintptr_t find_cfa(uintptr_t hook_cfa, uintptr_t site)
 {
