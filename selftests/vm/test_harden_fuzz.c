@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A generic netlink fuzzer for meter.ko.  Tens of thousands of random and
+ * malformed messages, as root and as nobody (uid 65534, setuid in a
+ * child): random commands including out-of-range ones and random
+ * versions, random attribute types (in and out of range, NLA_F_NESTED
+ * set at random), lengths and nesting, truncated netlink and genetlink
+ * headers, attribute lengths running past the message, oversized names,
+ * binary arrays of bad lengths, dump flags on do-only commands and none on
+ * dump-only ones, bogus cookies, pids and port ids, several messages in
+ * one datagram.  Valid values (the sender's page, cookie and pid) are
+ * mixed in so that the handlers past the policy run too.  Afterwards a
+ * normal register / sample / read round trip must work; vm-run fails the
+ * run on any kernel WARN, BUG or Oops.
+ *
+ * This is a test, not product code: it builds messages by hand on a raw
+ * netlink socket (libnl would refuse to build most of them); the product's
+ * only netlink client is lib/nlclient.c.
+ */
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "kmod_util.h"
+
+#define FUZZ_MSGS	40000
+#define BUF_SIZE	65536
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static uint32_t rndn(uint32_t n)
+{
+	return n ? (uint32_t)(rnd() % n) : 0;
+}
+
+struct fuzz {
+	int fd;
+	uint16_t family;
+	struct meter_page *page;
+	uint64_t cookie;
+	uint32_t pid;
+	uint32_t seq;
+	unsigned long sent, replies, errors;
+};
+
+static void put_attr_hdr(uint8_t *p, uint16_t len, uint16_t type)
+{
+	struct nlattr a = { .nla_len = len, .nla_type = type };
+
+	memcpy(p, &a, sizeof(a));
+}
+
+/* An interesting 8-byte value for u64 attributes. */
+static uint64_t value64(struct fuzz *f)
+{
+	switch (rndn(10)) {
+	case 0: return 0;
+	case 1: return f->cookie;
+	case 2: return (uintptr_t)f->page;
+	case 3: return (uintptr_t)f->page + rndn(4096);
+	case 4: return METER_PERIOD_MIN_NS + rndn(3) - 1;
+	case 5: return METER_PERIOD_MAX_NS + rndn(3) - 1;
+	case 6: return ~0ull;
+	case 7: return 0xffffffff81000000ull;
+	case 8: return rndn(200000);
+	default: return rnd();
+	}
+}
+
+static uint32_t value32(struct fuzz *f)
+{
+	switch (rndn(8)) {
+	case 0: return 0;
+	case 1: return f->pid;
+	case 2: return 1;
+	case 3: return METER_FUNCS_MAX + rndn(3) - 1;
+	case 4: return rndn(100);
+	case 5: return ~0u;
+	default: return (uint32_t)rnd();
+	}
+}
+
+/* Random attributes into buf[0..cap); returns bytes written. */
+static size_t fuzz_attrs(struct fuzz *f, uint8_t *buf, size_t cap, int depth)
+{
+	size_t off = 0;
+	int n = rndn(7), i;
+
+	for (i = 0; i < n && off + 4 <= cap; i++) {
+		uint16_t type = rndn(10) ? rndn(METER_A_MAX + 4) : rnd();
+		size_t room = cap - off - 4, len;
+		uint8_t *p = buf + off + 4;
+
+		if (rndn(8) == 0)
+			type |= NLA_F_NESTED;
+		switch (rndn(12)) {
+		case 0: len = 0; break;
+		case 1: len = 1 + rndn(7); break;
+		case 2:	/* u64 */
+			len = 8;
+			if (len <= room) {
+				uint64_t v = value64(f);
+
+				memcpy(p, &v, 8);
+			}
+			break;
+		case 3:	/* u32 */
+			len = 4;
+			if (len <= room) {
+				uint32_t v = value32(f);
+
+				memcpy(p, &v, 4);
+			}
+			break;
+		case 4:	/* a string, NUL-terminated or not, maybe too long */
+			len = rndn(3) ? 1 + rndn(300) : 256 + rndn(2000);
+			if (len <= room) {
+				memset(p, 'a' + rndn(26), len);
+				if (rndn(2))
+					p[len - 1] = 0;
+			}
+			break;
+		case 5:	/* an array of call counts, maybe of a bad length */
+			len = sizeof(struct meter_call_counts) * (1 + rndn(8)) +
+			      (rndn(3) ? 0 : rndn(31));
+			if (len <= room) {
+				size_t k;
+
+				for (k = 0; k + 4 <= len; k += 4) {
+					uint32_t v = rndn(2) ? value32(f) : 0;
+
+					memcpy(p + k, &v, 4);
+				}
+				type = rndn(3) ? METER_A_CALLS : type;
+			}
+			break;
+		case 6:
+		case 7:	/* nested, maybe METER_A_FUNCS of METER_A_FUNC */
+			if (depth < 4 && room > 8) {
+				len = fuzz_attrs(f, p, room > 1024 ? 1024 : room,
+						 depth + 1);
+				if (rndn(2))
+					type = rndn(2) ? METER_A_FUNCS :
+						METER_A_FUNC;
+				if (rndn(2))
+					type |= NLA_F_NESTED;
+			} else {
+				len = 0;
+			}
+			break;
+		default:	/* random bytes */
+			len = rndn(64);
+			if (len <= room) {
+				size_t k;
+
+				for (k = 0; k < len; k++)
+					p[k] = (uint8_t)rnd();
+			}
+			break;
+		}
+		if (len > room)
+			len = room;
+		/* sometimes the attribute claims more or less than it has */
+		put_attr_hdr(buf + off,
+			     rndn(40) ? (uint16_t)(4 + len) :
+			     (uint16_t)(rndn(2) ? 4 + len + 1 + rndn(100) :
+					rndn(4)),
+			     type);
+		off += NLA_ALIGN(4 + len);
+		if (off > cap)
+			off = cap;
+	}
+	return off;
+}
+
+/* One message at buf; returns its length (what nlmsg_len may not say). */
+static size_t fuzz_msg(struct fuzz *f, uint8_t *buf, size_t cap)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct genlmsghdr *g = (struct genlmsghdr *)NLMSG_DATA(nlh);
+	static const uint16_t flagset[] = {
+		NLM_F_REQUEST, NLM_F_REQUEST | NLM_F_ACK,
+		NLM_F_REQUEST | NLM_F_DUMP, NLM_F_REQUEST | NLM_F_ROOT,
+		NLM_F_REQUEST | NLM_F_DUMP | NLM_F_ACK,
+		NLM_F_REQUEST | NLM_F_ECHO, NLM_F_REQUEST | NLM_F_ATOMIC,
+		0, NLM_F_ACK, NLM_F_MULTI | NLM_F_REQUEST,
+	};
+	size_t len;
+
+	memset(buf, 0, NLMSG_HDRLEN + GENL_HDRLEN);
+	switch (rndn(50)) {
+	case 0: nlh->nlmsg_type = GENL_ID_CTRL; break;
+	case 1: nlh->nlmsg_type = 0xfff0 + rndn(16); break;
+	case 2: nlh->nlmsg_type = rndn(NLMSG_MIN_TYPE); break;
+	default: nlh->nlmsg_type = f->family; break;
+	}
+	if (nlh->nlmsg_type == GENL_ID_CTRL)
+		g->cmd = CTRL_CMD_GETFAMILY;
+	else
+		g->cmd = rndn(8) ? rndn(METER_CMD_MAX + 3) : (uint8_t)rnd();
+	g->version = rndn(10) ? METER_GENL_VERSION : (uint8_t)rnd();
+	g->reserved = rndn(20) ? 0 : (uint16_t)rnd();
+	nlh->nlmsg_flags = flagset[rndn(sizeof(flagset) / sizeof(flagset[0]))];
+	if (!rndn(30))
+		nlh->nlmsg_flags = (uint16_t)rnd();
+	nlh->nlmsg_seq = ++f->seq;
+	nlh->nlmsg_pid = rndn(10) ? 0 : (uint32_t)rnd();
+	len = NLMSG_HDRLEN + GENL_HDRLEN;
+	len += fuzz_attrs(f, buf + len, cap - len, 0);
+	nlh->nlmsg_len = len;
+	switch (rndn(30)) {
+	case 0:	/* truncated genetlink header */
+		nlh->nlmsg_len = NLMSG_HDRLEN + rndn(GENL_HDRLEN);
+		len = nlh->nlmsg_len;
+		break;
+	case 1:	/* truncated netlink header */
+		len = rndn(NLMSG_HDRLEN);
+		break;
+	case 2:	/* length says more than sent */
+		nlh->nlmsg_len = len + 1 + rndn(1000);
+		break;
+	case 3:	/* cut inside the attributes */
+		len = NLMSG_HDRLEN + GENL_HDRLEN +
+		      rndn(len - NLMSG_HDRLEN - GENL_HDRLEN + 1);
+		nlh->nlmsg_len = len;
+		break;
+	default:
+		break;
+	}
+	return len;
+}
+
+static void drain(struct fuzz *f)
+{
+	static uint8_t rbuf[BUF_SIZE];
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		ssize_t n = recv(f->fd, rbuf, sizeof(rbuf), MSG_DONTWAIT);
+		struct nlmsghdr *h;
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			continue;	/* ENOBUFS and the like: keep reading */
+		}
+		if (n == 0)
+			return;
+		for (h = (struct nlmsghdr *)rbuf; NLMSG_OK(h, (size_t)n);
+		     h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(h);
+
+				f->errors += e->error != 0;
+			}
+			f->replies++;
+		}
+	}
+}
+
+/* Resolves the family with a hand-made CTRL_CMD_GETFAMILY. */
+static int resolve_family(int fd)
+{
+	uint8_t buf[4096];
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct genlmsghdr *g = NLMSG_DATA(nlh);
+	struct nlattr *a = (struct nlattr *)((uint8_t *)g + GENL_HDRLEN);
+	ssize_t n;
+
+	memset(buf, 0, sizeof(buf));
+	a->nla_type = CTRL_ATTR_FAMILY_NAME;
+	a->nla_len = NLA_HDRLEN + sizeof(METER_GENL_NAME);
+	memcpy((uint8_t *)a + NLA_HDRLEN, METER_GENL_NAME,
+	       sizeof(METER_GENL_NAME));
+	nlh->nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + NLA_ALIGN(a->nla_len);
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	if (send(fd, buf, nlh->nlmsg_len, 0) < 0)
+		return -1;
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n < 0 || !NLMSG_OK(nlh, (size_t)n) ||
+	    nlh->nlmsg_type != GENL_ID_CTRL)
+		return -1;
+	n = nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	for (a = (struct nlattr *)((uint8_t *)g + GENL_HDRLEN);
+	     n >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= n;
+	     n -= NLA_ALIGN(a->nla_len),
+	     a = (struct nlattr *)((uint8_t *)a + NLA_ALIGN(a->nla_len)))
+		if (a->nla_type == CTRL_ATTR_FAMILY_ID)
+			return *(uint16_t *)((uint8_t *)a + NLA_HDRLEN);
+	return -1;
+}
+
+/* Answers and error answers the kernel gave the last run. */
+static unsigned long fuzz_answers[2];
+
+/* Fuzzes as the current identity; returns the number of messages sent. */
+static unsigned long fuzz_run(unsigned long msgs, uint64_t seed)
+{
+	static uint8_t buf[BUF_SIZE];
+	struct fuzz f = { 0 };
+	int one = 1, fam;
+
+	rng_state ^= seed;
+	f.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (f.fd < 0)
+		return 0;
+	fam = resolve_family(f.fd);
+	if (fam < 0)
+		return 0;
+	f.family = fam;
+	f.pid = getpid();
+	f.page = ku_page();
+	{
+		/* a real registration, so the session commands reach code */
+		struct meter_nl *nl = ku_open();
+
+		f.cookie = ku_register(nl, f.page, 0);
+		ku_funcs(nl, 8);
+		f.page->current = 1;
+		meter_nl_close(nl);
+	}
+	while (f.sent < msgs) {
+		size_t len = 0;
+		int k, batch = rndn(10) ? 1 : 2 + rndn(3);
+
+		/* NETLINK_EXT_ACK and strict checking toggled at random */
+		if (!rndn(500)) {
+			one = rndn(2);
+			setsockopt(f.fd, SOL_NETLINK, NETLINK_EXT_ACK, &one,
+				   sizeof(one));
+			setsockopt(f.fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK,
+				   &one, sizeof(one));
+		}
+		for (k = 0; k < batch && len + 4096 < sizeof(buf); k++) {
+			size_t cap = sizeof(buf) - len;
+
+			if (cap > 8192 && rndn(20))
+				cap = 8192;
+			len += NLMSG_ALIGN(fuzz_msg(&f, buf + len, cap));
+			f.sent++;
+		}
+		send(f.fd, buf, len, 0);
+		drain(&f);
+		f.page->current = 1 + rndn(10);	/* some ids out of range */
+	}
+	close(f.fd);
+	fuzz_answers[0] = f.replies;
+	fuzz_answers[1] = f.errors;
+	return f.sent;
+}
+
+/* Runs the fuzzer in a child, as nobody if asked; returns messages sent. */
+static unsigned long fuzz_child(int nobody, uint64_t seed, int *status)
+{
+	unsigned long sent = 0;
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		return 0;
+	pid = fork();
+	if (!pid) {
+		alarm(250);
+		if (nobody)
+			ku_become_nobody();
+		sent = fuzz_run(FUZZ_MSGS, seed);
+		if (write(fds[1], &sent, sizeof(sent)) != sizeof(sent) ||
+		    write(fds[1], fuzz_answers, sizeof(fuzz_answers)) !=
+		    sizeof(fuzz_answers))
+			_exit(3);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &sent, sizeof(sent)) != sizeof(sent) ||
+	    read(fds[0], fuzz_answers, sizeof(fuzz_answers)) !=
+	    sizeof(fuzz_answers))
+		sent = 0;
+	close(fds[0]);
+	waitpid(pid, status, 0);
+	ku_diag("%lu messages sent as %s: %lu answers, %lu of them errors",
+		sent, nobody ? "nobody (uid 65534)" : "root", fuzz_answers[0],
+		fuzz_answers[1]);
+	{
+		/* forget the fuzzer's session (root may; its memory goes) */
+		struct meter_nl *nl = ku_open();
+		struct meter_nl_sel sel = { .pid = pid };
+
+		meter_nl_delete(nl, &sel, NULL, 0);
+		meter_nl_close(nl);
+	}
+	return sent;
+}
+
+/* A normal round trip in a fresh process: register, sample, read. */
+static int round_trip(void)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct meter_nl *nl = ku_open();
+		struct meter_page *pg = ku_page();
+		uint64_t cookie = ku_register(nl, pg, 0);
+		struct meter_profile *p;
+
+		ku_funcs(nl, 1);
+		ku_enter(pg, 1);
+		ku_burn(100000000);
+		ku_leave(pg);
+		p = ku_profile(nl, cookie, 0);
+		_exit(p && ku_self(p, 1) >= 80 && p->nfuncs == 1 ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+int main(void)
+{
+	unsigned long as_root, as_nobody;
+	int st_root = 0, st_nobody = 0;
+
+	ku_plan(4);
+	as_root = fuzz_child(0, 0x1234, &st_root);
+	ku_ok(as_root >= FUZZ_MSGS && WIFEXITED(st_root) && !WEXITSTATUS(st_root),
+	      "root sent %lu fuzzed messages and its fuzzer exited cleanly",
+	      as_root);
+	as_nobody = fuzz_child(1, 0xabcdef, &st_nobody);
+	ku_ok(as_nobody >= FUZZ_MSGS && WIFEXITED(st_nobody) &&
+	      !WEXITSTATUS(st_nobody),
+	      "nobody sent %lu fuzzed messages and its fuzzer exited cleanly",
+	      as_nobody);
+	ku_ok(round_trip(), "after the fuzzing a register / sample / read round trip works");
+	{
+		struct meter_nl *nl = ku_open();
+		struct meter_profile **v = NULL;
+		size_t n = 0, i;
+		int live = 0, ret;
+
+		ret = meter_nl_list(nl, &v, &n, NULL, 0);
+		for (i = 0; i < n; i++) {
+			live += !v[i]->exited;
+			meter_profile_free(v[i]);
+		}
+		free(v);
+		ku_ok(ret == 0 && live == 0,
+		      "no session is left live by the fuzzers (%d)", live);
+		meter_nl_close(nl);
+	}
+	return ku_exit();
+}
