@@ -17,7 +17,7 @@
 #define THREADS		2000
 #define BATCH		50
 #define KILL_RUNS	100
-#define FORK_WAVES	10
+#define FORK_WAVES	5
 #define FORK_PER_WAVE	20
 #define EXEC_RUNS	10
 #define EXIT_PROCS	60
@@ -420,7 +420,7 @@ int main(int argc, char **argv)
 	ku_plan(7);
 	nl = ku_open();
 	pg = ku_page();
-	cookie = ku_register(nl, pg, 100000);
+	cookie = ku_register(nl, pg, 1000000);
 	ku_funcs(nl, 2);
 
 	{
