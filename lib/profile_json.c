@@ -80,12 +80,13 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		",\n  \"exited\": %s,\n  \"runs\": %" PRIu32
 		",\n  \"period_ns\": %" PRIu64 ",\n  \"start_ns\": %" PRIu64
 		",\n  \"end_ns\": %" PRIu64 ",\n  \"samples\": %" PRIu64
+		",\n  \"ticks\": %" PRIu64
 		",\n  \"no_current\": %" PRIu64 ",\n  \"invalid\": %" PRIu64
 		",\n  \"lost\": %" PRIu64 ",\n  \"truncated\": %" PRIu64
 		",\n  \"call_cost_ps\": %" PRIu64 ",\n",
 		p->pid, p->uid, p->cookie, p->parent_cookie,
 		p->exited ? "true" : "false", p->runs, p->period_ns,
-		p->start_ns, p->end_ns, p->samples, p->no_current,
+		p->start_ns, p->end_ns, p->samples, p->ticks, p->no_current,
 		p->invalid, p->lost, p->truncated, p->call_cost_ps);
 
 	fputs("  \"functions\": [", out);
@@ -819,6 +820,7 @@ static int read_header(struct schema *sc, const struct jval *root,
 	p->start_ns = get_uint(sc, root, "", "start_ns", UINT64_MAX, false);
 	p->end_ns = get_uint(sc, root, "", "end_ns", UINT64_MAX, false);
 	p->samples = get_uint(sc, root, "", "samples", UINT64_MAX, true);
+	p->ticks = get_uint(sc, root, "", "ticks", UINT64_MAX, false);
 	p->no_current = get_uint(sc, root, "", "no_current", UINT64_MAX,
 				 false);
 	p->invalid = get_uint(sc, root, "", "invalid", UINT64_MAX, false);
