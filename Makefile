@@ -5,6 +5,7 @@
 #   make                 meter.ko (for KVER), libmeter, the tools, examples
 #   make check           install what is missing, build, run the host tests,
 #                        then every VM test in a VM per kernel (6.1, 6.12)
+#   make check-rt        the same VM tests in the 6.12 PREEMPT_RT kernel
 #   make demo            profile an example program in a VM
 #   make module KVER=…   meter.ko for another installed kernel (or KDIR=…)
 #   make install [DESTDIR=…] [PREFIX=/usr/local]     make uninstall
@@ -145,6 +146,19 @@ check-build: userland $(HOST_TESTS) $(VM_TESTS)
 		$(if $(HAVE_KMOD),$(MAKE) --no-print-directory $(call METER_KO,$$k) || rc=1;) \
 		$(MAKE) --no-print-directory $(call WARN_KO,$$k) || rc=1; \
 	done; exit $$rc
+
+# A smoke run on the newest installed 6.12 PREEMPT_RT kernel: make check
+# with METER_KVERS set to it (run-check reports 6.1 as skipped there).
+.PHONY: check-rt
+check-rt:
+	@scripts/install-deps --rt
+	@k=$$(ls -d /lib/modules/6.12.*-rt-amd64/build 2>/dev/null | \
+		sed 's,^/lib/modules/,,; s,/build$$,,' | sort -V | tail -n 1); \
+	if [ -z "$$k" ] || [ ! -e "/boot/vmlinuz-$$k" ]; then \
+		echo "check-rt: no 6.12 PREEMPT_RT kernel with headers installed" >&2; \
+		exit 1; \
+	fi; \
+	METER_KVERS="$$k" $(MAKE) --no-print-directory check
 
 DEMO_PROG ?= $(BUILD)/examples/split
 demo: deps
