@@ -84,6 +84,22 @@ const char *meter_backend(void);
  */
 #define METER_FUNCTION() METER__FUNCTION(__COUNTER__)
 
+/*
+ * Flat instrumentation: Appel's scheme itself, for the hottest small
+ * functions.  On entry the function counts its call and becomes current;
+ * on return its caller is current again.  It pushes nothing on the shadow
+ * stack: in a sampled stack a flat function appears only as the leaf, on
+ * top of its nearest METER_FUNCTION() ancestors (see
+ * Documentation/libmeter.md, "Flat functions").  Compiling with -DMETER_FLAT
+ * makes every METER_FUNCTION() of the translation unit flat.
+ */
+#define METER_FUNCTION_FLAT() METER__FUNCTION_FLAT(__COUNTER__)
+
+#ifdef METER_FLAT
+#undef METER_FUNCTION
+#define METER_FUNCTION() METER_FUNCTION_FLAT()
+#endif
+
 /* ---------------------------------------------------------------------- */
 /* Internals used by the inline expansion.  Not API.                       */
 
@@ -91,38 +107,35 @@ const char *meter_backend(void);
 
 struct meter_page;
 
-struct meter__frame {
-	struct meter_page *page;	/* restored on return (a scratch page
-					   when the call is not profiled) */
-	uintptr_t depth;		/* depth before the call */
-	uint32_t prev;			/* current before the call */
-};
-
 /*
- * Shadow-stack side entry: where each frame is (its canonical frame
- * address, the stack pointer before the call) and where it returns to.
+ * What a frame restores on return: the page's current and depth words as
+ * they were before the call, written back in one 64-bit store.
  */
-struct meter__side {
-	uintptr_t sp;
-	uintptr_t site;
+struct meter__frame {
+	struct meter_page *page;	/* a scratch page when the call is
+					   not profiled */
+	uint64_t cd;			/* current and depth before the call */
 };
 
 struct meter__tls {
 	/*
-	 * The thread's page; until it is registered, a read-only page whose
+	 * The thread's block: its page, then the shadow stack's frame
+	 * addresses and return addresses, then its call counts (offsets
+	 * below).  Until the thread is registered, a read-only page whose
 	 * depth is UINT32_MAX, so that the depth check sends the first call
 	 * to the slow path (one test fewer per call).
 	 */
 	struct meter_page *page;
-	uint64_t *counts;		/* call counts indexed by id */
-	struct meter__side *side;	/* side[-1] is a sentinel */
 };
 
 extern __thread struct meter__tls meter__tls
 	__attribute__((tls_model("initial-exec")));
 
-void meter__enter_slow(struct meter_record *rec, struct meter__frame *f,
-		       uintptr_t sp, uintptr_t site) __attribute__((cold));
+struct meter__frame meter__enter_slow(struct meter_record *rec,
+				      uintptr_t sp, uintptr_t site)
+	__attribute__((cold));
+struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
+	__attribute__((cold));
 void meter__module_records(struct meter_record *start,
 			   struct meter_record *stop);
 
@@ -133,51 +146,119 @@ struct meter__page_hdr {
 	uint32_t stack[];
 };
 #define METER__STACK_CAP	(4096 / 4 - 16)
+#define METER__FUNCS_MAX	(1U << 20)
+
+/*
+ * The thread's block, from the page (one thread-local pointer reaches it
+ * all).  sps[d] and sites[d] are frame d's canonical frame address and
+ * return address; sps[-1] is a sentinel (UINTPTR_MAX).  counts[id] is the
+ * thread's call count of id.
+ */
+#define METER__BLOCK_SPS	4096			/* sps[-1] */
+#define METER__BLOCK_SITES	(METER__BLOCK_SPS + 8 * (METER__STACK_CAP + 1))
+#define METER__BLOCK_COUNTS	20480
+#define METER__BLOCK_BYTES	(METER__BLOCK_COUNTS + \
+				 8 * ((uint64_t)METER__FUNCS_MAX + 1))
+#define METER__SPS(pg)		((uintptr_t *)((char *)(pg) + \
+						METER__BLOCK_SPS) + 1)
+/* sps[d - 1], indexed without a subtraction */
+#define METER__SP_BELOW(pg, d)	(((uintptr_t *)((char *)(pg) + \
+						METER__BLOCK_SPS))[d])
+#define METER__SITES(pg)	((uintptr_t *)((char *)(pg) + \
+						METER__BLOCK_SITES) + 1)
+#define METER__COUNTS(pg)	((uint64_t *)((char *)(pg) + \
+					      METER__BLOCK_COUNTS))
+
+/* current (low address) and depth as one 64-bit word */
+typedef uint64_t __attribute__((may_alias, aligned(8))) meter__cd_t;
+#define METER__CD_WORD(pg)	(*(meter__cd_t *)(void *)	\
+				 &((struct meter__page_hdr *)(pg))->current)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define METER__CD(cur, depth)	(((uint64_t)(cur) << 32) | (uint32_t)(depth))
+#define METER__CD_DEPTH(cd)	((uint32_t)(cd))
+#else
+#define METER__CD(cur, depth)	(((uint64_t)(depth) << 32) | (uint32_t)(cur))
+#define METER__CD_DEPTH(cd)	((uint32_t)((cd) >> 32))
+#endif
 
 #define METER__FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-static inline __attribute__((always_inline, no_instrument_function)) void
-meter__enter(struct meter_record *rec, struct meter__frame *f)
+/*
+ * Entry: count the call, note the frame (stale-frame repair), push the id,
+ * make it current, then count it in the depth.  (Between the last two
+ * stores the sampler sees the callee current over its caller's stack: the
+ * flat functions' rule, see Documentation/libmeter.md.)  The record's id
+ * was set by its module's constructor.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+struct meter__frame meter__enter(struct meter_record *rec)
 {
-	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
-	uintptr_t id = rec->id, d;
+	/*
+	 * No named local holds what the frame keeps for the return (GCC's
+	 * -Wclobbered would blame it in functions that call setjmp; the
+	 * frame is set before any setjmp and never changed).
+	 */
+	struct meter__frame f = { meter__tls.page, 0 };
+	struct meter__page_hdr *h = (struct meter__page_hdr *)f.page;
+	uintptr_t d = h->depth, id = rec->id;
 	/* the calling function's frame: inlined into its caller, the caller's */
 	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
-	uintptr_t site = (uintptr_t)__builtin_return_address(0);
+	/* slot[0] is sps[d - 1], slot[1] sps[d] */
+	uintptr_t *slot = &METER__SP_BELOW(f.page, d);
 
-	d = pg->depth;
+	f.cd = METER__CD_WORD(f.page);
 	/*
-	 * Not registered, not yet numbered, deep, or the top frame may be
+	 * Not registered (depth UINT32_MAX), deep, or the top frame may be
 	 * stale (longjmp, exception), or this function is inlined into the
 	 * caller on top (same frame address): the slow path sorts it out.
 	 */
-	if (__builtin_expect(d >= METER__STACK_CAP || !id ||
-			     sp >= meter__tls.side[(intptr_t)d - 1].sp, 0))
-		goto slow;
-	meter__tls.counts[id]++;
-	meter__tls.side[d].sp = sp;
-	meter__tls.side[d].site = site;
-	f->page = (struct meter_page *)pg;
-	f->depth = d;
-	f->prev = pg->current;
-	pg->stack[d] = (uint32_t)id;
+	if (__builtin_expect(d >= METER__STACK_CAP ||
+			     sp >= slot[0], 0))
+		return meter__enter_slow(rec, sp,
+				(uintptr_t)__builtin_return_address(0));
+	METER__COUNTS(f.page)[id]++;
+	slot[1] = sp;
+	slot[1 + (METER__BLOCK_SITES - METER__BLOCK_SPS) / 8] =
+		(uintptr_t)__builtin_return_address(0);
+	h->stack[d] = (uint32_t)id;
 	METER__FENCE();
-	pg->depth = (uint32_t)d + 1;
+	h->current = (uint32_t)id;
 	METER__FENCE();
-	pg->current = (uint32_t)id;
-	return;
-slow:
-	meter__enter_slow(rec, f, sp, site);
+	h->depth = (uint32_t)d + 1;
+	return f;
 }
 
+/* Flat entry: count the call and become current; nothing pushed. */
+static inline __attribute__((always_inline, no_instrument_function))
+struct meter__frame meter__enter_flat(struct meter_record *rec)
+{
+	struct meter__frame f = { meter__tls.page, 0 };
+	struct meter__page_hdr *h = (struct meter__page_hdr *)f.page;
+	uintptr_t id = rec->id;
+
+	if (__builtin_expect(h->depth == UINT32_MAX, 0))
+		return meter__enter_flat_slow(rec);
+	f.cd = h->current;
+	METER__COUNTS(f.page)[id]++;
+	METER__FENCE();
+	h->current = (uint32_t)id;
+	return f;
+}
+
+/* Return: the caller's current and depth, in one store. */
 static inline __attribute__((always_inline, no_instrument_function)) void
 meter__leave(struct meter__frame *f)
 {
-	struct meter__page_hdr *pg = (struct meter__page_hdr *)f->page;
-
-	pg->depth = (uint32_t)f->depth;
 	METER__FENCE();
-	pg->current = f->prev;
+	METER__CD_WORD(f->page) = f->cd;
+}
+
+static inline __attribute__((always_inline, no_instrument_function)) void
+meter__leave_flat(struct meter__frame *f)
+{
+	METER__FENCE();
+	*(volatile uint32_t *)&((struct meter__page_hdr *)f->page)->current =
+		(uint32_t)f->cd;
 }
 
 #define METER__CAT2(a, b) a##b
@@ -186,19 +267,29 @@ meter__leave(struct meter__frame *f)
 #define METER__SECTION_ATTR \
 	__attribute__((section("meter_records"), used, aligned(32)))
 
-#define METER__FUNCTION(n)						\
+#define METER__RECORD(n)						\
 	static struct meter_record METER__CAT(meter__rec_, n)		\
 		METER__SECTION_ATTR = {					\
 		0, METER__RECORD_MAGIC, __func__, __FILE__, __LINE__, 0	\
-	};								\
+	}
+
+#define METER__FUNCTION(n)						\
+	METER__RECORD(n);						\
 	struct meter__frame METER__CAT(meter__frame_, n)		\
-		__attribute__((cleanup(meter__leave)));			\
-	meter__enter(&METER__CAT(meter__rec_, n),			\
-		     &METER__CAT(meter__frame_, n))
+		__attribute__((cleanup(meter__leave))) =		\
+		meter__enter(&METER__CAT(meter__rec_, n))
+
+#define METER__FUNCTION_FLAT(n)						\
+	METER__RECORD(n);						\
+	struct meter__frame METER__CAT(meter__frame_, n)		\
+		__attribute__((cleanup(meter__leave_flat))) =		\
+		meter__enter_flat(&METER__CAT(meter__rec_, n))
 
 /*
  * One constructor per translation unit that includes this header hands
- * its module's section bounds to the library (duplicates are ignored).
+ * its module's section bounds to the library (duplicates are ignored),
+ * which numbers the records: the inline paths never test for an id of 0.
+ * It runs before the module's constructors of default priority.
  * The bounds are hidden weak symbols, so each executable or shared object
  * names its own section.
  */
@@ -207,7 +298,7 @@ extern struct meter_record __start_meter_records[]
 extern struct meter_record __stop_meter_records[]
 	__attribute__((weak, visibility("hidden")));
 
-static void __attribute__((constructor, used, no_instrument_function))
+static void __attribute__((constructor(101), used, no_instrument_function))
 meter__register_module(void)
 {
 	struct meter_record *start = &__start_meter_records[0];

@@ -151,7 +151,7 @@ static METER_NOINSTR bool enter_quick(uintptr_t fn, uintptr_t hook_cfa,
 				      uintptr_t site)
 {
 	struct meter_page *pg = meter__tls.page;
-	struct meter__side *side = meter__tls.side;
+	uintptr_t *sps = METER__SPS(pg), *sites = METER__SITES(pg);
 	uint32_t d = pg->depth;
 	struct slot *sl;
 	uintptr_t cfa;
@@ -163,18 +163,15 @@ static METER_NOINSTR bool enter_quick(uintptr_t fn, uintptr_t hook_cfa,
 	id = sl->id;
 	if (((const uintptr_t *)cfa)[-1] != site)
 		return false;
-	if (cfa >= side[(int)d - 1].sp &&
-	    (cfa != side[d - 1].sp || side[d - 1].site != site ||
+	if (cfa >= sps[(int)d - 1] &&
+	    (cfa != sps[d - 1] || sites[d - 1] != site ||
 	     pg->stack[d - 1] == id))
 		return false;
-	meter__tls.counts[id]++;
-	side[d].sp = cfa;
-	side[d].site = site;
+	METER__COUNTS(pg)[id]++;
+	sps[d] = cfa;
+	sites[d] = site;
 	pg->stack[d] = id;
-	METER__FENCE();
-	pg->depth = d + 1;
-	METER__FENCE();
-	pg->current = id;
+	meter_set_cd(pg, id, d + 1);
 	return true;
 }
 
@@ -212,7 +209,7 @@ enter_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 	} else {
 		cfa = hook_cfa;
 	}
-	meter__tls.counts[id]++;
+	meter_counts()[id]++;
 	meter_push(id, cfa, site, NULL);
 }
 
@@ -220,16 +217,17 @@ static METER_NOINSTR __attribute__((noinline)) void
 exit_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 {
 	struct meter_page *pg = meter__tls.page;
-	struct meter__side *side = meter__tls.side;
 	uint32_t d = pg->depth;
-	uintptr_t cfa;
+	uintptr_t cfa, *sps, *sites;
 
 	(void)fn;
 	if (pg == METER_NO_PAGE || d == 0)
 		return;
+	sps = meter_sps();
+	sites = meter_sites();
 	cfa = find_cfa(hook_cfa, site);
 	if (d > METER_STACK_CAP) {
-		if (!cfa || side[METER_STACK_CAP - 1].sp >= cfa) {
+		if (!cfa || sps[METER_STACK_CAP - 1] >= cfa) {
 			/* a frame past the capacity: keep the current id */
 			meter_pop_to(d - 1, pg->current);
 			return;
@@ -238,14 +236,14 @@ exit_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 	}
 	if (cfa) {
 		/* frames below this one were unwound (longjmp, exception) */
-		while (d > 0 && side[d - 1].sp < cfa)
+		while (d > 0 && sps[d - 1] < cfa)
 			d--;
-		if (d > 0 && side[d - 1].sp == cfa)
+		if (d > 0 && sps[d - 1] == cfa)
 			d--;
 	} else {
-		while (d > 0 && side[d - 1].sp <= hook_cfa)
+		while (d > 0 && sps[d - 1] <= hook_cfa)
 			d--;
-		if (d > 0 && side[d - 1].site == site)
+		if (d > 0 && sites[d - 1] == site)
 			d--;
 	}
 	meter_pop_to(d, 0);
@@ -256,7 +254,6 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
 	uintptr_t hook_cfa = (uintptr_t)__builtin_dwarf_cfa();
 	uintptr_t a = (uintptr_t)fn, site = (uintptr_t)call_site, cfa;
-	struct meter__side *side;
 	struct slot *sl;
 	uintptr_t id, d = pg->depth;
 
@@ -273,19 +270,16 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 	cfa = hook_cfa + sl->cfa_off;
 	if (__builtin_expect(((const uintptr_t *)cfa)[-1] != site, 0))
 		goto slow;
-	side = meter__tls.side;
 	/* stale frame on top, or inlined into the caller on top: slow path */
-	if (__builtin_expect(cfa >= side[(intptr_t)d - 1].sp, 0))
+	if (__builtin_expect(cfa >= METER__SPS(pg)[(intptr_t)d - 1], 0))
 		goto slow;
 	id = sl->id;
-	meter__tls.counts[id]++;
-	side[d].sp = cfa;
-	side[d].site = site;
+	METER__COUNTS(pg)[id]++;
+	METER__SPS(pg)[d] = cfa;
+	METER__SITES(pg)[d] = site;
 	pg->stack[d] = (uint32_t)id;
 	METER__FENCE();
-	pg->depth = (uint32_t)d + 1;
-	METER__FENCE();
-	pg->current = (uint32_t)id;
+	METER__CD_WORD(pg) = METER__CD(id, d + 1);
 	return;
 slow:
 	enter_slow(a, hook_cfa, site);
@@ -296,10 +290,8 @@ void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *call_site)
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
 	uintptr_t hook_cfa = (uintptr_t)__builtin_dwarf_cfa();
 	uintptr_t site = (uintptr_t)call_site;
-	struct meter__side *top;
-	uintptr_t d = pg->depth;
+	uintptr_t d = pg->depth, top_sp;
 
-	top = &meter__tls.side[(intptr_t)d - 1];
 	/*
 	 * The top frame is this one if it returns where this one does and
 	 * its return address is still in place, at or above this hook's
@@ -308,12 +300,13 @@ void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *call_site)
 	 * fails this: the hook's own call has overwritten that slot.
 	 * Unregistered threads (depth UINT32_MAX) fail the first test.
 	 */
-	if (__builtin_expect(d - 1 < METER_STACK_CAP && top->site == site &&
-			     top->sp >= hook_cfa &&
-			     ((const uintptr_t *)top->sp)[-1] == site, 1)) {
-		pg->depth = (uint32_t)d - 1;
+	if (__builtin_expect(d - 1 < METER_STACK_CAP &&
+			     METER__SITES(pg)[d - 1] == site &&
+			     (top_sp = METER__SPS(pg)[d - 1]) >= hook_cfa &&
+			     ((const uintptr_t *)top_sp)[-1] == site, 1)) {
 		METER__FENCE();
-		pg->current = d > 1 ? pg->stack[d - 2] : 0;
+		METER__CD_WORD(pg) = METER__CD(d > 1 ? pg->stack[d - 2] : 0,
+					       d - 1);
 		return;
 	}
 	exit_slow((uintptr_t)fn, hook_cfa, site);

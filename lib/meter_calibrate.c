@@ -26,9 +26,9 @@ static __attribute__((noinline, noipa)) void stub_plain(void)
 
 static __attribute__((noinline, noipa)) void stub_metered(void)
 {
-	struct meter__frame f __attribute__((cleanup(meter__leave)));
+	struct meter__frame f __attribute__((cleanup(meter__leave))) =
+		meter__enter(&calib_rec);
 
-	meter__enter(&calib_rec, &f);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -71,7 +71,7 @@ uint64_t meter_calibrate(bool automatic)
 		if (t < best_metered)
 			best_metered = t;
 	}
-	meter__tls.counts[METER_CALIB_ID] = 0;
+	meter_counts()[METER_CALIB_ID] = 0;
 	if (best_metered <= best_plain)
 		return 1;	/* below resolution; 0 would mean unknown */
 	return (best_metered - best_plain) * 1000 / CALIB_CALLS;

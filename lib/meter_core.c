@@ -5,10 +5,11 @@
  * process exit and fork.  The fast paths are inline in meter.h (manual)
  * and in meter_auto.c (-finstrument-functions).
  *
- * Shadow stack.  The page holds the ids (the kernel reads them); a
- * thread-local side array holds, for each of the first METER_STACK_CAP
- * frames, where the frame is (its CFA) and where it returns to.  side[-1]
- * is a sentinel {UINTPTR_MAX, 0}.  A frame is stale (left by longjmp or by
+ * Shadow stack.  The page holds the ids (the kernel reads them); the rest
+ * of the thread's block (lib/meter.h) holds, for each of the first
+ * METER_STACK_CAP frames, where the frame is (its CFA, sps[]) and where it
+ * returns to (sites[]).  sps[-1] is a sentinel, UINTPTR_MAX.  Depth and
+ * current change together, in one 64-bit store (meter_set_cd).  A frame is stale (left by longjmp or by
  * an exception through code without cleanups) when a new call arrives at
  * or above it (see stale_for_enter): the slow path pops such frames.
  */
@@ -29,6 +30,11 @@ _Static_assert(offsetof(struct meter_page, stack) ==
 	       offsetof(struct meter__page_hdr, stack), "page layout");
 _Static_assert(offsetof(struct meter_page, depth) ==
 	       offsetof(struct meter__page_hdr, depth), "page layout");
+_Static_assert(offsetof(struct meter_page, current) + 4 ==
+	       offsetof(struct meter_page, depth), "current, depth: one word");
+_Static_assert(METER__FUNCS_MAX == METER_FUNCS_MAX, "function ids");
+_Static_assert(METER__BLOCK_SITES + 8 * (METER_STACK_CAP + 1) <=
+	       METER__BLOCK_COUNTS, "block layout");
 
 /* Written by the returns of calls that are not profiled; never read. */
 static struct meter_page scratch_page;
@@ -379,17 +385,12 @@ static void process_init_locked(void)
 
 static void thread_free_maps(struct meter_thr *th)
 {
-	if (th->counts)
-		munmap(th->counts, ID_ARRAY_BYTES);
 	if (th->alloc_calls)
 		munmap(th->alloc_calls, ID_ARRAY_BYTES);
 	if (th->alloc_bytes)
 		munmap(th->alloc_bytes, ID_ARRAY_BYTES);
-	if (th->side_base)
-		munmap(th->side_base,
-		       (METER_STACK_CAP + 1) * sizeof(struct meter__side));
 	if (th->page)
-		munmap(th->page, METER_PAGE_SIZE);
+		munmap(th->page, METER__BLOCK_BYTES);
 }
 
 static struct meter_thr *thread_alloc(void)
@@ -399,18 +400,15 @@ static struct meter_thr *thread_alloc(void)
 	if (!th)
 		return NULL;
 	th->tid = gettid();
-	th->page = mmap(NULL, METER_PAGE_SIZE, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (th->page == MAP_FAILED)
-		th->page = NULL;
-	th->counts = meter_map(ID_ARRAY_BYTES);
-	th->side_base = meter_map((METER_STACK_CAP + 1) *
-				  sizeof(struct meter__side));
+	/* the page, the shadow stack's side arrays, the call counts */
+	th->page = meter_map(METER__BLOCK_BYTES);
+	if (th->page)
+		th->counts = METER__COUNTS(th->page);
 	if (meter_g.alloc) {
 		th->alloc_calls = meter_map(ID_ARRAY_BYTES);
 		th->alloc_bytes = meter_map(ID_ARRAY_BYTES);
 	}
-	if (!th->page || !th->counts || !th->side_base ||
+	if (!th->page ||
 	    (meter_g.alloc && (!th->alloc_calls || !th->alloc_bytes))) {
 		thread_free_maps(th);
 		free(th);
@@ -418,8 +416,7 @@ static struct meter_thr *thread_alloc(void)
 	}
 	th->page->magic = METER_PAGE_MAGIC;
 	th->page->version = METER_PAGE_VERSION;
-	th->side_base[0].sp = UINTPTR_MAX;
-	th->side_base[0].site = 0;
+	METER__SPS(th->page)[-1] = UINTPTR_MAX;
 	{
 		pthread_attr_t attr;
 		void *lo;
@@ -510,8 +507,6 @@ bool meter_thread_ready(void)
 	if (!th)
 		goto dead;
 	meter_self = th;
-	meter__tls.counts = th->counts;
-	meter__tls.side = th->side_base + 1;
 	if (first) {
 		/* the stub runs on this thread's page before sampling starts */
 		pthread_mutex_unlock(&meter_g.lock);
@@ -585,7 +580,6 @@ static void thread_exit(void *arg)
 	thread_free_maps(th);
 	th->page = NULL;
 	th->counts = th->alloc_calls = th->alloc_bytes = NULL;
-	th->side_base = NULL;
 	pthread_mutex_unlock(&meter_g.lock);
 }
 
@@ -600,13 +594,13 @@ static void thread_exit(void *arg)
  * a different return site, or the same site and function) or a live
  * caller into which this function was inlined (same site, other id).
  */
-static inline bool stale_for_enter(const struct meter__side *e,
+static inline bool stale_for_enter(uintptr_t e_sp, uintptr_t e_site,
 				   uint32_t e_id, uintptr_t sp,
 				   uintptr_t site, uint32_t id)
 {
-	if (e->sp != sp)
-		return e->sp < sp;
-	return e->site != site || e_id == id;
+	if (e_sp != sp)
+		return e_sp < sp;
+	return e_site != site || e_id == id;
 }
 
 /* Sets depth to d and makes the frame below current. */
@@ -621,10 +615,7 @@ void meter_pop_to(uint32_t d, uint32_t fallback_current)
 		cur = pg->stack[d - 1];
 	else
 		cur = fallback_current;
-	pg->depth = d;
-	FENCE();
-	pg->current = cur;
-	FENCE();
+	meter_set_cd(pg, cur, d);
 }
 
 /*
@@ -635,86 +626,101 @@ void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 		struct meter__frame *f)
 {
 	struct meter_page *pg = meter__tls.page;
-	struct meter__side *side = meter__tls.side;
+	uintptr_t *sps = meter_sps(), *sites = meter_sites();
 	uint32_t d = pg->depth, d0 = d;
 
 	if (d > METER_STACK_CAP) {
 		/* frames past the capacity have no side entry */
-		if (stale_for_enter(&side[METER_STACK_CAP - 1],
+		if (stale_for_enter(sps[METER_STACK_CAP - 1],
+				    sites[METER_STACK_CAP - 1],
 				    pg->stack[METER_STACK_CAP - 1], sp, site,
 				    id))
 			d = METER_STACK_CAP;
 	}
 	if (d <= METER_STACK_CAP)
-		while (d > 0 && stale_for_enter(&side[d - 1], pg->stack[d - 1],
-						sp, site, id))
+		while (d > 0 && stale_for_enter(sps[d - 1], sites[d - 1],
+						pg->stack[d - 1], sp, site,
+						id))
 			d--;
 	if (d != d0)
 		meter_pop_to(d, pg->current);
 	if (f) {
 		f->page = pg;
-		f->depth = d;
-		f->prev = pg->current;
+		f->cd = METER__CD(pg->current, d);
 	}
 	if (d < METER_STACK_CAP) {
-		side[d].sp = sp;
-		side[d].site = site;
+		sps[d] = sp;
+		sites[d] = site;
 		pg->stack[d] = id;
 	}
-	FENCE();
-	pg->depth = d + 1;
-	FENCE();
-	pg->current = id;
+	meter_set_cd(pg, id, d + 1);
 }
 
-void meter__enter_slow(struct meter_record *rec, struct meter__frame *f,
-		       uintptr_t sp, uintptr_t site)
+struct meter__frame meter__enter_slow(struct meter_record *rec,
+				      uintptr_t sp, uintptr_t site)
 {
+	struct meter__frame f = { &scratch_page, 0 };
 	uint32_t id;
 
-	f->page = &scratch_page;
-	f->depth = 0;
-	f->prev = 0;
 	if (!meter_thread_ready())
-		return;
+		return f;
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
 	if (!id && !(id = manual_record_id(rec)))
-		return;
-	meter__tls.counts[id]++;
-	meter_push(id, sp, site, f);
+		return f;
+	meter_counts()[id]++;
+	meter_push(id, sp, site, &f);
+	return f;
+}
+
+/* A flat call on a thread not yet registered (or not profiled). */
+struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
+{
+	struct meter__frame f = { &scratch_page, 0 };
+	struct meter_page *pg;
+	uint32_t id;
+
+	if (!meter_thread_ready())
+		return f;
+	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
+	if (!id && !(id = manual_record_id(rec)))
+		return f;
+	pg = meter__tls.page;
+	meter_counts()[id]++;
+	f.page = pg;
+	f.cd = pg->current;
+	FENCE();
+	pg->current = id;
+	FENCE();
+	return f;
 }
 
 void meter_enter(meter_record_t *rec)
 {
 	struct meter_page *pg;
-	struct meter__side *side;
 	uint32_t d;
 
 	if (!rec || !rec->id || !meter_thread_ready())
 		return;
-	meter__tls.counts[rec->id]++;
+	meter_counts()[rec->id]++;
 	pg = meter__tls.page;
-	side = meter__tls.side;
 	d = pg->depth;
 	if (d < METER_STACK_CAP) {
-		side[d].sp = METER_SP_API;
-		side[d].site = 0;
+		meter_sps()[d] = METER_SP_API;
+		meter_sites()[d] = 0;
 		pg->stack[d] = rec->id;
 	}
-	FENCE();
-	pg->depth = d + 1;
-	FENCE();
-	pg->current = rec->id;
+	meter_set_cd(pg, rec->id, d + 1);
 }
 
 void meter_leave(meter_record_t *rec)
 {
 	struct meter_page *pg = meter__tls.page;
-	struct meter__side *side = meter__tls.side;
+	uintptr_t *sps;
 	uint32_t d, i;
 
 	if (!rec || !meter_have_page())
 		return;
+	sps = meter_sps();
 	d = pg->depth;
 	if (d == 0)
 		return;
@@ -723,7 +729,7 @@ void meter_leave(meter_record_t *rec)
 		return;
 	}
 	/* the nearest activation among the explicit frames on top */
-	for (i = d; i > 0 && side[i - 1].sp == METER_SP_API; i--) {
+	for (i = d; i > 0 && sps[i - 1] == METER_SP_API; i--) {
 		if (pg->stack[i - 1] == rec->id) {
 			meter_pop_to(i - 1, 0);
 			return;

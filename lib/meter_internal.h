@@ -55,10 +55,9 @@ struct meter_thr {
 	timer_t timer;
 	uint64_t samples;	/* signal backend: ticks of this thread */
 	struct meter_page *page;
-	uint64_t *counts;	/* indexed by id, METER_FUNCS_MAX + 1 */
+	uint64_t *counts;	/* in the block: METER__COUNTS(page) */
 	uint64_t *alloc_calls;	/* allocation accounting, or NULL */
 	uint64_t *alloc_bytes;
-	struct meter__side *side_base;	/* side_base + 1 == meter__tls.side */
 	uintptr_t stack_hi;	/* top of the thread's stack, 0: unknown */
 };
 
@@ -110,6 +109,31 @@ extern const struct meter_page meter_no_page METER_HIDDEN;
 static inline bool meter_have_page(void)
 {
 	return meter__tls.page != METER_NO_PAGE;
+}
+
+/* The registered thread's block (see lib/meter.h). */
+static inline uint64_t *meter_counts(void)
+{
+	return METER__COUNTS(meter__tls.page);
+}
+
+static inline uintptr_t *meter_sps(void)
+{
+	return METER__SPS(meter__tls.page);
+}
+
+static inline uintptr_t *meter_sites(void)
+{
+	return METER__SITES(meter__tls.page);
+}
+
+/* Makes depth d and current cur visible together. */
+static inline void meter_set_cd(struct meter_page *pg, uint32_t cur,
+				uint32_t d)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	METER__CD_WORD(pg) = METER__CD(cur, d);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 /* Per-thread state that only libmeter reads. */
