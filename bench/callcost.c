@@ -4,6 +4,11 @@
  * function N times.  Built by bench/callcost.sh as:
  *   baseline   no instrumentation
  *   manual     METER_FUNCTION() in the callee (-DMETER_MANUAL)
+ *   flat       METER_FUNCTION() made flat (-DMETER_MANUAL -DMETER_FLAT)
+ *   appel      Appel's scheme written by hand (-DAPPEL_REF): the callee
+ *              increments a global call count and stores its id into a
+ *              global current word; the caller stores its own id back
+ *              after the call.  Nothing else: the reference cost.
  *   auto       -finstrument-functions, linked with -lmeter
  *   gprof      -pg (glibc's mcount)
  *   uftrace    -pg, run under `uftrace record`
@@ -16,8 +21,16 @@
 #ifdef METER_MANUAL
 #include "meter.h"
 #define PROFILED() METER_FUNCTION()
+#elif defined(APPEL_REF)
+unsigned long appel_calls;	/* CC of callee */
+unsigned appel_current;		/* what the sampler would read */
+#define PROFILED() do { appel_calls++; appel_current = 2; } while (0)
+#define RETURNED() do { appel_current = 1; } while (0)
 #else
 #define PROFILED() do { } while (0)
+#endif
+#ifndef RETURNED
+#define RETURNED() do { } while (0)
 #endif
 
 static volatile unsigned long sink;
@@ -44,8 +57,10 @@ int main(int argc, char **argv)
 
 	callee(0);	/* registration and first-call work out of the loop */
 	t0 = now();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		callee(i);
+		RETURNED();
+	}
 	t1 = now();
 	printf("%.2f ns/call\n", (t1 - t0) / (double)n);
 	return 0;

@@ -20,7 +20,9 @@ LM="-Lbuild/lib -Wl,-rpath,$PWD/build/lib -lmeter"
 [ -f build/lib/libmeter.so ] || make -s build/lib/libmeter.so
 
 gcc $CFLAGS -o $B/baseline bench/callcost.c
+gcc $CFLAGS -DAPPEL_REF -o $B/appel bench/callcost.c
 gcc $CFLAGS -DMETER_MANUAL -o $B/manual bench/callcost.c $LM
+gcc $CFLAGS -DMETER_MANUAL -DMETER_FLAT -o $B/flat bench/callcost.c $LM
 gcc $CFLAGS -finstrument-functions -o $B/auto bench/callcost.c $LM
 # the hooks called through the GOT rather than the PLT
 gcc $CFLAGS -finstrument-functions -fno-plt -o $B/auto_noplt bench/callcost.c $LM
@@ -79,9 +81,11 @@ ns_call() {
 
 printf '%-42s %10s %10s %10s\n' "variant" "instr/call" "overhead" "ns/call"
 base=$(per_call baseline)
-for v in baseline manual auto auto_noplt auto_static gprof uftrace; do
+for v in baseline appel flat manual auto auto_noplt auto_static gprof uftrace; do
 	label=$v
 	case $v in
+	appel) label="Appel increment-and-store (by hand)" ;;
+	flat) label="meter flat (METER_FUNCTION_FLAT)" ;;
 	manual) label="meter manual (METER_FUNCTION)" ;;
 	auto) label="meter automatic (-finstrument-functions)" ;;
 	auto_noplt) label="meter automatic, -fno-plt" ;;
