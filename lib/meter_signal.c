@@ -129,8 +129,6 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 		goto out;
 	}
 	atomic_fetch_add_explicit(&meter_g.self[cur], w, memory_order_relaxed);
-	if (!depth)
-		goto out;
 	n = depth < METER_STACK_CAP ? depth : METER_STACK_CAP;
 	trunc = depth > METER_STACK_CAP;
 	if (n > METER_SAMPLE_DEPTH_MAX) {
@@ -145,6 +143,14 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 			goto out;
 		}
 	}
+	/*
+	 * A current function that is not the top of the stack (a flat
+	 * function, or a call between its two stores) is the leaf: the
+	 * stacked chain, then current.
+	 */
+	if (n == depth && n < METER_SAMPLE_DEPTH_MAX &&
+	    (!n || frames[n - 1] != cur))
+		frames[n++] = cur;
 	if (trunc)
 		atomic_fetch_add_explicit(&meter_g.truncated, w,
 					  memory_order_relaxed);
