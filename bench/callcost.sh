@@ -29,6 +29,9 @@ gcc $CFLAGS -finstrument-functions -fno-plt -o $B/auto_noplt bench/callcost.c $L
 # the hooks linked into the executable: direct calls, no PLT
 gcc $CFLAGS -finstrument-functions -o $B/auto_static bench/callcost.c \
 	build/lib/libmeter.a $(pkg-config --libs libnl-genl-3.0) -lpthread
+# the floor: empty hooks linked into the executable
+gcc $CFLAGS -finstrument-functions -o $B/auto_empty bench/callcost.c \
+	bench/callcost_hooks.c
 gcc $CFLAGS -pg -o $B/gprof bench/callcost.c
 
 have_uftrace=0
@@ -81,7 +84,7 @@ ns_call() {
 
 printf '%-42s %10s %10s %10s\n' "variant" "instr/call" "overhead" "ns/call"
 base=$(per_call baseline)
-for v in baseline appel flat manual auto auto_noplt auto_static gprof uftrace; do
+for v in baseline appel flat manual auto auto_noplt auto_static auto_empty gprof uftrace; do
 	label=$v
 	case $v in
 	appel) label="Appel increment-and-store (by hand)" ;;
@@ -90,6 +93,7 @@ for v in baseline appel flat manual auto auto_noplt auto_static gprof uftrace; d
 	auto) label="meter automatic (-finstrument-functions)" ;;
 	auto_noplt) label="meter automatic, -fno-plt" ;;
 	auto_static) label="meter automatic, libmeter.a" ;;
+	auto_empty) label="-finstrument-functions, empty hooks" ;;
 	gprof) label="gprof (gcc -pg, mcount)" ;;
 	uftrace) label="uftrace record (gcc -pg)"
 		[ $have_uftrace = 1 ] || { printf '%-42s %10s\n' "$label" "not installed"; continue; } ;;

@@ -254,8 +254,8 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
 	uintptr_t hook_cfa = (uintptr_t)__builtin_dwarf_cfa();
 	uintptr_t a = (uintptr_t)fn, site = (uintptr_t)call_site, cfa;
+	uintptr_t id, d = pg->depth, *slot;
 	struct slot *sl;
-	uintptr_t id, d = pg->depth;
 
 	/* not registered (depth UINT32_MAX) or deep */
 	if (__builtin_expect(d >= METER_STACK_CAP, 0))
@@ -270,16 +270,21 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 	cfa = hook_cfa + sl->cfa_off;
 	if (__builtin_expect(((const uintptr_t *)cfa)[-1] != site, 0))
 		goto slow;
-	/* stale frame on top, or inlined into the caller on top: slow path */
-	if (__builtin_expect(cfa >= METER__SPS(pg)[(intptr_t)d - 1], 0))
+	/* stale frame on top, or inlined into the caller on top: slow path;
+	 * slot[0] is sps[d - 1], slot[1] sps[d] */
+	slot = &METER__SP_BELOW(pg, d);
+	if (__builtin_expect(cfa >= slot[0], 0))
 		goto slow;
 	id = sl->id;
 	METER__COUNTS(pg)[id]++;
-	METER__SPS(pg)[d] = cfa;
-	METER__SITES(pg)[d] = site;
+	slot[1] = cfa;
+	slot[1 + (METER__BLOCK_SITES - METER__BLOCK_SPS) / 8] = site;
 	pg->stack[d] = (uint32_t)id;
+	/* current, then depth (as METER_FUNCTION does) */
 	METER__FENCE();
-	METER__CD_WORD(pg) = METER__CD(id, d + 1);
+	pg->current = (uint32_t)id;
+	METER__FENCE();
+	pg->depth = (uint32_t)d + 1;
 	return;
 slow:
 	enter_slow(a, hook_cfa, site);
@@ -290,7 +295,10 @@ void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *call_site)
 	struct meter__page_hdr *pg = (struct meter__page_hdr *)meter__tls.page;
 	uintptr_t hook_cfa = (uintptr_t)__builtin_dwarf_cfa();
 	uintptr_t site = (uintptr_t)call_site;
-	uintptr_t d = pg->depth, top_sp;
+	/* the new depth; the top frame is dn */
+	uintptr_t dn = (uintptr_t)pg->depth - 1, top_sp;
+	/* top[0] is sites[dn]; top[-(sites - sps)] is sps[dn] */
+	const uintptr_t *top = METER__SITES(pg) + dn;
 
 	/*
 	 * The top frame is this one if it returns where this one does and
@@ -300,13 +308,19 @@ void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *call_site)
 	 * fails this: the hook's own call has overwritten that slot.
 	 * Unregistered threads (depth UINT32_MAX) fail the first test.
 	 */
-	if (__builtin_expect(d - 1 < METER_STACK_CAP &&
-			     METER__SITES(pg)[d - 1] == site &&
-			     (top_sp = METER__SPS(pg)[d - 1]) >= hook_cfa &&
+	if (__builtin_expect(dn < METER_STACK_CAP && top[0] == site &&
+			     (top_sp = top[-(METER__BLOCK_SITES -
+					     METER__BLOCK_SPS) / 8]) >= hook_cfa &&
 			     ((const uintptr_t *)top_sp)[-1] == site, 1)) {
+		/*
+		 * depth, then current: the frame below, stack[dn - 1]; for
+		 * dn == 0 that is stack[-1], the header's last reserved
+		 * word, always 0 ("none").
+		 */
 		METER__FENCE();
-		METER__CD_WORD(pg) = METER__CD(d > 1 ? pg->stack[d - 2] : 0,
-					       d - 1);
+		pg->depth = (uint32_t)dn;
+		METER__FENCE();
+		pg->current = pg->stack[(intptr_t)dn - 1];
 		return;
 	}
 	exit_slow((uintptr_t)fn, hook_cfa, site);
