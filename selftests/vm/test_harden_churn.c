@@ -6,10 +6,14 @@
  * registered children; registered threads exec; two readers dump
  * sessions while their processes exit.  Afterwards every session but
  * this process's is finished with no live thread, every thread's sample
- * count adds up, and the pinned pages are uncharged (VmLck).  vm-run
+ * count adds up, and the pinned pages are uncharged (VmLck); rmmod then
+ * succeeds with this process still registered, its page is uncharged,
+ * and the module loads again ($METER_MODULE) holding no session.  vm-run
  * fails the run on any kernel WARN, BUG or Oops.
  */
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "kmod_util.h"
@@ -417,7 +421,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--exec-child"))
 		return exec_child_main();
 	self_path = "/proc/self/exe";
-	ku_plan(7);
+	ku_plan(8);
 	nl = ku_open();
 	pg = ku_page();
 	cookie = ku_register(nl, pg, 1000000);
@@ -460,5 +464,32 @@ int main(int argc, char **argv)
 	      "afterwards no other session is live, this one has only its main thread, VmLck is its one page (%d, %d)",
 	      live, other_threads);
 	meter_nl_close(nl);
+	{
+		const char *ko = getenv("METER_MODULE");
+		int rm, ins = -ENOENT, fd;
+		long lck;
+
+		rm = syscall(SYS_delete_module, "meter", O_NONBLOCK) ? -errno : 0;
+		usleep(100000);
+		lck = vmlck_kb(getpid());
+		fd = ko ? open(ko, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd >= 0) {
+			ins = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+			close(fd);
+		}
+		n = 1;
+		if (!ins) {
+			nl = ku_open();
+			if (!meter_nl_list(nl, &v, &n, NULL, 0)) {
+				for (i = 0; i < n; i++)
+					meter_profile_free(v[i]);
+				free(v);
+			}
+			meter_nl_close(nl);
+		}
+		ku_ok(!rm && lck == 0 && !ins && n == 0,
+		      "then rmmod succeeds with this thread registered (%d), VmLck goes to %ld kB, insmod (%d) gives an empty module (%zu sessions)",
+		      rm, lck, ins, n);
+	}
 	return ku_exit();
 }
