@@ -38,11 +38,6 @@ static u32 meter_sample_frames(struct meter_session *s,
 	u32 first, n, i;
 
 	*truncated = depth > METER_SAMPLE_DEPTH_MAX;
-	if (!avail) {
-		/* No shadow stack maintained: the current function alone. */
-		frames[0] = cur;
-		return 1;
-	}
 	n = min_t(u32, avail, METER_SAMPLE_DEPTH_MAX);
 	first = avail - n;
 	for (i = 0; i < n; i++) {
@@ -51,6 +46,20 @@ static u32 meter_sample_frames(struct meter_session *s,
 		if (!meter_id_ok(s, id, max_id))
 			return 0;
 		frames[i] = id;
+	}
+	/*
+	 * A current function that is not the top of the stack is the leaf:
+	 * a flat function (METER_FUNCTION_FLAT pushes nothing), or a call
+	 * between its two stores.  With no stack, the current function
+	 * alone.  Past the capacity the top is unknown: left as it is.
+	 */
+	if (depth <= METER_STACK_CAP && (!n || frames[n - 1] != cur)) {
+		if (n == METER_SAMPLE_DEPTH_MAX) {
+			memmove(frames, frames + 1, (n - 1) * sizeof(*frames));
+			n--;
+			*truncated = true;
+		}
+		frames[n++] = cur;
 	}
 	return n;
 }

@@ -16,8 +16,15 @@
  * interrupts the thread itself, the thread needs only compiler ordering
  * (a signal fence), never atomics:
  *
- *   on entry:   stack[depth] = id; depth = depth + 1; current = id;
+ *   on entry:   stack[depth] = id; current = id; depth = depth + 1;
  *   on return:  depth = depth - 1; current = depth ? stack[depth - 1] : 0;
+ *
+ * (current and depth are adjacent: a return may restore both in one
+ * 64-bit store.)  A function may also be "flat": on entry current = id,
+ * on return current = the caller's id, nothing pushed.  The sampled stack
+ * is stack[0..depth), then current if it is not the top of that stack (a
+ * flat function, or a call between its two stores): the current function
+ * is always the leaf.
  *
  * depth may grow past METER_STACK_CAP (deep recursion): frames beyond the
  * capacity are not written, and the module records such samples as
