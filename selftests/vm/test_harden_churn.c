@@ -139,22 +139,39 @@ static void *busy_thread(void *arg)
 
 static void test_kill9(struct meter_nl *nl)
 {
-	int run, found = 0, bad = 0, st;
+	int run, found = 0, bad = 0, waited = 0, st;
 
 	for (run = 0; run < KILL_RUNS; run++) {
 		struct meter_profile *p = NULL;
 		struct meter_nl_sel sel;
-		pid_t pid = fork();
+		int fds[2], early = run % 5 == 4;
+		char c;
+		pid_t pid;
 
+		if (pipe(fds))
+			ku_bail("pipe", -errno, NULL);
+		pid = fork();
 		if (!pid) {
+			struct meter_nl *cnl = ku_open();
 			pthread_t th;
 			int k;
 
 			rng ^= (uint64_t)getpid() << 32;
+			ku_register(cnl, ku_page(), 100000);
+			if (write(fds[1], "r", 1) != 1)
+				_exit(3);
 			for (k = 0; k < 3; k++)
 				pthread_create(&th, NULL, busy_thread, NULL);
 			busy_thread(NULL);
 		}
+		close(fds[1]);
+		/* Most runs kill after the first registration, at a random
+		 * point of the threads' register/burn/unregister loops; every
+		 * fifth at a random point of the start-up.
+		 */
+		if (!early && read(fds[0], &c, 1) == 1)
+			waited++;
+		close(fds[0]);
 		usleep(rndn(40000));
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
@@ -174,9 +191,9 @@ static void test_kill9(struct meter_nl *nl)
 		meter_nl_delete(nl, &sel, NULL, 0);
 		meter_profile_free(p);
 	}
-	ku_diag("%d kill -9 runs, %d had registered, %d sessions not finished",
-		KILL_RUNS, found, bad);
-	ku_ok(found > KILL_RUNS / 2 && bad == 0,
+	ku_diag("%d kill -9 runs, %d killed after registering, %d sessions found, %d not finished",
+		KILL_RUNS, waited, found, bad);
+	ku_ok(found >= waited && waited >= KILL_RUNS * 3 / 4 && bad == 0,
 	      "kill -9 at random points of a 4-thread registered process (%d runs): every session finished with no live thread",
 	      KILL_RUNS);
 }
