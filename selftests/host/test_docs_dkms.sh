@@ -5,11 +5,13 @@
 # lays out (scripts/dkms-source) are added, built and installed for every
 # test kernel (selftests/kernels: the 6.1 and 6.12 cloud kernels), the
 # module lands in updates/dkms/ with that kernel's vermagic and the genetlink
-# autoload alias, and `dkms remove` takes it all away again.
+# autoload alias, `dkms autoinstall` (what a new kernel's postinst hook
+# runs) builds and installs it, and `dkms remove` takes it all away again.
 #
 # Everything happens in private trees (--dkmstree, --sourcetree,
 # --installtree under a temporary directory, --no-depmod): the test never
-# touches /usr/src, /var/lib/dkms or /lib/modules.  Skipped without dkms
+# touches /usr/src or /lib/modules (dkms makes its module signing key in
+# /var/lib/dkms on first use, as for any dkms module).  Skipped without dkms
 # (scripts/install-deps installs it) or without kernel headers.
 set -u
 
@@ -44,7 +46,7 @@ version=$(sed -n 's/^VERSION := //p' "$ROOT/Makefile")
 conf_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$ROOT/dkms.conf")
 kvers=$("$ROOT/selftests/kernels")
 set -- $kvers
-echo "1..$((5 + 4 * $#))"
+echo "1..$((6 + 4 * $#))"
 
 if [ -n "$version" ] && [ "$version" = "$conf_version" ]; then
 	ok "dkms.conf's PACKAGE_VERSION is the Makefile's VERSION ($version)"
@@ -110,6 +112,18 @@ if dkms remove -m meter -v "$version" --all "${trees[@]}" > "$tmp/remove.log" 2>
 else
 	nok "dkms remove meter/$version --all"; diag "$tmp/remove.log"
 fi
+# AUTOINSTALL="yes": what the kernel's postinst hook runs for a new kernel.
+k=${1:-}
+if [ -n "$k" ] && [ -d "/lib/modules/$k/build" ] &&
+   dkms add -m meter -v "$version" "${trees[@]}" > "$tmp/auto.log" 2>&1 &&
+   dkms autoinstall --no-depmod -k "$k" "${trees[@]}" >> "$tmp/auto.log" 2>&1 &&
+   ls "$tmp/inst/$k/updates/dkms/"meter.ko* > /dev/null 2>&1; then
+	ok "dkms autoinstall -k $k builds and installs meter (AUTOINSTALL=yes)"
+else
+	nok "dkms autoinstall -k ${k:-(no kernel)} builds and installs meter"; diag "$tmp/auto.log"
+fi
+dkms remove -m meter -v "$version" --all "${trees[@]}" > /dev/null 2>&1
+
 left=$(find "$tmp/inst" "$tmp/dkms" -name 'meter.ko*' 2>/dev/null)
 if [ -z "$left" ]; then
 	ok "nothing left behind after dkms remove"
