@@ -108,8 +108,9 @@ if command -v man >/dev/null; then
 		found=$(MANPATH= man -M "$D$P/share/man" -w "$1" "$2" 2>/dev/null)
 		[ "$found" = "$D$P/share/man/man$1/$2.$1" ] || bad="$bad $2($1)"
 	done
+	MANPATH= MANWIDTH=80 man -M "$D$P/share/man" 3 meter_enter 2>&1 | grep -q 'meter_record_register' || bad="$bad meter_enter(3)"
 	if [ -z "$bad" ]; then
-		ok "man -M \$DESTDIR$P/share/man finds meter-run(1), meter-stat(1), libmeter(3), meter(4)"
+		ok "man -M \$DESTDIR$P/share/man finds meter-run(1), meter-stat(1), libmeter(3), meter(4), and meter_enter(3) shows libmeter(3)"
 	else
 		nok "man finds the installed pages (not found:$bad)"
 	fi

@@ -7,7 +7,8 @@
 # every meter-stat command is, every module parameter of kmod/*.c is in
 # meter.4 with its access (rw or read-only) and no parameter is documented
 # that the module does not have, and libmeter.3 names every public function
-# of lib/meter.h and every METER_* variable libmeter reads.
+# of lib/meter.h and every METER_* variable libmeter reads, each of which
+# has a .so link page (man 3 meter_enter).
 set -u
 
 ROOT=${METER_ROOT:-$(d=$(dirname "$(readlink -f "$0")"); while [ "$d" != / ] && [ ! -d "$d/man" ]; do d=$(dirname "$d"); done; echo "$d")}
@@ -178,6 +179,25 @@ if [ -n "$vars" ] && [ -z "$missing" ]; then
 	ok "libmeter.3 documents every variable libmeter reads ($(echo $vars))"
 else
 	nok "libmeter.3 documents every variable libmeter reads (missing:${missing:- none})"
+fi
+
+# Each API name has a page of its own: a .so link to libmeter.3, which man
+# follows (man 3 meter_enter).
+bad=""
+for f in METER_FUNCTION $funcs; do
+	page=$MAN/$f.3
+	if [ ! -f "$page" ] || [ "$(cat "$page")" != ".so man3/libmeter.3" ]; then
+		bad="$bad $f"
+	fi
+done
+for stub in "$MAN"/*.[1-9]; do
+	target=$(sed -n '1s/^\.so //p' "$stub")
+	[ -z "$target" ] || [ -f "$MAN/$(basename "$target")" ] || bad="$bad $(basename "$stub")->$target"
+done
+if [ -z "$bad" ]; then
+	ok "man/<name>.3 links every API name to libmeter.3 (.so), and every link resolves"
+else
+	nok "man/<name>.3 links every API name to libmeter.3 (wrong or missing:$bad)"
 fi
 
 echo "1..$n"
