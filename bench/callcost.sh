@@ -3,6 +3,9 @@
 #
 # bench/callcost.sh [N]: instructions and time per instrumented call, meter
 # against gprof and uftrace, on one call-heavy loop (bench/callcost.c).
+# Reference rows: Appel's increment-and-store written by hand (the cost
+# the manual modes aim at) and -finstrument-functions with empty hooks
+# (bench/callcost_hooks.c: the floor under the automatic mode).
 #
 # Instructions come from callgrind (valgrind): the program is run with N and
 # 2N calls and the difference divided by N, so start-up work (libmeter's
