@@ -206,6 +206,8 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	/* slot[0] is sps[d - 1], slot[1] sps[d] */
 	uintptr_t *slot = &METER__SP_BELOW(f.page, d);
 
+	__asm__("" : "+r"(sp));	/* computed once, not rematerialised */
+
 	f.cd = METER__CD_WORD(f.page);
 	/*
 	 * Not registered (depth UINT32_MAX), deep, or the top frame may be
