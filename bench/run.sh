@@ -1,0 +1,287 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# bench/run.sh: the benchmarks of `make bench` (Documentation/performance.md).
+#
+#   bench/run.sh              everything: host part, VM part, report
+#   bench/run.sh host OUT     the host part only, raw results into OUT
+#   bench/run.sh vm OUT       the VM part (run inside selftests/vm-run)
+#   bench/run.sh report OUT   the table and the JSON line from OUT
+#
+# Every measurement is one run of build/bench/bin/workloads-VARIANT under
+# one tool, in a directory of its own, OUT/runs/ID/, holding the
+# workload's stdout (its own CPU and wall times), timeit's line (the CPU
+# time of the whole command tree: the tool's own processes too) and the
+# tool's output.  OUT/index lists the runs: "ID PHASE TOOL RATE WORKLOAD
+# REP".  Runs are interleaved (each repetition goes through every tool)
+# so that drifting load on the machine hits all tools alike.
+# bench/summarize.py turns OUT into the table and the JSON line.
+#
+# Environment: BENCH_REPS (repetitions, 5 for the tick costs, 3 for the
+# overheads), BENCH_QUICK=1 (smaller runs: a smoke test of the plumbing),
+# BENCH_OUT (where the whole run keeps its results; default
+# build/bench/out), BENCH_PHASES (default "tick res ovh acc": which parts
+# of the VM and host runs to do).
+set -eu
+
+ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+B=$ROOT/build/bench/bin
+quick=${BENCH_QUICK:-0}
+phases=" ${BENCH_PHASES:-callcost tick res ovh acc} "
+want() { case $phases in *" $1 "*) return 0 ;; esac; return 1; }
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+# The 1 kHz and 10 kHz sampling rates as periods.
+period_ns() { echo $((1000000000 / $1)); }
+
+# run_one ID PHASE TOOL RATE WORKLOAD REP SCALE: one measurement.
+# TOOL is one of:
+#   base             workloads-plain, nothing else
+#   off              workloads-manual, METER_BACKEND=off (calls counted)
+#   meter-kernel     workloads-manual under meter-run --backend kernel
+#   meter-auto       workloads-auto under meter-run --backend kernel
+#   meter-signal     workloads-manual, METER_BACKEND=signal
+#   meter-signal-hr  the same driven by a CLOCK_MONOTONIC timer at RATE
+#                    (BENCH_SIGNAL_HZ; the CPU-time timer set to 1 s)
+#   perf             perf record -e task-clock -F RATE (no RATE: perf's
+#                    default 4000 Hz); perf-g: with -g (frame pointers)
+#   gprof            workloads-pg, then gprof -b -p / -q
+#   gperftools       workloads-gperf, CPUPROFILE, CPUPROFILE_FREQUENCY=RATE
+#   uftrace          uftrace record workloads-pg
+run_one() {
+	local id=$1 phase=$2 tool=$3 rate=$4 w=$5 rep=$6 scale=$7
+	local d=$OUT/runs/$id rc=0
+	local -a cmd env=()
+	mkdir -p "$d"
+	case $tool in
+	base) cmd=("$B/workloads-plain" "$w" "$scale") ;;
+	off) env=(METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null)
+		cmd=("$B/workloads-manual" "$w" "$scale") ;;
+	meter-kernel|meter-auto)
+		local v=manual
+		[ $tool = meter-auto ] && v=auto
+		cmd=(meter-run --no-progress -b kernel --period "$(period_ns "$rate")ns"
+		     -f json -o "$d/profile.json" -- "$B/workloads-$v" "$w" "$scale") ;;
+	meter-signal|meter-signal-auto)
+		local v=manual
+		[ $tool = meter-signal-auto ] && v=auto
+		env=(METER_BACKEND=signal METER_QUIET=1 METER_PERIOD_NS="$(period_ns "$rate")"
+		     METER_OUTPUT="$d/profile.json")
+		cmd=("$B/workloads-$v" "$w" "$scale") ;;
+	meter-signal-hr)
+		env=(METER_BACKEND=signal METER_QUIET=1 METER_PERIOD_NS=1000000000
+		     METER_OUTPUT="$d/profile.json" BENCH_SIGNAL_HZ="$rate")
+		cmd=("$B/workloads-manual" "$w" "$scale") ;;
+	perf|perf-g)
+		local -a f=()
+		[ "$rate" = default ] || f=(-F "$rate")
+		[ $tool = perf-g ] && f+=(-g)
+		# -B -N: no build-id post-processing (minutes under TCG)
+		cmd=("$PERF" record -q -B -N -e task-clock "${f[@]}" -o "$d/perf.data"
+		     "$B/workloads-plain" "$w" "$scale") ;;
+	gprof) cmd=("$B/workloads-pg" "$w" "$scale") ;;
+	gperftools)
+		env=(CPUPROFILE="$d/cpu.prof")
+		[ "$rate" = default ] || env+=(CPUPROFILE_FREQUENCY="$rate")
+		cmd=("$B/workloads-gperf" "$w" "$scale") ;;
+	uftrace)
+		cmd=(uftrace record -d "$d/uftrace.data" "$B/workloads-pg" "$w" "$scale") ;;
+	*) die "unknown tool $tool" ;;
+	esac
+	(cd "$d" && env "${env[@]}" "$B/timeit" "${cmd[@]}" \
+		> "$d/stdout" 2> "$d/stderr") || rc=$?
+	if [ $rc != 0 ]; then
+		echo "bench: $tool $rate $w failed (status $rc):" >&2
+		tail -n 5 "$d/stderr" | sed 's/^/  | /' >&2
+		echo "$id $phase $tool $rate $w $rep failed" >> "$OUT/index"
+		return 0
+	fi
+	# What the tool says, while its data and the binary are at hand.
+	case $tool in
+	gprof)
+		gprof -b -p "$B/workloads-pg" "$d/gmon.out" > "$d/gprof.flat" 2>&1 || true
+		[ "$phase" = acc ] &&
+			gprof -b -q "$B/workloads-pg" "$d/gmon.out" > "$d/gprof.graph" 2>&1
+		rm -f "$d/gmon.out" ;;
+	uftrace)
+		if [ "$phase" = acc ]; then
+			uftrace report -d "$d/uftrace.data" > "$d/uftrace.report" 2>&1 || true
+			[ "$w" = appel ] && { uftrace graph -d "$d/uftrace.data" is_prime \
+				> "$d/uftrace.graph" 2>&1 || true; }
+		fi
+		rm -rf "$d/uftrace.data" ;;
+	esac
+	echo "$id $phase $tool $rate $w $rep ok" >> "$OUT/index"
+}
+
+# Scales: each workload run takes a few tenths of a second (host) or about
+# half a second of TCG (VM).
+if [ "$quick" = 1 ]; then
+	host_scale() { case $1 in spin) echo 20 ;; tree) echo 2 ;; matrix) echo 2 ;; threads) echo 2 ;; split) echo 4 ;; appel) echo 2 ;; esac; }
+	vm_scale() { case $1 in spin) echo 10 ;; tree) echo 1 ;; matrix) echo 1 ;; threads) echo 1 ;; split) echo 2 ;; appel) echo 1 ;; esac; }
+else
+	host_scale() { case $1 in spin) echo 200 ;; tree) echo 40 ;; matrix) echo 60 ;; threads) echo 30 ;; split) echo 200 ;; appel) echo 40 ;; esac; }
+	vm_scale() { case $1 in spin) echo 150 ;; tree) echo 5 ;; matrix) echo 3 ;; threads) echo 2 ;; split) echo 40 ;; appel) echo 8 ;; esac; }
+fi
+
+n=0
+next_id() { n=$((n + 1)); id=$(printf '%s%04d' "$1" $n); }
+
+# --- host: peers that need no meter.ko ---------------------------------------
+host_part() {
+	local reps=${BENCH_REPS:-3} r w t
+	if want callcost; then
+		echo "== host: per-call cost (bench/callcost.sh)" >&2
+		"$ROOT/bench/callcost.sh" > "$OUT/callcost.txt" 2> "$OUT/callcost.err" ||
+			echo "bench: bench/callcost.sh failed (see $OUT/callcost.err)" >&2
+		cat "$OUT/callcost.txt" >&2
+	fi
+
+	if want tick; then
+		echo "== host: per-sample cost of the signal backend and perf (spin, 10 kHz) x ${BENCH_REPS:-5}" >&2
+		for r in $(seq 1 "${BENCH_REPS:-5}"); do
+			for t in "off -" "meter-signal-hr 10000" "base -" "perf 10000"; do
+				next_id h
+				run_one "$id" tick ${t% *} ${t#* } spin $r "$(host_scale spin)"
+			done
+		done
+	fi
+	want ovh && echo "== host: overhead (tree, matrix, threads) x $reps" >&2
+	local tools=("base -" "meter-signal 1000" "meter-signal 10000"
+		"meter-signal-auto 1000" "gprof -" "gperftools default"
+		"gperftools 1000" "gperftools 10000" "uftrace -")
+	want ovh || reps=0
+	for r in $(seq 1 "$reps"); do
+		for w in tree matrix threads; do
+			for t in "${tools[@]}"; do
+				next_id h
+				run_one "$id" ovh ${t% *} ${t#* } $w $r "$(host_scale $w)"
+			done
+		done
+	done
+
+	want acc && echo "== host: accuracy (split, appel)" >&2
+	want acc || return 0
+	for w in split appel; do
+		for t in "gprof -" "gperftools 1000" "uftrace -" "meter-signal 1000"; do
+			next_id h
+			run_one "$id" acc ${t% *} ${t#* } $w 1 "$(host_scale $w)"
+		done
+	done
+	# gperftools: its own symbolizer, on the host
+	for d in "$OUT"/runs/h*; do
+		[ -f "$d/cpu.prof" ] || continue
+		google-pprof --text "$B/workloads-gperf" "$d/cpu.prof" > "$d/pprof.txt" 2>/dev/null || true
+		rm -f "$d/cpu.prof"
+	done
+}
+
+# --- VM: meter.ko and perf ------------------------------------------------------
+vm_part() {
+	local reps=${BENCH_REPS:-5} r w t rate
+	PERF=$B/perf
+	[ -x "$PERF" ] || PERF=perf
+	want tick && echo "== vm: per-tick cost (spin, 10 kHz) x $reps" >&2
+	want tick || reps=0
+	for r in $(seq 1 "$reps"); do
+		for t in "off -" "meter-kernel 10000" "meter-signal-hr 10000" \
+			 "base -" "perf 10000"; do
+			next_id v
+			run_one "$id" tick ${t% *} ${t#* } spin $r "$(vm_scale spin)"
+		done
+	done
+
+	want res && echo "== vm: resolution (spin, 1 kHz and 10 kHz)" >&2
+	want res && for rate in 1000 10000; do
+		for t in meter-kernel meter-signal gperftools perf; do
+			next_id v
+			run_one "$id" res $t $rate spin 1 "$(vm_scale spin)"
+		done
+	done
+
+	reps=${BENCH_REPS:-3}
+	want ovh && echo "== vm: overhead (tree, matrix, threads) x $reps" >&2
+	want ovh || reps=0
+	local tools=("base -" "meter-kernel 1000" "meter-kernel 10000"
+		"meter-auto 1000" "meter-auto 10000" "meter-signal 1000"
+		"perf default" "perf 1000" "perf 10000")
+	for r in $(seq 1 "$reps"); do
+		for w in tree matrix threads; do
+			for t in "${tools[@]}"; do
+				next_id v
+				run_one "$id" ovh ${t% *} ${t#* } $w $r "$(vm_scale $w)"
+			done
+		done
+	done
+
+	want acc && echo "== vm: accuracy (split, appel; 10 kHz)" >&2
+	want acc || return 0
+	for w in split appel; do
+		for t in meter-kernel meter-auto perf-g; do
+			next_id v
+			run_one "$id" acc $t 10000 $w 1 "$(vm_scale $w)"
+		done
+	done
+	# perf.data is read on the host (faster than under TCG).
+}
+
+# perf.data files from the VM: the samples' symbols, on the host (the
+# binaries are the same files at the same paths).
+perf_scripts() {
+	local d
+	for d in "$OUT"/runs/*; do
+		[ -f "$d/perf.data" ] || continue
+		perf script -i "$d/perf.data" -F ip,sym > "$d/perf.script" 2>/dev/null || true
+		rm -f "$d/perf.data"
+	done
+}
+
+case ${1:-all} in
+host)
+	OUT=$2; mkdir -p "$OUT"; host_part ;;
+vm)
+	OUT=$2; mkdir -p "$OUT"; vm_part ;;
+report)
+	python3 "$ROOT/bench/summarize.py" "$2" ;;
+all)
+	t0=$(date +%s)
+	OUT=${BENCH_OUT:-$ROOT/build/bench/out}
+	rm -rf "$OUT"
+	mkdir -p "$OUT/host" "$OUT/vm"
+	for c in gprof uftrace google-pprof perf valgrind python3 bc; do
+		command -v $c >/dev/null || die "$c is missing: run bench/install-deps"
+	done
+	[ -f /usr/lib/x86_64-linux-gnu/libprofiler.so ] ||
+		[ -n "$(ldconfig -p | grep libprofiler.so)" ] ||
+		die "libprofiler is missing: run bench/install-deps"
+	# perf inside the VM: Debian's /usr/bin/perf may be a wrapper script
+	# that execs perf_<version>; copy the real binary next to the
+	# workloads (vm-run copies the tree and the libraries its ELF files
+	# need).
+	realperf=$(command -v perf)
+	if ! file -L "$realperf" 2>/dev/null | grep -q ELF; then
+		for p in /usr/bin/perf_6.1 /usr/bin/perf_* /usr/lib/linux-tools*/perf; do
+			[ -x "$p" ] && { realperf=$p; break; }
+		done
+	fi
+	cp -L "$realperf" "$B/perf"
+	PERF=perf
+	# the host's load, for the record
+	cut -d' ' -f1-3 /proc/loadavg > "$OUT/loadavg.before"
+	OUT=$OUT/host host_part
+	echo "== vm: booting (TCG)" >&2
+	vmrc=0
+	envs=(--env "BENCH_PHASES=$phases" --env "BENCH_QUICK=$quick")
+	[ -z "${BENCH_REPS:-}" ] || envs+=(--env "BENCH_REPS=$BENCH_REPS")
+	"$ROOT/selftests/vm-run" --timeout 1200 --out "$OUT/vm" "${envs[@]}" -- \
+		"$ROOT/bench/run.sh" vm "$OUT/vm" >&2 || vmrc=$?
+	[ $vmrc = 0 ] || echo "bench: the VM part failed (status $vmrc)" >&2
+	OUT=$OUT/vm perf_scripts
+	OUT=$OUT/host perf_scripts
+	echo "wall_s=$(( $(date +%s) - t0 ))" > "$OUT/wall"
+	cut -d' ' -f1-3 /proc/loadavg > "$OUT/loadavg.after"
+	python3 "$ROOT/bench/summarize.py" "$OUT"
+	;;
+*) die "usage: bench/run.sh [host OUT | vm OUT | report OUT]" ;;
+esac

@@ -1,0 +1,527 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/summarize.py OUT: the table and the JSON line of `make bench`.
+
+OUT is what bench/run.sh wrote: OUT/host and OUT/vm, each with an index
+("ID PHASE TOOL RATE WORKLOAD REP STATUS") and runs/ID/ directories, and
+OUT/host/callcost.txt.  Prints the tables, then as the last line one JSON
+object (see Documentation/performance.md for the keys).  Missing pieces
+come out as null, never as an error: a benchmark prints what it has.
+"""
+import json
+import os
+import re
+import statistics
+import sys
+
+SPLIT_TRUTH = {"heavy": 50.0, "medium": 30.0, "light": 20.0}
+WORKLOADS = ("tree", "matrix", "threads")
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def kv(text, prefix=""):
+    """key=value pairs of the last line that has prefix's keys."""
+    out = {}
+    for line in text.splitlines():
+        if prefix and prefix not in line:
+            continue
+        for k, v in re.findall(r"(\w+)=([-\w.]+)", line):
+            out[k] = v
+    return out
+
+
+class Run:
+    def __init__(self, env, base, fields):
+        self.env = env
+        self.id, self.phase, self.tool, self.rate, self.w, self.rep = fields[:6]
+        self.ok = len(fields) < 7 or fields[6] == "ok"
+        self.dir = os.path.join(base, "runs", self.id)
+        self.out = kv(read(os.path.join(self.dir, "stdout")), "workload=")
+        self.timeit = kv(read(os.path.join(self.dir, "stderr")), "timeit ")
+        self._profile = False
+
+    def num(self, d, k):
+        try:
+            return float(d[k])
+        except (KeyError, ValueError):
+            return None
+
+    @property
+    def work_cpu(self):
+        return self.num(self.out, "work_cpu_ns")
+
+    @property
+    def proc_cpu(self):
+        return self.num(self.out, "cpu_ns")
+
+    @property
+    def tree_cpu(self):
+        return self.num(self.timeit, "cpu_ns")
+
+    @property
+    def profile(self):
+        if self._profile is False:
+            try:
+                with open(os.path.join(self.dir, "profile.json")) as f:
+                    self._profile = json.load(f)
+            except (OSError, ValueError):
+                self._profile = None
+        return self._profile
+
+    def file(self, name):
+        return read(os.path.join(self.dir, name))
+
+
+def load(out):
+    runs = []
+    for env in ("host", "vm"):
+        base = os.path.join(out, env)
+        for line in read(os.path.join(base, "index")).splitlines():
+            fields = line.split()
+            if len(fields) >= 6:
+                runs.append(Run(env, base, fields))
+    return runs
+
+
+def pick(runs, **want):
+    return [r for r in runs if r.ok and all(getattr(r, k) == v for k, v in want.items())]
+
+
+# --- what each tool reports ------------------------------------------------
+
+def meter_ticks(p):
+    """(ticks, samples) of a meter profile; ticks is None when not written."""
+    if not p:
+        return None, None
+    # "ticks": 0 with samples is a writer that does not fill it in
+    return p.get("ticks") or None, p.get("samples")
+
+
+def meter_self(p):
+    if not p:
+        return {}
+    return {f["name"]: f.get("self_samples", 0) for f in p.get("functions", [])}
+
+
+def meter_callers(p, leaf):
+    if not p:
+        return {}
+    names = {f["id"]: f["name"] for f in p.get("functions", [])}
+    out = {}
+    for s in p.get("stacks", []):
+        fr = s.get("frames", [])
+        if len(fr) >= 2 and names.get(fr[-1]) == leaf:
+            c = names.get(fr[-2], "?")
+            out[c] = out.get(c, 0) + s.get("samples", 0)
+    return out
+
+
+def perf_samples(text):
+    """[(leaf, caller)] from `perf script -F ip,sym`: one line per sample
+    without -g; with -g one block per sample (frames indented by a tab,
+    leaf first), blocks separated by blank lines."""
+    def sym(line):
+        parts = line.split(None, 1)
+        return parts[1].strip() if len(parts) > 1 else "[unknown]"
+
+    lines = text.splitlines()
+    if not any(line.startswith("\t") for line in lines):
+        return [(sym(line), None) for line in lines if line.strip()]
+    samples, block = [], []
+    for line in lines + [""]:
+        if line.strip():
+            block.append(sym(line))
+        elif block:
+            samples.append((block[0], block[1] if len(block) > 1 else None))
+            block = []
+    return samples
+
+
+def perf_flat(text):
+    out = {}
+    for leaf, _ in perf_samples(text):
+        out[leaf] = out.get(leaf, 0) + 1
+    return out
+
+
+def perf_callers(text, leaf):
+    out = {}
+    for lf, caller in perf_samples(text):
+        if lf == leaf and caller:
+            out[caller] = out.get(caller, 0) + 1
+    return out
+
+
+def gprof_flat(text):
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*[\d.]+\s+[\d.]+\s+([\d.]+)\s+.*?(\S+)\s*$", line)
+        if m:
+            out[m.group(2)] = out.get(m.group(2), 0.0) + float(m.group(1))
+    return out
+
+
+def gprof_callers(text, leaf):
+    """Parents' 'self' in leaf's call-graph entry: gprof's apportioning."""
+    out = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"^\[\d+\]", line) and re.search(r"\s%s \[\d+\]\s*$" % re.escape(leaf), line):
+            j = i - 1
+            while j >= 0 and not lines[j].startswith("-----") and lines[j].strip():
+                m = re.match(r"^\s+([\d.]+)\s+([\d.]+)\s+\S+\s+(\S+) \[\d+\]", lines[j])
+                if m:
+                    out[m.group(3)] = float(m.group(1))
+                j -= 1
+            break
+    return out
+
+
+def pprof_flat(text):
+    out = {}
+    total = None
+    for line in text.splitlines():
+        m = re.match(r"^Total: (\d+) samples", line)
+        if m:
+            total = int(m.group(1))
+        m = re.match(r"^\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+\d+\s+[\d.]+%\s+(\S+)", line)
+        if m:
+            out[m.group(2)] = int(m.group(1))
+    return out, total
+
+
+UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def uftrace_flat(text):
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*([\d.]+) (\w+)\s+([\d.]+) (\w+)\s+(\d+)\s+(\S.*?)\s*$", line)
+        if m and m.group(4) in UNITS:
+            out[m.group(6)] = float(m.group(3)) * UNITS[m.group(4)]
+    return out
+
+
+def uftrace_callers(text, leaf):
+    out = {}
+    t = None
+    frames = []
+
+    def flush():
+        if t is not None and len(frames) >= 2 and frames[-1] == leaf:
+            out[frames[-2]] = out.get(frames[-2], 0.0) + t
+
+    for line in text.splitlines():
+        m = re.match(r"^\s*backtrace #\d+: hit \d+, time\s+([\d.]+) (\w+)", line)
+        if m:
+            flush()
+            t = float(m.group(1)) * UNITS.get(m.group(2), 0)
+            frames = []
+            continue
+        m = re.match(r"^\s*\[\d+\] (\S+)", line)
+        if m and t is not None:
+            frames.append(m.group(1))
+        elif line.startswith("=") and "CALL GRAPH" in line:
+            flush()
+            t = None
+    flush()
+    return out
+
+
+def split_error(selfs):
+    vals = {k: selfs.get(k) for k in SPLIT_TRUTH}
+    if any(v is None for v in vals.values()):
+        return None, None
+    tot = sum(vals.values())
+    if tot <= 0:
+        return None, None
+    shares = {k: 100.0 * v / tot for k, v in vals.items()}
+    return max(abs(shares[k] - SPLIT_TRUTH[k]) for k in SPLIT_TRUTH), shares
+
+
+def f_share(callers):
+    f, g = callers.get("f", 0), callers.get("g", 0)
+    return 100.0 * f / (f + g) if f + g > 0 else None
+
+
+def tool_accuracy(r):
+    """(self times by function, callers of is_prime) of an accuracy run."""
+    t = r.tool
+    if t.startswith("meter"):
+        return meter_self(r.profile), meter_callers(r.profile, "is_prime")
+    if t.startswith("perf"):
+        s = r.file("perf.script")
+        return perf_flat(s), perf_callers(s, "is_prime")
+    if t == "gprof":
+        return gprof_flat(r.file("gprof.flat")), gprof_callers(r.file("gprof.graph"), "is_prime")
+    if t == "gperftools":
+        return pprof_flat(r.file("pprof.txt"))[0], None
+    if t == "uftrace":
+        return uftrace_flat(r.file("uftrace.report")), uftrace_callers(r.file("uftrace.graph"), "is_prime")
+    return {}, None
+
+
+# --- the figures ---------------------------------------------------------------
+
+def fmt(x, nd=1, unit=""):
+    if x is None:
+        return "n/a"
+    return ("%%.%df%%s" % nd) % (x, unit)
+
+
+def rnd(x, nd=1):
+    return None if x is None else round(x, nd)
+
+
+def tick_costs(runs, env="vm"):
+    """Per-tick costs from the interleaved spin runs: for each repetition
+    (extra CPU time of the work) / (ticks), then the median."""
+    res = {"kernel": [], "signal": [], "perf": [], "perf_total": []}
+    detail = {"kernel": [], "signal": [], "perf": []}
+    reps = sorted({r.rep for r in pick(runs, env=env, phase="tick")}, key=int)
+    for rep in reps:
+        one = {r.tool: r for r in pick(runs, env=env, phase="tick", rep=rep)}
+        off, base = one.get("off"), one.get("base")
+        k, s, p = one.get("meter-kernel"), one.get("meter-signal-hr"), one.get("perf")
+        if off and off.work_cpu:
+            for name, r in (("kernel", k), ("signal", s)):
+                if not r or not r.work_cpu:
+                    continue
+                ticks, samples = meter_ticks(r.profile)
+                n = ticks if ticks else samples
+                if n:
+                    res[name].append((r.work_cpu - off.work_cpu) / n)
+                    detail[name].append(n)
+        if base and p and base.work_cpu and p.work_cpu:
+            flat = perf_flat(p.file("perf.script"))
+            n = flat.get("spin", 0) + flat.get("run_spin", 0)
+            if n:
+                res["perf"].append((p.work_cpu - base.work_cpu) / n)
+                detail["perf"].append(n)
+            tot = sum(flat.values())
+            if tot and p.tree_cpu and base.tree_cpu:
+                res["perf_total"].append((p.tree_cpu - base.tree_cpu) / tot)
+    return {k: median(v) for k, v in res.items()}, {k: median(v) for k, v in detail.items()}, res
+
+
+def resolution(runs):
+    out = {}
+    for r in pick(runs, env="vm", phase="res"):
+        rate = r.rate
+        if r.tool in ("meter-kernel", "meter-signal") and r.work_cpu:
+            ticks, samples = meter_ticks(r.profile)
+            sec = r.work_cpu / 1e9
+            if samples is not None:
+                out[r.tool + "_samples@" + rate] = samples / sec
+            if ticks is not None:
+                out[r.tool + "_ticks@" + rate] = ticks / sec
+        elif r.tool == "perf" and r.work_cpu:
+            flat = perf_flat(r.file("perf.script"))
+            n = flat.get("spin", 0) + flat.get("run_spin", 0)
+            out["perf@" + rate] = n / (r.work_cpu / 1e9)
+        elif r.tool == "gperftools" and r.proc_cpu:
+            m = re.search(r"PROFILE: interrupts/evictions/bytes = (\d+)/", r.file("stderr"))
+            if m:
+                out["gperftools@" + rate] = int(m.group(1)) / (r.proc_cpu / 1e9)
+    return out
+
+
+def overheads(runs):
+    """{env: {tool@rate: {workload: pct}}}: median over repetitions of
+    (CPU time of the whole command tree / that of the plain build) - 1."""
+    out = {}
+    for env in ("host", "vm"):
+        ovh = pick(runs, env=env, phase="ovh")
+        if not ovh:
+            continue
+        per = {}
+        for w in WORKLOADS:
+            base = {r.rep: r.tree_cpu for r in ovh if r.w == w and r.tool == "base" and r.tree_cpu}
+            for r in ovh:
+                if r.w != w or r.tool == "base" or not r.tree_cpu or not base.get(r.rep):
+                    continue
+                key = r.tool + ("" if r.rate == "-" else "@" + r.rate)
+                per.setdefault(key, {}).setdefault(w, []).append(
+                    100.0 * (r.tree_cpu / base[r.rep] - 1.0))
+        out[env] = {k: {w: median(v) for w, v in d.items()} for k, d in per.items()}
+    return out
+
+
+def accuracy(runs):
+    split, caller, truth = {}, {}, None
+    for r in pick(runs, phase="acc"):
+        name = r.tool + ("" if r.rate in ("-", "default") else "@" + r.rate)
+        name = ("vm:" if r.env == "vm" else "host:") + name
+        selfs, callers = tool_accuracy(r)
+        if r.w == "split":
+            split[name] = split_error(selfs)
+        elif r.w == "appel":
+            caller[name] = f_share(callers) if callers is not None else None
+            t = r.num(r.out, "truth_f_share")
+            if t is not None:
+                truth = t
+    return split, caller, truth
+
+
+def percall(out):
+    rows = {}
+    for line in read(os.path.join(out, "host", "callcost.txt")).splitlines():
+        m = re.match(r"^(.*?)\s+(\S+)\s+(\S+)\s+(\S+)\s*$", line)
+        if not m or m.group(1).strip() == "variant":
+            continue
+
+        def num(s):
+            try:
+                return float(s)
+            except ValueError:
+                return None
+        rows[m.group(1).strip()] = (num(m.group(2)), num(m.group(3)), num(m.group(4)))
+    return rows
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "build/bench/out"
+    runs = load(out)
+    failed = [r for r in runs if not r.ok]
+    ticks, tick_n, tick_all = tick_costs(runs)
+    hticks, htick_n, htick_all = tick_costs(runs, "host")
+    loadavg = [read(os.path.join(out, f)).strip() for f in ("loadavg.before", "loadavg.after")]
+    res = resolution(runs)
+    ovh = overheads(runs)
+    split, caller, truth = accuracy(runs)
+    pc = percall(out)
+    wall = kv(read(os.path.join(out, "wall"))).get("wall_s")
+
+    p = print
+    p("")
+    p("meter benchmarks (Documentation/performance.md)")
+    p("")
+    p("Per-tick cost, VM (QEMU TCG, Debian 6.1 cloud), spin workload at 10 kHz,")
+    p("median of %d interleaved repetitions; CPU time of the profiled process:" %
+      len(tick_all["kernel"] or tick_all["signal"] or [0]))
+    p("  %-44s %12s %10s" % ("", "ns/tick", "ticks/run"))
+    p("  %-44s %12s %10s" % ("meter.ko tick (kernel backend)", fmt(ticks["kernel"], 0), fmt(tick_n["kernel"], 0)))
+    p("  %-44s %12s %10s" % ("SIGPROF to libmeter's handler (signal backend)", fmt(ticks["signal"], 0), fmt(tick_n["signal"], 0)))
+    p("  %-44s %12s %10s" % ("perf record -e task-clock sample (in task)", fmt(ticks["perf"], 0), fmt(tick_n["perf"], 0)))
+    p("  %-44s %12s" % ("perf sample, perf's own process included", fmt(ticks["perf_total"], 0)))
+    ratio = ticks["signal"] / ticks["kernel"] if ticks["signal"] and ticks["kernel"] and ticks["kernel"] > 0 else None
+    p("  signal / kernel: %s    perf / kernel: %s" % (
+        fmt(ratio, 1, "x"),
+        fmt(ticks["perf"] / ticks["kernel"] if ticks["perf"] and ticks["kernel"] and ticks["kernel"] > 0 else None, 1, "x")))
+    p("  per repetition (ns): kernel %s; signal %s; perf %s" % tuple(
+        " ".join(fmt(x, 0) for x in tick_all[k]) or "n/a" for k in ("kernel", "signal", "perf")))
+    p("")
+    p("The same on the host (real CPU, no meter.ko: signal backend and perf only):")
+    p("  %-44s %12s %10s" % ("SIGPROF to libmeter's handler (signal backend)", fmt(hticks["signal"], 0), fmt(htick_n["signal"], 0)))
+    p("  %-44s %12s %10s" % ("perf record -e task-clock sample (in task)", fmt(hticks["perf"], 0), fmt(htick_n["perf"], 0)))
+    p("  %-44s %12s" % ("perf sample, perf's own process included", fmt(hticks["perf_total"], 0)))
+    p("  per repetition (ns): signal %s; perf %s" % tuple(
+        " ".join(fmt(x, 0) for x in htick_all[k]) or "n/a" for k in ("signal", "perf")))
+    p("")
+    p("Per-call cost (host, bench/callcost.sh: callgrind instructions, ns/call noisy):")
+    for k, (ins, ov, ns) in pc.items():
+        p("  %-44s %8s instr %8s over baseline %8s ns" % (k, fmt(ins), fmt(ov), fmt(ns, 2)))
+    p("")
+    p("Resolution, VM: samples per CPU-second delivered (spin workload):")
+    p("  %-44s %10s %10s" % ("", "1 kHz", "10 kHz"))
+    for label, key in (("meter kernel, ticks (interrupts)", "meter-kernel_ticks"),
+                       ("meter kernel, samples (weighted periods)", "meter-kernel_samples"),
+                       ("meter signal, ticks (signals)", "meter-signal_ticks"),
+                       ("meter signal, samples (weighted)", "meter-signal_samples"),
+                       ("gperftools (CPUPROFILE_FREQUENCY)", "gperftools"),
+                       ("perf record -F", "perf")):
+        p("  %-44s %10s %10s" % (label, fmt(res.get(key + "@1000"), 0), fmt(res.get(key + "@10000"), 0)))
+    p("")
+    for env in ("vm", "host"):
+        if env not in ovh:
+            continue
+        p("Overhead, %s: %% more CPU time than the uninstrumented build (whole command," % env)
+        p("  tool's own processes included; median of interleaved repetitions):")
+        p("  %-34s %9s %9s %9s" % ("tool@rate (Hz)", *WORKLOADS))
+        for k in sorted(ovh[env]):
+            p("  %-34s %9s %9s %9s" % (k, *(fmt(ovh[env][k].get(w), 1) for w in WORKLOADS)))
+        p("")
+    p("Accuracy: split 50/30/20 (largest error of the self-time shares, pp) and")
+    p("Appel's f/g: share of is_prime's time charged to f (truth %s %%):" % fmt(truth, 2))
+    p("  %-34s %14s %18s %14s" % ("tool", "split err (pp)", "shares h/m/l", "is_prime <- f"))
+    for k in sorted(set(split) | set(caller)):
+        err, shares = split.get(k, (None, None))
+        sh = "/".join(fmt(shares[x], 1) for x in ("heavy", "medium", "light")) if shares else "n/a"
+        p("  %-34s %14s %18s %14s" % (k, fmt(err, 2), sh, fmt(caller.get(k), 1)))
+    if failed:
+        p("")
+        p("Runs that failed: " + ", ".join("%s:%s@%s/%s" % (r.env, r.tool, r.rate, r.w) for r in failed))
+    if wall:
+        p("")
+        p("wall time of the whole run: %s s; host load average before/after: %s" %
+          (wall, " / ".join(x or "?" for x in loadavg)))
+
+    meter_acc = [split[k][0] for k in ("vm:meter-kernel@10000", "vm:meter-auto@10000")
+                 if k in split and split[k][0] is not None]
+
+    def peer_acc(prefix):
+        v = [e for k, (e, _) in split.items() if k.startswith(prefix) and e is not None]
+        return rnd(max(v), 2) if v else None
+
+    def pcv(label, i):
+        for k, v in pc.items():
+            if k.startswith(label):
+                return v[i]
+        return None
+
+    summary = {
+        "kernel_tick_ns": rnd(ticks["kernel"]),
+        "signal_tick_ns": rnd(ticks["signal"]),
+        "perf_sample_ns": rnd(ticks["perf"]),
+        "perf_sample_total_ns": rnd(ticks["perf_total"]),
+        "signal_over_kernel": rnd(ratio, 2),
+        "host_signal_tick_ns": rnd(hticks["signal"]),
+        "host_perf_sample_ns": rnd(hticks["perf"]),
+        "tick_env": "QEMU TCG, 2 vCPUs, Linux 6.1 cloud, 10 kHz, CPU time",
+        "accuracy_max_error_pp": rnd(max(meter_acc), 2) if meter_acc else None,
+        "accuracy_peers_max_error_pp": {
+            "meter_signal": peer_acc("host:meter-signal"),
+            "gprof": peer_acc("host:gprof"),
+            "gperftools": peer_acc("host:gperftools"),
+            "uftrace": peer_acc("host:uftrace"),
+            "perf": peer_acc("vm:perf"),
+        },
+        "caller_share_f_pct": dict({"truth": rnd(truth, 2)},
+                                   **{k: rnd(v, 1) for k, v in sorted(caller.items())}),
+        "resolution_per_cpu_s": {k: rnd(v, 0) for k, v in sorted(res.items())},
+        "percall_instr": {
+            "meter_manual": pcv("meter manual", 1),
+            "meter_auto": pcv("meter automatic (", 1),
+            "gprof": pcv("gprof", 1),
+            "uftrace": pcv("uftrace", 1),
+        },
+        "percall_ns": {
+            "meter_manual": pcv("meter manual", 2),
+            "meter_auto": pcv("meter automatic (", 2),
+            "gprof": pcv("gprof", 2),
+            "uftrace": pcv("uftrace", 2),
+        },
+        "overhead_pct": {env: {k: {w: rnd(x) for w, x in d.items()} for k, d in sorted(v.items())}
+                         for env, v in ovh.items()},
+        "peers": ["gprof", "perf", "gperftools", "uftrace"],
+        "failed_runs": len(failed),
+        "wall_s": int(wall) if wall else None,
+        "host_loadavg": loadavg,
+    }
+    p(json.dumps(summary, sort_keys=False, separators=(",", ":")))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# test_bench_summary: bench/summarize.py on a small made-up result tree
+# ends with one JSON line that parses and has the keys make bench promises,
+# with the figures the fixture implies.
+set -u
+root=$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)
+echo "1..3"
+command -v python3 >/dev/null || { echo "ok 1 # SKIP no python3"; echo "ok 2 # SKIP"; echo "ok 3 # SKIP"; exit 0; }
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+mk() {	# mk ENV ID PHASE TOOL RATE W REP WORK_CPU TREE_CPU [JSON]
+	local d=$t/$1/runs/$2
+	mkdir -p "$d"
+	echo "$2 $3 $4 $5 $6 $7 ok" >> "$t/$1/index"
+	echo "workload=$6 work_cpu_ns=$8 cpu_ns=$8 wall_ns=$8" > "$d/stdout"
+	echo "timeit cpu_ns=$9 wall_ns=$9 status=0" > "$d/stderr"
+	[ $# -ge 10 ] && echo "${10}" > "$d/profile.json"
+	return 0
+}
+prof() { echo "{\"samples\": $1, \"ticks\": $1, \"functions\": [$2], \"stacks\": [$3]}"; }
+fn() { echo "{\"id\": $1, \"name\": \"$2\", \"self_samples\": $3}"; }
+mk vm v1 tick off - spin 1 1000000000 1100000000
+mk vm v2 tick meter-kernel 10000 spin 1 1010000000 1110000000 "$(prof 10000 "" "")"
+mk vm v3 tick meter-signal-hr 10000 spin 1 1200000000 1300000000 "$(prof 10000 "" "")"
+mk vm v4 ovh base - tree 1 1000 1000
+mk vm v5 ovh meter-kernel 1000 tree 1 1000 1100
+mk vm v6 acc meter-kernel 10000 split 1 1 1 "$(prof 100 "$(fn 1 heavy 51), $(fn 2 medium 30), $(fn 3 light 19)" "")"
+mk vm v7 acc meter-kernel 10000 appel 1 1 1 "$(prof 100 "$(fn 1 f 0), $(fn 2 g 0), $(fn 3 is_prime 100)" '{"frames": [1, 3], "samples": 90}, {"frames": [2, 3], "samples": 10}')"
+mkdir -p "$t/host"; : > "$t/host/index"
+out=$(python3 "$root/bench/summarize.py" "$t" 2>&1)
+last=$(printf '%s\n' "$out" | tail -n 1)
+if printf '%s' "$last" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+for k in ("kernel_tick_ns", "signal_tick_ns", "perf_sample_ns", "accuracy_max_error_pp", "peers", "overhead_pct", "percall_instr"):
+    assert k in d, k
+assert isinstance(d["peers"], list) and d["peers"]
+'; then echo "ok 1 - the last line is a JSON object with the promised keys"
+else echo "not ok 1 - the last line is a JSON object with the promised keys"; printf '%s\n' "$out" | sed 's/^/# /'; fi
+if printf '%s' "$last" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert d["kernel_tick_ns"] == 1000.0, d["kernel_tick_ns"]
+assert d["signal_tick_ns"] == 20000.0, d["signal_tick_ns"]
+assert d["signal_over_kernel"] == 20.0
+assert d["overhead_pct"]["vm"]["meter-kernel@1000"]["tree"] == 10.0
+'; then echo "ok 2 - tick costs and overheads computed from the runs"
+else echo "not ok 2 - tick costs and overheads computed from the runs"; fi
+if printf '%s' "$last" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert d["accuracy_max_error_pp"] == 1.0, d["accuracy_max_error_pp"]
+assert d["caller_share_f_pct"]["vm:meter-kernel@10000"] == 90.0
+'; then echo "ok 3 - split error and caller share"
+else echo "not ok 3 - split error and caller share"; fi
