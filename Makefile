@@ -7,6 +7,8 @@
 #                        then every VM test in a VM per kernel (6.1, 6.12)
 #   make check-rt        the same VM tests in the 6.12 PREEMPT_RT kernel
 #   make demo            profile an example program in a VM
+#   make bench           meter against gprof, perf, gperftools, uftrace
+#                        (host and VM; Documentation/performance.md)
 #   make module KVER=…   meter.ko for another installed kernel (or KDIR=…)
 #   make install [DESTDIR=…] [PREFIX=/usr/local]     make uninstall
 #   make deps            install missing Debian packages (scripts/install-deps)
@@ -159,6 +161,13 @@ check-rt:
 		exit 1; \
 	fi; \
 	METER_KVERS="$$k" $(MAKE) --no-print-directory check
+
+# The benchmarks: the packages they need, then build and run (bench/bench.mk).
+# Not part of check; fails only when a tool is broken, never on numbers.
+.PHONY: bench
+bench: deps
+	@bench/install-deps
+	@$(MAKE) --no-print-directory bench-run
 
 DEMO_PROG ?= $(BUILD)/examples/split
 demo: deps
