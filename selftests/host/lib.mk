@@ -13,11 +13,16 @@ LIBTEST_HOST := $(BUILD)/selftests/host
 LIBTEST_LINK := -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../../lib' -lmeter -lpthread
 LIBTEST_CFLAGS := $(CFLAGS)
 
-LIBTEST_WORKLOADS := $(addprefix $(LIBTEST_HOST)/lib_workload_,manual auto api)
+LIBTEST_WORKLOADS := $(addprefix $(LIBTEST_HOST)/lib_workload_,manual auto api flat)
 
 $(LIBTEST_HOST)/lib_workload_manual: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) -DMODE_MANUAL -o $@ $< $(LIBTEST_LINK)
+
+# every METER_FUNCTION() flat (-DMETER_FLAT)
+$(LIBTEST_HOST)/lib_workload_flat: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBTEST_CFLAGS) -DMODE_MANUAL -DMETER_FLAT -o $@ $< $(LIBTEST_LINK)
 
 $(LIBTEST_HOST)/lib_workload_auto: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)

@@ -106,6 +106,50 @@ static int child(void)
 	return 0;
 }
 
+/* Every function of a has the same calls in b (and there is one). */
+static int same_calls(const struct meter_profile *a,
+		      const struct meter_profile *b)
+{
+	size_t i;
+
+	if (!a || !b || !a->nfuncs)
+		return 0;
+	for (i = 0; i < a->nfuncs; i++)
+		if (calls_of(b, a->funcs[i].name) != (long long)a->funcs[i].calls)
+			return 0;
+	return 1;
+}
+
+/* lib_workload built with -DMETER_FLAT against the stacked build. */
+static void workload_flat(void)
+{
+	static const char *const runs[][4] = {
+		{ "counts", "1000", NULL },
+		{ "threads", "4", "1000", NULL },
+		{ "longjmp", "300", "20", NULL },
+	};
+	struct meter_profile *m, *f;
+	char out[1024], label[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
+		snprintf(label, sizeof(label), "stacked %s", runs[i][0]);
+		m = run_backend("lib_workload_manual", "off", runs[i], out,
+				sizeof(out), label, NULL);
+		snprintf(label, sizeof(label), "-DMETER_FLAT %s", runs[i][0]);
+		f = run_backend("lib_workload_flat", "off", runs[i], out,
+				sizeof(out), label, NULL);
+		ok(printed_depth(out) == 0,
+		   "-DMETER_FLAT %s: nothing pushed (depth=%ld)", runs[i][0],
+		   printed_depth(out));
+		ok(same_calls(m, f),
+		   "-DMETER_FLAT %s: the same call counts as METER_FUNCTION()",
+		   runs[i][0]);
+		meter_profile_free(m);
+		meter_profile_free(f);
+	}
+}
+
 static double share(const struct meter_profile *p, const char *name)
 {
 	const struct meter_func *f = func_named(p, name);
@@ -162,6 +206,7 @@ int main(int argc, char **argv)
 	   samples_of_stack(p, "child;parent;flat_mid;stacked_child") == 0,
 	   "a stacked callee of a flat function hangs from the nearest stacked frame");
 	meter_profile_free(p);
+	workload_flat();
 	scratch_cleanup();
 	return tap_done();
 }
