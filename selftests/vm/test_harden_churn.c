@@ -406,7 +406,9 @@ int main(int argc, char **argv)
 			t2 - t1, t3 - t2, t4 - t3, t5 - t4);
 	}
 
-	usleep(300000);
+	/* releases run on the module's workqueue */
+	for (i = 0; i < 100 && vmlck_kb(getpid()) != 4; i++)
+		usleep(100000);
 	if (meter_nl_list(nl, &v, &n, NULL, 0))
 		ku_bail("list", -EIO, NULL);
 	for (i = 0; i < n; i++) {

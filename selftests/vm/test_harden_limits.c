@@ -285,7 +285,7 @@ int main(void)
 
 	old = ku_param_get("max_threads");
 	/* This process holds one registration; let two more in. */
-	usleep(300000);	/* earlier registrations released */
+	sleep(1);	/* earlier registrations released (workqueue) */
 	ku_param_set("max_threads", 3);
 	r = in_child(three_threads, 0);
 	ku_ok(r.ret2 == 0 && r.ret == -ENOSPC && strstr(r.msg, "max_threads"),

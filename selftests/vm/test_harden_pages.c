@@ -66,8 +66,8 @@ static struct meter_profile *run_child(work_fn fn, long *lck_after)
 		fn(pg);
 		meter_nl_unregister(cnl, NULL, 0);
 		/* the release runs on the module's workqueue */
-		usleep(200000);
-		lck[0] = vmlck_kb();
+		for (int k = 0; k < 100 && (lck[0] = vmlck_kb()) != 0; k++)
+			usleep(100000);
 		if (write(fds[1], &cookie, sizeof(cookie)) != sizeof(cookie) ||
 		    write(fds[1], lck, sizeof(lck)) != sizeof(lck))
 			_exit(3);

@@ -67,8 +67,11 @@ static void test_threads(struct meter_nl *nl, uint64_t cookie)
 		for (k = 0; k < BATCH; k++)
 			pthread_join(th[k], NULL);
 	}
-	usleep(300000);		/* releases run on the module's workqueue */
-	lck = vmlck_kb(getpid());
+	/* Releases run on the module's workqueue: give them up to 10 s
+	 * (PREEMPT_RT under TCG was still at it after 300 ms).
+	 */
+	for (k = 0; k < 100 && (lck = vmlck_kb(getpid())) != 4; k++)
+		usleep(100000);
 	p = ku_profile(nl, cookie, 0);
 	for (i = 0; i < p->nthreads; i++) {
 		sum += p->threads[i].samples;
