@@ -139,6 +139,35 @@ struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 void meter__module_records(struct meter_record *start,
 			   struct meter_record *stop);
 
+/*
+ * x86-64: the slow paths are reached through thunks that preserve every
+ * register but r10 and r11 (and the flags), so that the inline fast path
+ * does not make the compiler save registers for a call it never makes.
+ * In: r11 the record, rax the frame address (stacked entry only), r10
+ * the return address (the thunk is jumped to: the caller's red zone and
+ * stack stay untouched, and unwinding from inside it is exact).  Out:
+ * r11 the frame's page, r10 its saved word.
+ */
+#if defined(__x86_64__) && !defined(METER_NO_THUNKS)
+#define METER__THUNKS 1
+#define METER__THUNK_CALL(thunk, rec, extra_in...)			\
+	({								\
+		register uintptr_t meter__r11 __asm__("r11") =		\
+			(uintptr_t)(rec);				\
+		register uint64_t meter__r10 __asm__("r10");		\
+		struct meter__frame meter__f;				\
+		__asm__ volatile("lea 1f(%%rip), %%r10\n\t"		\
+				 "jmp *" thunk "@GOTPCREL(%%rip)\n"	\
+				 "1:"					\
+				 : "+r"(meter__r11), "=r"(meter__r10)	\
+				 : extra_in				\
+				 : "memory", "cc");			\
+		meter__f.page = (struct meter_page *)meter__r11;	\
+		meter__f.cd = meter__r10;				\
+		meter__f;						\
+	})
+#endif
+
 /* Same layout as struct meter_page in <linux/meter.h>, header first. */
 struct meter__page_hdr {
 	uint32_t magic, version, current, depth;
@@ -216,8 +245,12 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	 */
 	if (__builtin_expect(d >= METER__STACK_CAP ||
 			     sp >= slot[0], 0))
+#ifdef METER__THUNKS
+		return METER__THUNK_CALL("meter__enter_thunk", rec, "a"(sp));
+#else
 		return meter__enter_slow(rec, sp,
 				(uintptr_t)__builtin_return_address(0));
+#endif
 	METER__COUNTS(f.page)[id]++;
 	slot[1] = sp;
 	slot[1 + (METER__BLOCK_SITES - METER__BLOCK_SPS) / 8] =
@@ -239,7 +272,11 @@ struct meter__frame meter__enter_flat(struct meter_record *rec)
 	uintptr_t id = rec->id;
 
 	if (__builtin_expect(h->depth == UINT32_MAX, 0))
+#ifdef METER__THUNKS
+		return METER__THUNK_CALL("meter__enter_flat_thunk", rec, );
+#else
 		return meter__enter_flat_slow(rec);
+#endif
 	f.cd = h->current;
 	METER__COUNTS(f.page)[id]++;
 	METER__FENCE();

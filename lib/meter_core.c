@@ -672,6 +672,10 @@ struct meter__frame meter__enter_slow(struct meter_record *rec,
 	return f;
 }
 
+/* What the x86-64 thunks call (lib/meter_thunk.c): no PLT. */
+extern __typeof__(meter__enter_slow) meter_enter_slow_hidden
+	__attribute__((alias("meter__enter_slow"), cold)) METER_HIDDEN;
+
 /* A flat call on a thread not yet registered (or not profiled). */
 struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 {
@@ -693,6 +697,9 @@ struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 	FENCE();
 	return f;
 }
+
+extern __typeof__(meter__enter_flat_slow) meter_enter_flat_slow_hidden
+	__attribute__((alias("meter__enter_flat_slow"), cold)) METER_HIDDEN;
 
 void meter_enter(meter_record_t *rec)
 {

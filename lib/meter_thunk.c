@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * x86-64 thunks to the slow paths of METER_FUNCTION() and
+ * METER_FUNCTION_FLAT() (see METER__THUNK_CALL in lib/meter.h).
+ *
+ * The inline fast path jumps here with the return address in r10, the
+ * record in r11 and, for a stacked entry, the function's frame address in
+ * rax.  The thunk steps below the caller's red zone, saves every register
+ * the C slow path may change (the general ones, and the x87/SSE/AVX/
+ * AVX-512 state with XSAVE, or FXSAVE where XSAVE is off), calls it, and
+ * comes back with the frame in r11 (page) and r10 (saved word), all other
+ * registers as they were.  Its unwind information says the return
+ * address is in r10, then on the stack, so unwinding through it is exact.
+ * It runs once per thread (registration) and for calls that are not
+ * profiled; its cost does not matter, the registers it spares the fast
+ * path do.
+ */
+#include "meter_internal.h"
+
+#ifdef METER__THUNKS
+
+/* The XSAVE components saved: x87, SSE, AVX, opmask, ZMM upper halves and
+ * ZMM16-31; their standard-format area ends before 4096 bytes. */
+#define THUNK_XSAVE_MASK "0xe7"
+
+#define THUNK(name, setup, target)					\
+	"	.text\n"						\
+	"	.globl " name "\n"					\
+	"	.type " name ", @function\n"				\
+	"	.p2align 4\n"						\
+	name ":\n"							\
+	"	.cfi_startproc simple\n"				\
+	"	.cfi_def_cfa %rsp, 0\n"					\
+	"	.cfi_register %rip, %r10\n"				\
+	"	lea -128(%rsp), %rsp\n"					\
+	"	.cfi_adjust_cfa_offset 128\n"				\
+	"	push %r10\n"						\
+	"	.cfi_adjust_cfa_offset 8\n"				\
+	"	.cfi_rel_offset %rip, 0\n"				\
+	"	push %rbp\n"						\
+	"	.cfi_adjust_cfa_offset 8\n"				\
+	"	.cfi_rel_offset %rbp, 0\n"				\
+	"	mov %rsp, %rbp\n"					\
+	"	.cfi_def_cfa_register %rbp\n"				\
+	"	push %rax\n"						\
+	"	push %rcx\n"						\
+	"	push %rdx\n"						\
+	"	push %rsi\n"						\
+	"	push %rdi\n"						\
+	"	push %r8\n"						\
+	"	push %r9\n"						\
+	"	push %rbx\n"						\
+	"	.cfi_offset %rbx, -208\n"				\
+	"	and $-64, %rsp\n"					\
+	"	sub $4096, %rsp\n"					\
+	"	xor %ebx, %ebx\n"					\
+	"	mov %rbx, 512(%rsp)\n"					\
+	"	mov %rbx, 520(%rsp)\n"					\
+	"	mov %rbx, 528(%rsp)\n"					\
+	"	mov %rbx, 536(%rsp)\n"					\
+	"	mov %rbx, 544(%rsp)\n"					\
+	"	mov %rbx, 552(%rsp)\n"					\
+	"	mov %rbx, 560(%rsp)\n"					\
+	"	mov %rbx, 568(%rsp)\n"					\
+	"	mov $1, %eax\n"						\
+	"	cpuid\n"						\
+	"	xor %ebx, %ebx\n"					\
+	"	bt $27, %ecx\n"		/* OSXSAVE */			\
+	"	jnc 2f\n"						\
+	"	mov $" THUNK_XSAVE_MASK ", %eax\n"			\
+	"	xor %edx, %edx\n"					\
+	"	xsave64 (%rsp)\n"					\
+	"	mov $1, %ebx\n"						\
+	"	jmp 3f\n"						\
+	"2:	fxsave64 (%rsp)\n"					\
+	"3:	mov -8(%rbp), %rax\n"	/* the caller's rax */		\
+	setup								\
+	"	call " target "\n"					\
+	"	mov %rax, %r11\n"					\
+	"	mov %rdx, %r10\n"					\
+	"	test %ebx, %ebx\n"					\
+	"	jz 4f\n"						\
+	"	mov $" THUNK_XSAVE_MASK ", %eax\n"			\
+	"	xor %edx, %edx\n"					\
+	"	xrstor64 (%rsp)\n"					\
+	"	jmp 5f\n"						\
+	"4:	fxrstor64 (%rsp)\n"					\
+	"5:	lea -64(%rbp), %rsp\n"					\
+	"	pop %rbx\n"						\
+	"	.cfi_restore %rbx\n"					\
+	"	pop %r9\n"						\
+	"	pop %r8\n"						\
+	"	pop %rdi\n"						\
+	"	pop %rsi\n"						\
+	"	pop %rdx\n"						\
+	"	pop %rcx\n"						\
+	"	pop %rax\n"						\
+	"	pop %rbp\n"						\
+	"	.cfi_def_cfa %rsp, 136\n"				\
+	"	.cfi_restore %rbp\n"					\
+	"	ret $128\n"						\
+	"	.cfi_endproc\n"						\
+	"	.size " name ", . - " name "\n"
+
+/* rec in r11; stacked: the frame address in rax, its return address
+ * just below it */
+__asm__(THUNK("meter__enter_thunk",
+	      "	mov %r11, %rdi\n"
+	      "	mov %rax, %rsi\n"
+	      "	mov -8(%rax), %rdx\n",
+	      "meter_enter_slow_hidden")
+	THUNK("meter__enter_flat_thunk",
+	      "	mov %r11, %rdi\n",
+	      "meter_enter_flat_slow_hidden"));
+
+#endif
