@@ -315,13 +315,13 @@ meter__leave_flat(struct meter__frame *f)
 #define METER__FUNCTION(n)						\
 	METER__RECORD(n);						\
 	struct meter__frame METER__CAT(meter__frame_, n)		\
-		__attribute__((cleanup(meter__leave))) =		\
+		__attribute__((cleanup(meter__leave), unused)) =	\
 		meter__enter(&METER__CAT(meter__rec_, n))
 
 #define METER__FUNCTION_FLAT(n)						\
 	METER__RECORD(n);						\
 	struct meter__frame METER__CAT(meter__frame_, n)		\
-		__attribute__((cleanup(meter__leave_flat))) =		\
+		__attribute__((cleanup(meter__leave_flat), unused)) =	\
 		meter__enter_flat(&METER__CAT(meter__rec_, n))
 
 /*

@@ -13,7 +13,11 @@
  * address is in r10, then on the stack, so unwinding through it is exact.
  * It runs once per thread (registration) and for calls that are not
  * profiled; its cost does not matter, the registers it spares the fast
- * path do.
+ * path do.  Being jumped to and returning with ret, it does not suit a
+ * CET shadow stack: lib/lib.mk builds this file with -fcf-protection=none,
+ * so that no program linked with libmeter claims shadow-stack support.
+ * (-DMETER_NO_THUNKS in a program's build makes its inline paths call the
+ * slow paths directly.)
  */
 #include "meter_internal.h"
 
@@ -32,6 +36,7 @@
 	"	.cfi_startproc simple\n"				\
 	"	.cfi_def_cfa %rsp, 0\n"					\
 	"	.cfi_register %rip, %r10\n"				\
+	"	endbr64\n"						\
 	"	lea -128(%rsp), %rsp\n"					\
 	"	.cfi_adjust_cfa_offset 128\n"				\
 	"	push %r10\n"						\
