@@ -42,7 +42,13 @@ $(BUILD)/selftests/vm/%: selftests/vm/%.sh
 # The host test of vm-run needs the warn_test module for the first test
 # kernel (selftests/kernels); make check builds it for every test kernel.
 .PHONY: selftests
-selftests: $(HOST_TESTS) $(VM_TESTS)
+selftests: $(HOST_TESTS) $(VM_TESTS) $(BUILD)/selftests/vm-perf-hold
+
+# Started by vm-run's init (see the file); static, so it needs no libraries.
+ALL_TARGETS += $(BUILD)/selftests/vm-perf-hold
+$(BUILD)/selftests/vm-perf-hold: selftests/vm-perf-hold.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ $<
 
 # Rules that tests keep beside them (selftests/host/*.mk, selftests/vm/*.mk;
 # they guard against a second inclusion).
