@@ -413,6 +413,7 @@ int meter_profile_merge(struct meter_profile *dst,
 	if (merge_header(dst, src))
 		return -1;
 	dst->samples += src->samples;
+	dst->ticks += src->ticks;
 	dst->no_current += src->no_current;
 	dst->invalid += src->invalid;
 	dst->lost += src->lost;

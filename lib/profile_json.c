@@ -79,15 +79,20 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		",\n  \"cookie\": %" PRIu64 ",\n  \"parent_cookie\": %" PRIu64
 		",\n  \"exited\": %s,\n  \"runs\": %" PRIu32
 		",\n  \"period_ns\": %" PRIu64 ",\n  \"start_ns\": %" PRIu64
-		",\n  \"end_ns\": %" PRIu64 ",\n  \"samples\": %" PRIu64
-		",\n  \"ticks\": %" PRIu64
-		",\n  \"no_current\": %" PRIu64 ",\n  \"invalid\": %" PRIu64
-		",\n  \"lost\": %" PRIu64 ",\n  \"truncated\": %" PRIu64
-		",\n  \"call_cost_ps\": %" PRIu64 ",\n",
+		",\n  \"end_ns\": %" PRIu64 ",\n  \"samples\": %" PRIu64,
 		p->pid, p->uid, p->cookie, p->parent_cookie,
 		p->exited ? "true" : "false", p->runs, p->period_ns,
-		p->start_ns, p->end_ns, p->samples, p->ticks, p->no_current,
-		p->invalid, p->lost, p->truncated, p->call_cost_ps);
+		p->start_ns, p->end_ns, p->samples);
+	/* Interrupts taken (kernel backend); absent means 0, as in files
+	 * written before the key existed.
+	 */
+	if (p->ticks)
+		fprintf(out, ",\n  \"ticks\": %" PRIu64, p->ticks);
+	fprintf(out, ",\n  \"no_current\": %" PRIu64 ",\n  \"invalid\": %" PRIu64
+		",\n  \"lost\": %" PRIu64 ",\n  \"truncated\": %" PRIu64
+		",\n  \"call_cost_ps\": %" PRIu64 ",\n",
+		p->no_current, p->invalid, p->lost, p->truncated,
+		p->call_cost_ps);
 
 	fputs("  \"functions\": [", out);
 	for (i = 0; i < p->nfuncs; i++) {
