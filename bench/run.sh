@@ -18,7 +18,7 @@
 # bench/summarize.py turns OUT into the table and the JSON line.
 #
 # Environment: BENCH_REPS (repetitions, 5 for the tick costs, 3 for the
-# overheads), BENCH_QUICK=1 (smaller runs: a smoke test of the plumbing),
+# overheads), BENCH_ACC_REPS (repetitions of the accuracy runs, 3), BENCH_QUICK=1 (smaller runs: a smoke test of the plumbing),
 # BENCH_OUT (where the whole run keeps its results; default
 # build/bench/out), BENCH_PHASES (default "tick res ovh acc": which parts
 # of the VM and host runs to do).
@@ -122,7 +122,7 @@ if [ "$quick" = 1 ]; then
 	vm_scale() { case $1 in spin) echo 10 ;; tree) echo 1 ;; matrix) echo 1 ;; threads) echo 1 ;; split) echo 2 ;; appel) echo 1 ;; esac; }
 else
 	host_scale() { case $1 in spin) echo 200 ;; tree) echo 40 ;; matrix) echo 60 ;; threads) echo 30 ;; split) echo 200 ;; appel) echo 40 ;; esac; }
-	vm_scale() { case $1 in spin) echo 150 ;; tree) echo 5 ;; matrix) echo 3 ;; threads) echo 2 ;; split) echo 40 ;; appel) echo 8 ;; esac; }
+	vm_scale() { case $1 in spin) echo 150 ;; tree) echo 10 ;; matrix) echo 6 ;; threads) echo 4 ;; split) echo 30 ;; appel) echo 4 ;; esac; }
 fi
 
 n=0
@@ -163,10 +163,12 @@ host_part() {
 
 	want acc && echo "== host: accuracy (split, appel)" >&2
 	want acc || return 0
-	for w in split appel; do
-		for t in "gprof -" "gperftools 1000" "uftrace -" "meter-signal 1000"; do
-			next_id h
-			run_one "$id" acc ${t% *} ${t#* } $w 1 "$(host_scale $w)"
+	for r in $(seq 1 "${BENCH_ACC_REPS:-3}"); do
+		for w in split appel; do
+			for t in "gprof -" "gperftools 1000" "uftrace -" "meter-signal 1000"; do
+				next_id h
+				run_one "$id" acc ${t% *} ${t#* } $w $r "$(host_scale $w)"
+			done
 		done
 	done
 	# gperftools: its own symbolizer, on the host
@@ -217,10 +219,12 @@ vm_part() {
 
 	want acc && echo "== vm: accuracy (split, appel; 10 kHz)" >&2
 	want acc || return 0
-	for w in split appel; do
-		for t in meter-kernel meter-auto perf-g; do
-			next_id v
-			run_one "$id" acc $t 10000 $w 1 "$(vm_scale $w)"
+	for r in $(seq 1 "${BENCH_ACC_REPS:-3}"); do
+		for w in split appel; do
+			for t in meter-kernel meter-auto perf-g; do
+				next_id v
+				run_one "$id" acc $t 10000 $w $r "$(vm_scale $w)"
+			done
 		done
 	done
 	# perf.data is read on the host (faster than under TCG).
@@ -274,6 +278,7 @@ all)
 	vmrc=0
 	envs=(--env "BENCH_PHASES=$phases" --env "BENCH_QUICK=$quick")
 	[ -z "${BENCH_REPS:-}" ] || envs+=(--env "BENCH_REPS=$BENCH_REPS")
+	[ -z "${BENCH_ACC_REPS:-}" ] || envs+=(--env "BENCH_ACC_REPS=$BENCH_ACC_REPS")
 	"$ROOT/selftests/vm-run" --timeout 1200 --out "$OUT/vm" "${envs[@]}" -- \
 		"$ROOT/bench/run.sh" vm "$OUT/vm" >&2 || vmrc=$?
 	[ $vmrc = 0 ] || echo "bench: the VM part failed (status $vmrc)" >&2
@@ -282,6 +287,11 @@ all)
 	echo "wall_s=$(( $(date +%s) - t0 ))" > "$OUT/wall"
 	cut -d' ' -f1-3 /proc/loadavg > "$OUT/loadavg.after"
 	python3 "$ROOT/bench/summarize.py" "$OUT"
+	# A broken tool fails the run (after the report); numbers never do.
+	if [ $vmrc != 0 ] || grep -q ' failed$' "$OUT"/host/index "$OUT"/vm/index 2>/dev/null; then
+		echo "bench: some runs failed (see above and $OUT/*/runs/*/stderr)" >&2
+		exit 1
+	fi
 	;;
 *) die "usage: bench/run.sh [host OUT | vm OUT | report OUT]" ;;
 esac

@@ -338,9 +338,12 @@ def resolution(runs):
     return out
 
 
-def overheads(runs):
+def overheads(runs, metric="work_cpu"):
     """{env: {tool@rate: {workload: pct}}}: median over repetitions of
-    (CPU time of the whole command tree / that of the plain build) - 1."""
+    (CPU time with the tool / that of the plain build) - 1.  metric
+    work_cpu: the process's CPU time from main to the end of the work (what
+    the tool costs the work); tree_cpu: the whole command tree, the tool's
+    start-up, exit and own processes included."""
     out = {}
     for env in ("host", "vm"):
         ovh = pick(runs, env=env, phase="ovh")
@@ -348,30 +351,40 @@ def overheads(runs):
             continue
         per = {}
         for w in WORKLOADS:
-            base = {r.rep: r.tree_cpu for r in ovh if r.w == w and r.tool == "base" and r.tree_cpu}
+            base = {r.rep: getattr(r, metric) for r in ovh
+                    if r.w == w and r.tool == "base" and getattr(r, metric)}
             for r in ovh:
-                if r.w != w or r.tool == "base" or not r.tree_cpu or not base.get(r.rep):
+                v = getattr(r, metric)
+                if r.w != w or r.tool == "base" or not v or not base.get(r.rep):
                     continue
                 key = r.tool + ("" if r.rate == "-" else "@" + r.rate)
                 per.setdefault(key, {}).setdefault(w, []).append(
-                    100.0 * (r.tree_cpu / base[r.rep] - 1.0))
+                    100.0 * (v / base[r.rep] - 1.0))
         out[env] = {k: {w: median(v) for w, v in d.items()} for k, d in per.items()}
     return out
 
 
 def accuracy(runs):
-    split, caller, truth = {}, {}, None
+    """Median over repetitions of each tool's split error (with the shares
+    of that repetition) and of its share of is_prime charged to f."""
+    errs, callers, truth = {}, {}, None
     for r in pick(runs, phase="acc"):
         name = r.tool + ("" if r.rate in ("-", "default") else "@" + r.rate)
         name = ("vm:" if r.env == "vm" else "host:") + name
-        selfs, callers = tool_accuracy(r)
+        selfs, cl = tool_accuracy(r)
         if r.w == "split":
-            split[name] = split_error(selfs)
+            errs.setdefault(name, []).append(split_error(selfs))
         elif r.w == "appel":
-            caller[name] = f_share(callers) if callers is not None else None
+            callers.setdefault(name, []).append(f_share(cl) if cl is not None else None)
             t = r.num(r.out, "truth_f_share")
             if t is not None:
                 truth = t
+    split = {}
+    for name, lst in errs.items():
+        ok = sorted((e for e in lst if e[0] is not None), key=lambda e: e[0])
+        split[name] = ok[(len(ok) - 1) // 2] if ok else (None, None)
+        split[name] = split[name] + ([e[0] for e in lst],)
+    caller = {k: median(v) for k, v in callers.items()}
     return split, caller, truth
 
 
@@ -400,6 +413,7 @@ def main():
     loadavg = [read(os.path.join(out, f)).strip() for f in ("loadavg.before", "loadavg.after")]
     res = resolution(runs)
     ovh = overheads(runs)
+    ovh_whole = overheads(runs, "tree_cpu")
     split, caller, truth = accuracy(runs)
     pc = percall(out)
     wall = kv(read(os.path.join(out, "wall"))).get("wall_s")
@@ -447,19 +461,25 @@ def main():
     for env in ("vm", "host"):
         if env not in ovh:
             continue
-        p("Overhead, %s: %% more CPU time than the uninstrumented build (whole command," % env)
-        p("  tool's own processes included; median of interleaved repetitions):")
-        p("  %-34s %9s %9s %9s" % ("tool@rate (Hz)", *WORKLOADS))
+        p("Overhead, %s: %% more CPU time than the uninstrumented build, median of" % env)
+        p("  interleaved repetitions; work: the process from main to the end of the")
+        p("  work; whole: the command tree (start-up, exit, the tool's processes):")
+        p("  %-26s %9s %9s %9s  | %9s %9s %9s" % ("tool@rate (Hz)", *WORKLOADS, *WORKLOADS))
         for k in sorted(ovh[env]):
-            p("  %-34s %9s %9s %9s" % (k, *(fmt(ovh[env][k].get(w), 1) for w in WORKLOADS)))
+            p("  %-26s %9s %9s %9s  | %9s %9s %9s" % (
+                k, *(fmt(ovh[env][k].get(w), 1) for w in WORKLOADS),
+                *(fmt(ovh_whole.get(env, {}).get(k, {}).get(w), 1) for w in WORKLOADS)))
         p("")
-    p("Accuracy: split 50/30/20 (largest error of the self-time shares, pp) and")
-    p("Appel's f/g: share of is_prime's time charged to f (truth %s %%):" % fmt(truth, 2))
+    p("Accuracy (median of repetitions): split 50/30/20, largest error of the")
+    p("self-time shares in pp (every repetition's in brackets); Appel's f/g:")
+    p("share of is_prime's time charged to f (truth %s %%):" % fmt(truth, 2))
     p("  %-34s %14s %18s %14s" % ("tool", "split err (pp)", "shares h/m/l", "is_prime <- f"))
     for k in sorted(set(split) | set(caller)):
-        err, shares = split.get(k, (None, None))
+        err, shares, _ = split.get(k, (None, None, []))
         sh = "/".join(fmt(shares[x], 1) for x in ("heavy", "medium", "light")) if shares else "n/a"
-        p("  %-34s %14s %18s %14s" % (k, fmt(err, 2), sh, fmt(caller.get(k), 1)))
+        reps = split.get(k, (None, None, []))[2]
+        p("  %-34s %14s %18s %14s  [%s]" % (k, fmt(err, 2), sh, fmt(caller.get(k), 1),
+                                          " ".join(fmt(e, 1) for e in reps)))
     if failed:
         p("")
         p("Runs that failed: " + ", ".join("%s:%s@%s/%s" % (r.env, r.tool, r.rate, r.w) for r in failed))
@@ -472,7 +492,7 @@ def main():
                  if k in split and split[k][0] is not None]
 
     def peer_acc(prefix):
-        v = [e for k, (e, _) in split.items() if k.startswith(prefix) and e is not None]
+        v = [e for k, (e, _, _) in split.items() if k.startswith(prefix) and e is not None]
         return rnd(max(v), 2) if v else None
 
     def pcv(label, i):
@@ -502,12 +522,16 @@ def main():
                                    **{k: rnd(v, 1) for k, v in sorted(caller.items())}),
         "resolution_per_cpu_s": {k: rnd(v, 0) for k, v in sorted(res.items())},
         "percall_instr": {
+            "appel_by_hand": pcv("Appel increment", 1),
+            "meter_flat": pcv("meter flat", 1),
             "meter_manual": pcv("meter manual", 1),
             "meter_auto": pcv("meter automatic (", 1),
             "gprof": pcv("gprof", 1),
             "uftrace": pcv("uftrace", 1),
         },
         "percall_ns": {
+            "appel_by_hand": pcv("Appel increment", 2),
+            "meter_flat": pcv("meter flat", 2),
             "meter_manual": pcv("meter manual", 2),
             "meter_auto": pcv("meter automatic (", 2),
             "gprof": pcv("gprof", 2),
@@ -515,6 +539,8 @@ def main():
         },
         "overhead_pct": {env: {k: {w: rnd(x) for w, x in d.items()} for k, d in sorted(v.items())}
                          for env, v in ovh.items()},
+        "overhead_whole_pct": {env: {k: {w: rnd(x) for w, x in d.items()} for k, d in sorted(v.items())}
+                               for env, v in ovh_whole.items()},
         "peers": ["gprof", "perf", "gperftools", "uftrace"],
         "failed_runs": len(failed),
         "wall_s": int(wall) if wall else None,

@@ -24,7 +24,7 @@ mk vm v1 tick off - spin 1 1000000000 1100000000
 mk vm v2 tick meter-kernel 10000 spin 1 1010000000 1110000000 "$(prof 10000 "" "")"
 mk vm v3 tick meter-signal-hr 10000 spin 1 1200000000 1300000000 "$(prof 10000 "" "")"
 mk vm v4 ovh base - tree 1 1000 1000
-mk vm v5 ovh meter-kernel 1000 tree 1 1000 1100
+mk vm v5 ovh meter-kernel 1000 tree 1 1100 1200
 mk vm v6 acc meter-kernel 10000 split 1 1 1 "$(prof 100 "$(fn 1 heavy 51), $(fn 2 medium 30), $(fn 3 light 19)" "")"
 mk vm v7 acc meter-kernel 10000 appel 1 1 1 "$(prof 100 "$(fn 1 f 0), $(fn 2 g 0), $(fn 3 is_prime 100)" '{"frames": [1, 3], "samples": 90}, {"frames": [2, 3], "samples": 10}')"
 mkdir -p "$t/host"; : > "$t/host/index"
