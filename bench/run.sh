@@ -17,8 +17,8 @@
 # so that drifting load on the machine hits all tools alike.
 # bench/summarize.py turns OUT into the table and the JSON line.
 #
-# Environment: BENCH_REPS (repetitions, 5 for the tick costs, 3 for the
-# overheads), BENCH_ACC_REPS (repetitions of the accuracy runs, 3), BENCH_QUICK=1 (smaller runs: a smoke test of the plumbing),
+# Environment: BENCH_REPS (repetitions, 9 for the tick costs, 5 for the
+# overheads), BENCH_ACC_REPS (repetitions of the accuracy runs, 5), BENCH_QUICK=1 (smaller runs: a smoke test of the plumbing),
 # BENCH_OUT (where the whole run keeps its results; default
 # build/bench/out), BENCH_PHASES (default "tick res ovh acc": which parts
 # of the VM and host runs to do).
@@ -122,7 +122,7 @@ if [ "$quick" = 1 ]; then
 	vm_scale() { case $1 in spin) echo 10 ;; tree) echo 1 ;; matrix) echo 1 ;; threads) echo 1 ;; split) echo 2 ;; appel) echo 1 ;; esac; }
 else
 	host_scale() { case $1 in spin) echo 200 ;; tree) echo 40 ;; matrix) echo 60 ;; threads) echo 30 ;; split) echo 200 ;; appel) echo 40 ;; esac; }
-	vm_scale() { case $1 in spin) echo 150 ;; tree) echo 10 ;; matrix) echo 6 ;; threads) echo 4 ;; split) echo 30 ;; appel) echo 4 ;; esac; }
+	vm_scale() { case $1 in spin) echo 300 ;; tree) echo 10 ;; matrix) echo 6 ;; threads) echo 4 ;; split) echo 30 ;; appel) echo 4 ;; esac; }
 fi
 
 n=0
@@ -130,7 +130,7 @@ next_id() { n=$((n + 1)); id=$(printf '%s%04d' "$1" $n); }
 
 # --- host: peers that need no meter.ko ---------------------------------------
 host_part() {
-	local reps=${BENCH_REPS:-3} r w t
+	local reps=${BENCH_REPS:-5} r w t
 	if want callcost; then
 		echo "== host: per-call cost (bench/callcost.sh)" >&2
 		"$ROOT/bench/callcost.sh" > "$OUT/callcost.txt" 2> "$OUT/callcost.err" ||
@@ -139,8 +139,8 @@ host_part() {
 	fi
 
 	if want tick; then
-		echo "== host: per-sample cost of the signal backend and perf (spin, 10 kHz) x ${BENCH_REPS:-5}" >&2
-		for r in $(seq 1 "${BENCH_REPS:-5}"); do
+		echo "== host: per-sample cost of the signal backend and perf (spin, 10 kHz) x ${BENCH_REPS:-9}" >&2
+		for r in $(seq 1 "${BENCH_REPS:-9}"); do
 			for t in "off -" "meter-signal-hr 10000" "base -" "perf 10000"; do
 				next_id h
 				run_one "$id" tick ${t% *} ${t#* } spin $r "$(host_scale spin)"
@@ -163,7 +163,7 @@ host_part() {
 
 	want acc && echo "== host: accuracy (split, appel)" >&2
 	want acc || return 0
-	for r in $(seq 1 "${BENCH_ACC_REPS:-3}"); do
+	for r in $(seq 1 "${BENCH_ACC_REPS:-5}"); do
 		for w in split appel; do
 			for t in "gprof -" "gperftools 1000" "uftrace -" "meter-signal 1000"; do
 				next_id h
@@ -181,7 +181,7 @@ host_part() {
 
 # --- VM: meter.ko and perf ------------------------------------------------------
 vm_part() {
-	local reps=${BENCH_REPS:-5} r w t rate
+	local reps=${BENCH_REPS:-9} r w t rate
 	PERF=$B/perf
 	[ -x "$PERF" ] || PERF=perf
 	want tick && echo "== vm: per-tick cost (spin, 10 kHz) x $reps" >&2
@@ -202,7 +202,7 @@ vm_part() {
 		done
 	done
 
-	reps=${BENCH_REPS:-3}
+	reps=${BENCH_REPS:-5}
 	want ovh && echo "== vm: overhead (tree, matrix, threads) x $reps" >&2
 	want ovh || reps=0
 	local tools=("base -" "meter-kernel 1000" "meter-kernel 10000"
@@ -219,7 +219,7 @@ vm_part() {
 
 	want acc && echo "== vm: accuracy (split, appel; 10 kHz)" >&2
 	want acc || return 0
-	for r in $(seq 1 "${BENCH_ACC_REPS:-3}"); do
+	for r in $(seq 1 "${BENCH_ACC_REPS:-5}"); do
 		for w in split appel; do
 			for t in meter-kernel meter-auto perf-g; do
 				next_id v
