@@ -18,10 +18,11 @@
 # bench/summarize.py turns OUT into the table and the JSON line.
 #
 # Environment: BENCH_REPS (repetitions, 9 for the tick costs, 5 for the
-# overheads), BENCH_ACC_REPS (repetitions of the accuracy runs, 5), BENCH_QUICK=1 (smaller runs: a smoke test of the plumbing),
+# overheads), BENCH_ACC_REPS (repetitions of the accuracy runs, 5),
+# BENCH_QUICK=1 (smaller runs: a smoke test of the plumbing),
 # BENCH_OUT (where the whole run keeps its results; default
-# build/bench/out), BENCH_PHASES (default "tick res ovh acc": which parts
-# of the VM and host runs to do).
+# build/bench/out), BENCH_PHASES (which parts to run; default
+# "callcost tick res ovh acc").
 set -eu
 
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)

@@ -139,12 +139,16 @@ def perf_samples(text):
     lines = text.splitlines()
     if not any(line.startswith("\t") for line in lines):
         return [(sym(line), None) for line in lines if line.strip()]
+    # the user-space part of each chain: a sample taken in the kernel
+    # (interrupt, system call) is charged to the user function under it
     samples, block = [], []
     for line in lines + [""]:
         if line.strip():
-            block.append(sym(line))
-        elif block:
-            samples.append((block[0], block[1] if len(block) > 1 else None))
+            if not line.split()[0].startswith("ffffffff"):
+                block.append(sym(line))
+        else:
+            if block:
+                samples.append((block[0], block[1] if len(block) > 1 else None))
             block = []
     return samples
 
@@ -252,8 +256,11 @@ def split_error(selfs):
 
 
 def f_share(callers):
-    f, g = callers.get("f", 0), callers.get("g", 0)
-    return 100.0 * f / (f + g) if f + g > 0 else None
+    """Share of the leaf's time charged to f among all its callers (a tool
+    that names another caller, e.g. perf's frame-pointer unwinding, which
+    skips the caller of a leaf without a frame, charges f nothing)."""
+    tot = sum(callers.values())
+    return 100.0 * callers.get("f", 0) / tot if tot > 0 else None
 
 
 def tool_accuracy(r):
