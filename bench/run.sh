@@ -28,6 +28,9 @@ set -eu
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 B=$ROOT/build/bench/bin
 quick=${BENCH_QUICK:-0}
+if [ "$quick" = 1 ]; then
+	: "${BENCH_REPS:=1}" "${BENCH_ACC_REPS:=1}"
+fi
 phases=" ${BENCH_PHASES:-callcost tick res ovh acc} "
 want() { case $phases in *" $1 "*) return 0 ;; esac; return 1; }
 
