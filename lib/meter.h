@@ -128,7 +128,16 @@ struct meter__tls {
 	struct meter_page *page;
 };
 
-extern __thread struct meter__tls meter__tls
+/*
+ * The inline paths' layout is compiled into every profiled program, so the
+ * symbol they reach it by names the layout's version: a program built
+ * against another <meter.h> fails to load ("undefined symbol") instead of
+ * misreading the thread block.  Bump it with any change to the structures
+ * above or to what the inline code does with them.
+ */
+#define METER__ABI_SYMBOL "meter__tls_abi2"
+
+extern __thread struct meter__tls meter__tls __asm__(METER__ABI_SYMBOL)
 	__attribute__((tls_model("initial-exec")));
 
 struct meter__frame meter__enter_slow(struct meter_record *rec,
