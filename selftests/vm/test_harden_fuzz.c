@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "kmod_util.h"
+#include "raw_genl.h"
 
 #define FUZZ_MSGS	40000
 #define BUF_SIZE	65536
@@ -268,41 +269,6 @@ static void drain(struct fuzz *f)
 	}
 }
 
-/* Resolves the family with a hand-made CTRL_CMD_GETFAMILY. */
-static int resolve_family(int fd)
-{
-	uint8_t buf[4096];
-	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-	struct genlmsghdr *g = NLMSG_DATA(nlh);
-	struct nlattr *a = (struct nlattr *)((uint8_t *)g + GENL_HDRLEN);
-	ssize_t n;
-
-	memset(buf, 0, sizeof(buf));
-	a->nla_type = CTRL_ATTR_FAMILY_NAME;
-	a->nla_len = NLA_HDRLEN + sizeof(METER_GENL_NAME);
-	memcpy((uint8_t *)a + NLA_HDRLEN, METER_GENL_NAME,
-	       sizeof(METER_GENL_NAME));
-	nlh->nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + NLA_ALIGN(a->nla_len);
-	nlh->nlmsg_type = GENL_ID_CTRL;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	g->cmd = CTRL_CMD_GETFAMILY;
-	g->version = 1;
-	if (send(fd, buf, nlh->nlmsg_len, 0) < 0)
-		return -1;
-	n = recv(fd, buf, sizeof(buf), 0);
-	if (n < 0 || !NLMSG_OK(nlh, (size_t)n) ||
-	    nlh->nlmsg_type != GENL_ID_CTRL)
-		return -1;
-	n = nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
-	for (a = (struct nlattr *)((uint8_t *)g + GENL_HDRLEN);
-	     n >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= n;
-	     n -= NLA_ALIGN(a->nla_len),
-	     a = (struct nlattr *)((uint8_t *)a + NLA_ALIGN(a->nla_len)))
-		if (a->nla_type == CTRL_ATTR_FAMILY_ID)
-			return *(uint16_t *)((uint8_t *)a + NLA_HDRLEN);
-	return -1;
-}
-
 /* Answers and error answers the kernel gave the last run. */
 static unsigned long fuzz_answers[2];
 
@@ -317,7 +283,7 @@ static unsigned long fuzz_run(unsigned long msgs, uint64_t seed)
 	f.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (f.fd < 0)
 		return 0;
-	fam = resolve_family(f.fd);
+	fam = raw_genl_family(f.fd);
 	if (fam < 0)
 		return 0;
 	f.family = fam;
