@@ -214,6 +214,27 @@ static inline void ku_become_nobody(void)
 		_exit(2);
 }
 
+/* VmLck of process pid (0: this process) in kB; -1 if unknown. */
+static inline long ku_vmlck_kb(pid_t pid)
+{
+	char line[256], path[64];
+	long kb = -1;
+	FILE *f;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /* Module parameter NAME (/sys/module/meter/parameters); -1 if unreadable. */
 static inline long ku_param_get(const char *name)
 {

@@ -41,23 +41,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static long vmlck_kb(pid_t pid)
-{
-	char line[256], path[64];
-	long kb = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* --- 2. kill -9 at random points --- */
 
 static void *busy_thread(void *arg)
@@ -407,7 +390,7 @@ int main(int argc, char **argv)
 	}
 
 	/* releases run on the module's workqueue */
-	for (i = 0; i < 100 && vmlck_kb(getpid()) != 4; i++)
+	for (i = 0; i < 100 && ku_vmlck_kb(getpid()) != 4; i++)
 		usleep(100000);
 	if (meter_nl_list(nl, &v, &n, NULL, 0))
 		ku_bail("list", -EIO, NULL);
@@ -424,7 +407,7 @@ int main(int argc, char **argv)
 			other_threads += !p->threads[i].exited;
 		meter_profile_free(p);
 	}
-	ku_ok(live == 0 && other_threads == 1 && vmlck_kb(getpid()) == 4,
+	ku_ok(live == 0 && other_threads == 1 && ku_vmlck_kb(getpid()) == 4,
 	      "afterwards no other session is live, this one has only its main thread, VmLck is its one page (%d, %d)",
 	      live, other_threads);
 	meter_nl_close(nl);
@@ -435,7 +418,7 @@ int main(int argc, char **argv)
 
 		rm = syscall(SYS_delete_module, "meter", O_NONBLOCK) ? -errno : 0;
 		usleep(100000);
-		lck = vmlck_kb(getpid());
+		lck = ku_vmlck_kb(getpid());
 		fd = ko ? open(ko, O_RDONLY | O_CLOEXEC) : -1;
 		if (fd >= 0) {
 			ins = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;

@@ -25,21 +25,6 @@ static int try_reg(void *addr, char *msg, size_t len)
 	return ret;
 }
 
-static long vmlck_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* A session of a fresh child process; the parent reads it after exit. */
 typedef void (*work_fn)(struct meter_page *pg);
 
@@ -66,7 +51,7 @@ static struct meter_profile *run_child(work_fn fn, long *lck_after)
 		fn(pg);
 		meter_nl_unregister(cnl, NULL, 0);
 		/* the release runs on the module's workqueue */
-		for (int k = 0; k < 100 && (lck[0] = vmlck_kb()) != 0; k++)
+		for (int k = 0; k < 100 && (lck[0] = ku_vmlck_kb(0)) != 0; k++)
 			usleep(100000);
 		if (write(fds[1], &cookie, sizeof(cookie)) != sizeof(cookie) ||
 		    write(fds[1], lck, sizeof(lck)) != sizeof(lck))

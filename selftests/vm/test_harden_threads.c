@@ -14,23 +14,6 @@
 #define THREADS		2000
 #define BATCH		50
 
-static long vmlck_kb(pid_t pid)
-{
-	char line[256], path[64];
-	long kb = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 static void *short_thread(void *arg)
 {
 	struct meter_nl *nl = ku_open();
@@ -70,7 +53,7 @@ static void test_threads(struct meter_nl *nl, uint64_t cookie)
 	/* Releases run on the module's workqueue: give them up to 10 s
 	 * (PREEMPT_RT under TCG was still at it after 300 ms).
 	 */
-	for (k = 0; k < 100 && (lck = vmlck_kb(getpid())) != 4; k++)
+	for (k = 0; k < 100 && (lck = ku_vmlck_kb(getpid())) != 4; k++)
 		usleep(100000);
 	p = ku_profile(nl, cookie, 0);
 	for (i = 0; i < p->nthreads; i++) {

@@ -45,23 +45,6 @@ static int insmod(void)
 	return ret;
 }
 
-static long vmlck_kb(pid_t pid)
-{
-	char line[256], path[64];
-	long kb = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* Starts PROFILE_GET of cookie on a raw socket and reads one buffer. */
 static int dump_start(uint64_t cookie)
 {
@@ -219,11 +202,11 @@ int main(void)
 	      msgs);
 
 	pid = spawn_registered(4);
-	lck_live = vmlck_kb(pid);
+	lck_live = ku_vmlck_kb(pid);
 	meter_nl_close(nl);
 	ret = rmmod();
 	usleep(100000);
-	lck = vmlck_kb(pid);
+	lck = ku_vmlck_kb(pid);
 	ku_ok(ret == 0, "once the dump is done rmmod succeeds with a live 4-thread registered process (%s)",
 	      ret ? strerror(-ret) : "ok");
 	ku_ok(lck_live == 16 && lck == 0 && kill(pid, 0) == 0,
@@ -236,10 +219,10 @@ int main(void)
 
 	for (i = 0; i < LOOPS; i++) {
 		pid = spawn_registered(4);
-		lck_live = vmlck_kb(pid);
+		lck_live = ku_vmlck_kb(pid);
 		ret = rmmod();
 		usleep(20000);
-		lck = vmlck_kb(pid);
+		lck = ku_vmlck_kb(pid);
 		ret2 = insmod();
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);

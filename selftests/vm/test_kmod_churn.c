@@ -32,22 +32,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* This process's VmLck in kB, -1 if unknown. */
-static long vmlck_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 int main(void)
 {
 	pthread_t th[PER_WAVE];
@@ -62,9 +46,9 @@ int main(void)
 	ku_plan(4);
 	nl = ku_open();
 	pg = ku_page();
-	lck0 = vmlck_kb();
+	lck0 = ku_vmlck_kb(0);
 	cookie = ku_register(nl, pg, 100000);
-	lck_reg = vmlck_kb();
+	lck_reg = ku_vmlck_kb(0);
 	ku_funcs(nl, 1);
 	for (w = 0; w < WAVES; w++) {
 		for (k = 0; k < PER_WAVE; k++)
@@ -93,7 +77,7 @@ int main(void)
 	meter_nl_unregister(nl, NULL, 0);
 	/* The release runs on a workqueue: give it a moment. */
 	for (k = 0; k < 100; k++) {
-		lck = vmlck_kb();
+		lck = ku_vmlck_kb(0);
 		if (lck == lck0)
 			break;
 		usleep(10000);
