@@ -16,34 +16,13 @@ APPEL_AUTO=$ROOT/build/selftests/tools_appel_auto
 DATA=$ROOT/selftests/host/data
 export METER_QUIET=1
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-check() { # description, then a command
-	local d=$1; shift
-	if "$@"; then ok "$d"; else nok "$d"; return 1; fi
-}
-diag() { sed 's/^/# /' "$@"; }
+. "$ROOT/selftests/tools_lib.sh" || exit 1
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
 echo "1..31"
-
-flat_rows() { # report -> the flat profile's rows
-	awk '/^ *time +seconds/ { on = 1; next }
-	     on && NF == 0 { exit }
-	     on { print }' "$1"
-}
-has_all() { # report, then function names that must all be rows
-	local file=$1 x
-	shift
-	for x; do
-		flat_rows "$file" | awk -v f="$x" '$NF == f { h = 1 } END { exit !h }' || return 1
-	done
-}
 
 # --- meter-run on a real program (signal backend) ------------------------
 

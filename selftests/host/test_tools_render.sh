@@ -18,28 +18,13 @@ APPEL=$DATA/appel.json
 APPEL2=$DATA/appel-renumbered.json
 REC=$DATA/recursive.json
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$ROOT/selftests/tools_lib.sh" || exit 1
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { # description, then a command
-	local d=$1; shift
-	if "$@"; then ok "$d"; else nok "$d"; return 1; fi
-}
-diag() { sed 's/^/# /' "$@"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 echo "1..35"
-
-# The flat profile's rows: "%time cumulative self [calls ms ms] name".
-flat_rows() { # file -> rows only
-	awk '/^ *time +seconds/ { on = 1; next }
-	     on && NF == 0 { exit }
-	     on { print }' "$1"
-}
 
 # --- flat profile ---------------------------------------------------------
 

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: MIT
+#
+# TAP helpers of the tools' shell tests (selftests/host/test_tools_*.sh,
+# selftests/vm/test_tools_kernel.sh), sourced as "$ROOT/selftests/tools_lib.sh"
+# (in the VM $ROOT is $METER_ROOT, the repository's own path).
+
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+check() { # description, then a command
+	local d=$1; shift
+	if "$@"; then ok "$d"; else nok "$d"; return 1; fi
+}
+diag() { sed 's/^/# /' "$@"; }
+
+# The flat profile's rows: "%time cumulative self [calls ms ms] name".
+flat_rows() { # report -> the flat profile's rows
+	awk '/^ *time +seconds/ { on = 1; next }
+	     on && NF == 0 { exit }
+	     on { print }' "$1"
+}
+has_all() { # report, then function names that must all be rows
+	local file=$1 x
+	shift
+	for x; do
+		flat_rows "$file" | awk -v f="$x" '$NF == f { h = 1 } END { exit !h }' || return 1
+	done
+}
