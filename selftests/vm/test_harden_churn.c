@@ -86,6 +86,8 @@ static void test_kill9(struct meter_nl *nl)
 				_exit(3);
 			for (k = 0; k < 3; k++)
 				pthread_create(&th, NULL, busy_thread, NULL);
+			/* busy_thread registers this thread again each round */
+			meter_nl_unregister(cnl, NULL, 0);
 			busy_thread(NULL);
 		}
 		close(fds[1]);
