@@ -162,6 +162,19 @@ static int cmd_list(void)
 	return 0;
 }
 
+/* The last step of show, -i and merge: the report, then p is freed. */
+static int report_and_free(struct meter_profile *p,
+			   const struct cli_report *r)
+{
+	FILE *out = cli_open_output(r);
+	int ret = 1;
+
+	if (out)
+		ret = cli_write_report(p, r, out) ? 1 : 0;
+	meter_profile_free(p);
+	return ret;
+}
+
 static struct meter_profile *get_session(struct meter_nl *nl,
 					 const struct meter_nl_sel *sel,
 					 const char *what)
@@ -189,8 +202,6 @@ static int cmd_show(const char *what, const struct cli_report *r)
 	struct meter_nl_sel sel;
 	struct meter_profile *p;
 	struct meter_nl *nl;
-	FILE *out;
-	int ret;
 
 	if (cli_parse_selector(what, &sel))
 		cli_die_usage("'%s' is neither a pid nor a cookie", what);
@@ -200,14 +211,7 @@ static int cmd_show(const char *what, const struct cli_report *r)
 	meter_nl_close(nl);
 	if (!p)
 		return 1;
-	out = cli_open_output(r);
-	if (!out) {
-		meter_profile_free(p);
-		return 1;
-	}
-	ret = cli_write_report(p, r, out);
-	meter_profile_free(p);
-	return ret ? 1 : 0;
+	return report_and_free(p, r);
 }
 
 static volatile sig_atomic_t stop_watch;
@@ -323,27 +327,17 @@ static struct meter_profile *read_file(const char *path)
 static int cmd_input(const char *path, const struct cli_report *r)
 {
 	struct meter_profile *p = read_file(path);
-	FILE *out;
-	int ret;
 
 	if (!p)
 		return 1;
-	out = cli_open_output(r);
-	if (!out) {
-		meter_profile_free(p);
-		return 1;
-	}
-	ret = cli_write_report(p, r, out);
-	meter_profile_free(p);
-	return ret ? 1 : 0;
+	return report_and_free(p, r);
 }
 
 static int cmd_merge(char **files, int n, struct cli_report *r,
 		     bool format_set)
 {
 	struct meter_profile *all = meter_profile_new();
-	FILE *out;
-	int i, ret;
+	int i;
 
 	if (!all) {
 		fprintf(stderr, "meter-stat: out of memory\n");
@@ -366,14 +360,7 @@ static int cmd_merge(char **files, int n, struct cli_report *r,
 		}
 		meter_profile_free(p);
 	}
-	out = cli_open_output(r);
-	if (!out) {
-		meter_profile_free(all);
-		return 1;
-	}
-	ret = cli_write_report(all, r, out);
-	meter_profile_free(all);
-	return ret ? 1 : 0;
+	return report_and_free(all, r);
 }
 
 int main(int argc, char **argv)
