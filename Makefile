@@ -116,6 +116,7 @@ warn-module: $(call WARN_KO,$(KVER))
 # --- fragments --------------------------------------------------------------
 
 -include lib/lib.mk
+-include plugin/plugin.mk
 -include tools/tools.mk
 -include examples/examples.mk
 -include selftests/selftests.mk
@@ -186,6 +187,8 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# the GCC plugin, for the GCC it was built with
+PLUGINDIR ?= $(LIBDIR)/meter
 MANDIR ?= $(PREFIX)/share/man
 MANPAGES := $(wildcard man/*.[1-9])
 MODDIR ?= /lib/modules/$(KVER)/updates
@@ -197,6 +200,7 @@ $(BUILD)/meter.pc: meter.pc.in Makefile
 	@mkdir -p $(dir $@)
 	sed -e 's,@PREFIX@,$(PREFIX),g' -e 's,@LIBDIR@,$(LIBDIR),g' \
 	    -e 's,@INCLUDEDIR@,$(INCLUDEDIR),g' -e 's,@VERSION@,$(VERSION),g' \
+	    -e 's,@PLUGINDIR@,$(PLUGINDIR),g' \
 	    $< > $@
 
 install: userland $(BUILD)/meter.pc
@@ -209,6 +213,8 @@ install: userland $(BUILD)/meter.pc
 	ln -sf libmeter.so.$(LIBMETER_SOVERSION) $(DESTDIR)$(LIBDIR)/libmeter.so
 	$(INSTALL) -m 644 $(LIBMETER_A) $(DESTDIR)$(LIBDIR)/libmeter.a
 	$(INSTALL) -m 644 $(BUILD)/meter.pc $(DESTDIR)$(PKGCONFIGDIR)/meter.pc
+	$(INSTALL) -d $(DESTDIR)$(PLUGINDIR)
+	$(INSTALL) -m 755 $(METER_PLUGIN) $(DESTDIR)$(PLUGINDIR)/meter.so
 	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	for m in $(MANPAGES); do \
 		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$${m##*.} && \
@@ -230,9 +236,10 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/libmeter.so.$(LIBMETER_SOVERSION) \
 	      $(DESTDIR)$(LIBDIR)/libmeter.so $(DESTDIR)$(LIBDIR)/libmeter.a \
 	      $(DESTDIR)$(PKGCONFIGDIR)/meter.pc \
+	      $(DESTDIR)$(PLUGINDIR)/meter.so \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
 	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/linux 2>/dev/null
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PLUGINDIR) 2>/dev/null
 ifeq ($(DESTDIR),)
 	rm -f $(MODDIR)/meter.ko
 	-rmdir $(MODDIR) 2>/dev/null

@@ -333,6 +333,7 @@ meter__leave_flat(struct meter__frame *f)
 		__attribute__((cleanup(meter__leave_flat), unused)) =	\
 		meter__enter_flat(&METER__CAT(meter__rec_, n))
 
+#ifndef METER__LAYOUT_ONLY	/* the GCC plugin reads the layout only */
 /*
  * One constructor per translation unit that includes this header hands
  * its module's section bounds to the library (duplicates are ignored),
@@ -355,6 +356,7 @@ meter__register_module(void)
 	if (start != stop)
 		meter__module_records(start, stop);
 }
+#endif /* METER__LAYOUT_ONLY */
 
 #ifdef __cplusplus
 }

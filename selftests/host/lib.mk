@@ -13,7 +13,7 @@ LIBTEST_HOST := $(BUILD)/selftests/host
 LIBTEST_LINK := -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../../lib' -lmeter -lpthread
 LIBTEST_CFLAGS := $(CFLAGS)
 
-LIBTEST_WORKLOADS := $(addprefix $(LIBTEST_HOST)/lib_workload_,manual auto api flat)
+LIBTEST_WORKLOADS := $(addprefix $(LIBTEST_HOST)/lib_workload_,manual auto api flat plugin)
 
 $(LIBTEST_HOST)/lib_workload_manual: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
@@ -27,6 +27,11 @@ $(LIBTEST_HOST)/lib_workload_flat: selftests/host/lib_workload.c lib/meter.h $(L
 $(LIBTEST_HOST)/lib_workload_auto: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) -finstrument-functions -o $@ $< $(LIBTEST_LINK)
+
+# every function instrumented by the GCC plugin (plugin/)
+$(LIBTEST_HOST)/lib_workload_plugin: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBTEST_CFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)
 
 $(LIBTEST_HOST)/lib_workload_api: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
@@ -42,7 +47,12 @@ $(LIBTEST_HOST)/lib_cxx_auto: selftests/host/lib_cxx_workload.cc lib/meter.h $(L
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIBTEST_CXXFLAGS) -finstrument-functions -o $@ $< $(LIBTEST_LINK)
 
-LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_cxx_manual $(LIBTEST_HOST)/lib_cxx_auto
+$(LIBTEST_HOST)/lib_cxx_plugin: selftests/host/lib_cxx_workload.cc lib/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CXX) $(LIBTEST_CXXFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)
+
+LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_cxx_manual $(LIBTEST_HOST)/lib_cxx_auto \
+	$(LIBTEST_HOST)/lib_cxx_plugin
 
 # Naming: a program and two instrumented shared libraries, one stripped.
 $(LIBTEST_HOST)/liblibtest_dso.so: selftests/host/lib_names_dso.c

@@ -38,6 +38,7 @@ int main(void)
 {
 	check_mode("manual");
 	check_mode("auto");
+	check_mode("plugin");
 	check_mode("api");
 	scratch_cleanup();
 	return tap_done();

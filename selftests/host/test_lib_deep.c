@@ -37,6 +37,7 @@ int main(void)
 {
 	check("manual");
 	check("auto");
+	check("plugin");
 	scratch_cleanup();
 	return tap_done();
 }

@@ -47,6 +47,7 @@ int main(void)
 {
 	check("manual");
 	check("auto");
+	check("plugin");
 	scratch_cleanup();
 	return tap_done();
 }

@@ -104,8 +104,10 @@ int main(void)
 {
 	check("manual");
 	check("auto");
+	check("plugin");
 	busy("manual");
 	busy("auto");
+	busy("plugin");
 	scratch_cleanup();
 	return tap_done();
 }

@@ -36,6 +36,7 @@ int main(void)
 {
 	check("manual");
 	check("auto");
+	check("plugin");
 	check("api");
 	scratch_cleanup();
 	return tap_done();

@@ -51,14 +51,18 @@ int main(void)
 	struct meter_profile *m = run_mode("manual");
 	struct meter_profile *a = run_mode("auto");
 	struct meter_profile *x = run_mode("api");
+	struct meter_profile *g = run_mode("plugin");
 
 	ok(same_spin_calls(m, a),
 	   "manual and auto: same functions with the same call counts");
 	ok(same_spin_calls(m, x),
 	   "manual and api: same functions with the same call counts");
+	ok(same_spin_calls(m, g),
+	   "manual and plugin: same functions with the same call counts");
 	meter_profile_free(m);
 	meter_profile_free(a);
 	meter_profile_free(x);
+	meter_profile_free(g);
 	scratch_cleanup();
 	return tap_done();
 }

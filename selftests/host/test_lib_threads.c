@@ -63,8 +63,10 @@ int main(void)
 	check("api", "off");
 	check("manual", "signal");
 	check("auto", "signal");
+	check("plugin", "signal");
 	churn("manual", "signal");
 	churn("auto", "off");
+	churn("plugin", "signal");
 	scratch_cleanup();
 	return tap_done();
 }

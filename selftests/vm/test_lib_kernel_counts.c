@@ -97,9 +97,11 @@ int main(void)
 {
 	counts("manual");
 	counts("auto");
+	counts("plugin");
 	counts("api");
 	threads("manual");
 	threads("auto");
+	threads("plugin");
 	alloc();
 	modules();
 	churn();

@@ -76,12 +76,16 @@ int main(void)
 {
 	struct meter_profile *m = spin("manual");
 	struct meter_profile *a = spin("auto"), *x = spin("api");
+	struct meter_profile *g = spin("plugin");
 
 	ok(same_spin_calls(m, a),
 	   "manual and auto: same functions with the same call counts");
 	ok(same_spin_calls(m, x),
 	   "manual and api: same functions with the same call counts");
+	ok(same_spin_calls(m, g),
+	   "manual and plugin: same functions with the same call counts");
 	meter_profile_free(a);
+	meter_profile_free(g);
 	meter_profile_free(x);
 	signal_side_by_side(m);
 	meter_profile_free(m);

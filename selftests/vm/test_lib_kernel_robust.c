@@ -84,10 +84,13 @@ int main(void)
 {
 	longjmps("manual");
 	longjmps("auto");
+	longjmps("plugin");
 	exceptions("manual");
 	exceptions("auto");
+	exceptions("plugin");
 	deep("manual");
 	deep("auto");
+	deep("plugin");
 	scratch_cleanup();
 	return tap_done();
 }
