@@ -489,6 +489,16 @@ fail:
 	return -1;
 }
 
+/*
+ * Calls made before this (from .preinit_array, or from constructors of
+ * objects initialised before libmeter) run unprofiled: libnl and libc's
+ * locale and stdio may not be set up yet, so nothing here may start.
+ */
+static void __attribute__((constructor)) meter_loaded(void)
+{
+	__atomic_store_n(&meter_g.loaded, true, __ATOMIC_RELEASE);
+}
+
 /* Sets the calling thread up on its first instrumented call. */
 bool meter_thread_ready(void)
 {
@@ -497,7 +507,8 @@ bool meter_thread_ready(void)
 
 	if (meter_have_page())
 		return true;
-	if (meter_tstate == METER_T_DEAD || meter_busy)
+	if (meter_tstate == METER_T_DEAD || meter_busy ||
+	    !__atomic_load_n(&meter_g.loaded, __ATOMIC_ACQUIRE))
 		return false;
 	meter_busy = 1;
 	pthread_mutex_lock(&meter_g.lock);

@@ -64,6 +64,8 @@ struct meter_thr {
 struct meter_global {
 	pthread_mutex_t lock;	/* registry growth, thread list, netlink */
 	bool inited;		/* process_init done */
+	bool loaded;		/* libmeter's constructor ran (and so its
+				   dependencies': libnl) */
 	bool chose_auto;	/* METER_BACKEND=auto picked the backend */
 	bool quiet;
 	bool alloc;		/* METER_ALLOC=1 */

@@ -786,6 +786,7 @@ int plugin_init(struct plugin_name_args *info,
 	pass.ref_pass_instance_number = 1;
 	pass.pos_op = PASS_POS_INSERT_BEFORE;
 	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
-	register_callback(plugin_name, PLUGIN_FINISH_UNIT, finish_unit, NULL);
+	register_callback(plugin_name, PLUGIN_ALL_IPA_PASSES_START, finish_unit,
+			  NULL);
 	return 0;
 }

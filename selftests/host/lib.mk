@@ -88,6 +88,21 @@ $(LIBTEST_HOST)/lib_modules: selftests/host/lib_modules_main.c $(LIBTEST_HOST)/l
 
 LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_modules
 
+# The plugin's corner cases: an executable and a shared library built with
+# it, one function left out by a plugin argument.
+$(LIBTEST_HOST)/liblibtest_plugin.so: selftests/host/lib_plugin_dso.c $(METER_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PLUGIN_FLAGS) -fPIC -shared -o $@ $<
+
+$(LIBTEST_HOST)/lib_plugin_corners: selftests/host/lib_plugin_corners.c $(LIBTEST_HOST)/liblibtest_plugin.so $(LIBMETER_SO) $(METER_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PLUGIN_FLAGS) \
+		-fplugin-arg-meter-exclude-function=skipped_by_arg -o $@ $< \
+		-L$(LIBTEST_HOST) -Wl,-rpath,'$$ORIGIN' -llibtest_plugin \
+		$(LIBTEST_LINK)
+
+LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_plugin_corners
+
 LIBTEST_HOST_TESTS := $(patsubst selftests/host/%.c,$(LIBTEST_HOST)/%,$(wildcard selftests/host/test_lib_*.c))
 $(LIBTEST_HOST_TESTS): $(LIBTEST_WORKLOADS) selftests/host/lib_tap.h
 

@@ -6,7 +6,9 @@
 # only the exports of lib/libmeter.map, libmeter.a, meter.pc, the tools and
 # the man pages in share/man/man{1,3,4}.  A program compiles and links
 # against the installed copy through pkg-config (shared and static), runs,
-# and the installed meter-stat reads its profile; man finds the pages.
+# and the installed meter-stat reads its profile; a program built with the
+# installed GCC plugin (pkg-config's gccplugin variable) runs; man finds
+# the pages.
 # `make uninstall` with the same variables removes every file again.
 set -u
 
@@ -34,7 +36,7 @@ fi
 
 want=(bin/meter-run bin/meter-stat include/meter.h include/linux/meter.h
 	lib/libmeter.so.1.0.0 lib/libmeter.so.1 lib/libmeter.so lib/libmeter.a
-	lib/pkgconfig/meter.pc share/man/man1/meter-run.1
+	lib/pkgconfig/meter.pc lib/meter/meter.so share/man/man1/meter-run.1
 	share/man/man1/meter-stat.1 share/man/man3/libmeter.3
 	share/man/man4/meter.4)
 missing=""
@@ -99,6 +101,25 @@ if ${CC:-cc} -O2 -o "$tmp/split-static" "$ROOT/examples/split.c" $(pkg-config --
 	ok "a static link with libmeter.a and pkg-config --static --libs runs and writes its profile"
 else
 	nok "a static link with libmeter.a and pkg-config --static --libs"; diag "$tmp/cc.log"
+fi
+
+# The GCC plugin, as the user guide builds with it (pkg-config puts the
+# variable under the sysroot too).
+plugin=$(pkg-config --variable=gccplugin meter 2>/dev/null)
+cat > "$tmp/plug.c" <<'SRC'
+static volatile int sink;
+__attribute__((noinline)) static void twig(int i) { sink += i; }
+int main(void) { for (int i = 0; i < 300; i++) twig(i); return 0; }
+SRC
+# shellcheck disable=SC2046
+if [ "$plugin" = "$D$P/lib/meter/meter.so" ] &&
+   ${CC:-cc} -O2 -fplugin="$plugin" -o "$tmp/plug" "$tmp/plug.c" $(pkg-config --cflags --libs meter) > "$tmp/cc.log" 2>&1 &&
+   LD_LIBRARY_PATH=$lib METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/plug.json" "$tmp/plug" &&
+   LD_LIBRARY_PATH=$lib "$D$P/bin/meter-stat" -i "$tmp/plug.json" -f flat > "$tmp/plug.flat" 2>&1 &&
+   grep -qE ' 300 .* twig$' "$tmp/plug.flat"; then
+	ok "cc -fplugin=\$(pkg-config --variable=gccplugin meter) ($plugin): twig counted 300 times"
+else
+	nok "cc -fplugin=\$(pkg-config --variable=gccplugin meter) ('$plugin')"; diag "$tmp/cc.log" "$tmp/plug.flat" 2>/dev/null
 fi
 
 if command -v man >/dev/null; then

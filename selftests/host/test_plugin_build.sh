@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The GCC plugin at build time and on what it builds: the leaf rule
+# (flat when no call can reach instrumented code), flat=all|none,
+# exclude-file, a clear error for a bad argument, names from the records
+# (a stripped binary keeps them), C++ templates and methods named as
+# -finstrument-functions' build names them with the same counts, -O0, and
+# a translation unit that also uses METER_FUNCTION() by hand.
+set -u
+
+ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+STAT=$ROOT/build/tools/meter-stat
+PLUGIN=$ROOT/build/plugin/meter.so
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+. "$ROOT/selftests/tools_lib.sh" || exit 1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_plugin_build.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+LINK=(-I"$ROOT/lib" -L"$ROOT/build/lib" -Wl,-rpath,"$ROOT/build/lib" -lmeter)
+CORNERS=$ROOT/selftests/host/lib_plugin_corners.c
+
+# name -> calls, from a profile's flat rows ("%time cum self calls ... name")
+calls_table() { # json
+	"$STAT" -i "$1" -f flat 2> /dev/null | flat_rows /dev/stdin |
+		awk 'NF >= 7 { name = $7; for (i = 8; i <= NF; i++) name = name " " $i;
+			       print $4 "\t" name }' | sort -t "$(printf '\t')" -k2
+}
+run_off() { # binary json [args]
+	local b=$1 j=$2; shift 2
+	METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=$j "$b" "$@" > /dev/null
+}
+
+# --- the leaf rule ---------------------------------------------------------
+"$CC" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-verbose -I"$ROOT/lib" \
+	"$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
+mode_of() { sed -n "s/.*meter: ‘$1’ \([a-z]*\)\$/\1/p; s/.*meter: '$1' \([a-z]*\)\$/\1/p" "$tmp/verbose"; }
+check "leaf rule: leaf_flat (no calls) and dso-free vsum are flat" \
+	test "$(mode_of leaf_flat)/$(mode_of vsum)" = flat/flat
+check "leaf rule: tail_a, twice (they call functions) and bail (calls longjmp) are stacked" \
+	test "$(mode_of tail_a)/$(mode_of twice)/$(mode_of bail)" = stacked/stacked/stacked
+check "no_instrument_function: untouched is not instrumented" \
+	test -z "$(mode_of untouched)"
+"$CC" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-verbose -fplugin-arg-meter-flat=none \
+	-I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
+check "flat=none: leaf_flat stacked" test "$(mode_of leaf_flat)" = stacked
+"$CC" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-verbose -fplugin-arg-meter-flat=all \
+	-I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
+check "flat=all: tail_a flat" test "$(mode_of tail_a)" = flat
+# (stdlib.h's inline atoi is the one function from another file)
+"$CC" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-exclude-file=plugin_corners \
+	-fplugin-arg-meter-verbose -I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
+check "exclude-file=plugin_corners: only atoi (from stdlib.h) instrumented" \
+	test "$(grep -c 'meter: ' "$tmp/verbose")/$(mode_of atoi)" = 1/stacked
+"$CC" -O2 -c -fplugin="$PLUGIN" -I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o"
+size=$(objdump -h "$tmp/c.o" | awk '$2 == "meter_records" { print $3 }')
+check "one 32-byte record per instrumented function (13, got $((0x${size:-0} / 32)))" \
+	test $((0x${size:-0} / 32)) = 13
+
+if "$CC" -c -fplugin="$PLUGIN" -fplugin-arg-meter-flat=some "$CORNERS" \
+	-I"$ROOT/lib" -o "$tmp/c.o" 2> "$tmp/err"; then
+	nok "a bad plugin argument fails the build"
+else
+	check "a bad plugin argument fails the build with a clear error" \
+		grep -q "flat takes auto, all or none" "$tmp/err"
+fi
+"$CC" -c -fplugin="$PLUGIN" -fplugin-arg-meter-nosuch=1 "$CORNERS" \
+	-I"$ROOT/lib" -o "$tmp/c.o" 2> "$tmp/err"
+check "an unknown plugin argument is named in the error" grep -q "unknown argument.*nosuch" "$tmp/err"
+
+# --- names from the records, not from the ELF symbols -------------------------
+cat > "$tmp/names.c" <<'SRC'
+static volatile int sink;
+__attribute__((noinline)) static void hidden_static(int i) { sink += i; }
+__attribute__((noinline)) void visible(int i) { hidden_static(i); }
+int main(void) { for (int i = 0; i < 77; i++) visible(i); return 0; }
+SRC
+"$CC" -O2 -fplugin="$PLUGIN" "$tmp/names.c" -o "$tmp/names" "${LINK[@]}" &&
+	strip --strip-all "$tmp/names" && run_off "$tmp/names" "$tmp/names.json"
+calls_table "$tmp/names.json" > "$tmp/names.tab"
+check "stripped binary: hidden_static and visible keep their names and counts (77)" \
+	bash -c "grep -qP '^77\thidden_static$' '$tmp/names.tab' && grep -qP '^77\tvisible$' '$tmp/names.tab'"
+
+# --- -O0, and a unit that also uses METER_FUNCTION() by hand ------------------
+cat > "$tmp/mixed.c" <<'SRC'
+#include <meter.h>
+static volatile int sink;
+__attribute__((noinline)) static void by_hand(void) { METER_FUNCTION(); sink++; }
+__attribute__((noinline)) static void by_plugin(void) { by_hand(); }
+int main(void) { for (int i = 0; i < 50; i++) by_plugin(); return 0; }
+SRC
+for o in -O0 -O2; do
+	"$CC" $o -fplugin="$PLUGIN" "$tmp/mixed.c" -o "$tmp/mixed" "${LINK[@]}" &&
+		run_off "$tmp/mixed" "$tmp/mixed.json"
+	calls_table "$tmp/mixed.json" > "$tmp/mixed.tab"
+	check "$o, METER_FUNCTION() beside the plugin: by_hand counted once per call (50), by_plugin 50, main 1" \
+		bash -c "grep -qP '^50\tby_hand$' '$tmp/mixed.tab' && grep -qP '^50\tby_plugin$' '$tmp/mixed.tab' && grep -qP '^1\tmain$' '$tmp/mixed.tab'"
+done
+
+# --- C++: templates, methods, a namespace; as -finstrument-functions names them
+cat > "$tmp/tmpl.cc" <<'SRC'
+#include <cstdlib>
+namespace shapes {
+template <typename T> struct box {
+	T v;
+	__attribute__((noinline)) T grow(T by) { v += by; return v; }
+};
+template <typename T> __attribute__((noinline)) T total(box<T> &b, int n)
+{
+	T s = 0;
+	for (int i = 0; i < n; i++)
+		s += b.grow(1);
+	return s;
+}
+}
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? std::atoi(argv[1]) : 10;
+	shapes::box<int> bi{0};
+	shapes::box<double> bd{0};
+	return (int)(shapes::total(bi, n) + shapes::total(bd, 2 * n)) & 1;
+}
+SRC
+"$CXX" -O2 -fplugin="$PLUGIN" "$tmp/tmpl.cc" -o "$tmp/tmpl-plugin" "${LINK[@]}" &&
+	run_off "$tmp/tmpl-plugin" "$tmp/tp.json" 40
+"$CXX" -O2 -finstrument-functions "$tmp/tmpl.cc" -o "$tmp/tmpl-auto" "${LINK[@]}" &&
+	run_off "$tmp/tmpl-auto" "$tmp/ta.json" 40
+calls_table "$tmp/tp.json" | grep -v atoi > "$tmp/tp.tab"
+calls_table "$tmp/ta.json" | grep -v atoi > "$tmp/ta.tab"
+check "C++: the plugin's names and counts equal -finstrument-functions' ($(wc -l < "$tmp/tp.tab") functions)" \
+	cmp -s "$tmp/tp.tab" "$tmp/ta.tab" || { diff "$tmp/ta.tab" "$tmp/tp.tab" | diag; }
+check "C++: shapes::box<double>::grow(double) counted 80 times" \
+	grep -qP '^80\tshapes::box<double>::grow\(double\)$' "$tmp/tp.tab"
+
+echo "1..$n"
+[ $fails = 0 ]
