@@ -5,7 +5,8 @@
 # against gprof and uftrace, on one call-heavy loop (bench/callcost.c).
 # Reference rows: Appel's increment-and-store written by hand (the cost
 # the manual modes aim at) and -finstrument-functions with empty hooks
-# (bench/callcost_hooks.c: the floor under the automatic mode).
+# (bench/callcost_hooks.c: the floor under the automatic mode).  The GCC
+# plugin (plugin/) builds the same source unedited, flat and stacked.
 #
 # Instructions come from callgrind (valgrind): the program is run with N and
 # 2N calls and the difference divided by N, so start-up work (libmeter's
@@ -27,6 +28,12 @@ gcc $CFLAGS -DAPPEL_REF -o $B/appel bench/callcost.c
 gcc $CFLAGS -DMETER_MANUAL -o $B/manual bench/callcost.c $LM
 gcc $CFLAGS -DMETER_MANUAL -DMETER_FLAT -o $B/flat bench/callcost.c $LM
 gcc $CFLAGS -finstrument-functions -o $B/auto bench/callcost.c $LM
+# the GCC plugin: callee is a leaf, so flat by the leaf rule; flat=none
+# makes it stacked (what a function that calls others pays)
+[ -f build/plugin/meter.so ] || make -s build/plugin/meter.so
+gcc $CFLAGS -fplugin=build/plugin/meter.so -o $B/plugin_flat bench/callcost.c $LM
+gcc $CFLAGS -fplugin=build/plugin/meter.so -fplugin-arg-meter-flat=none \
+	-o $B/plugin bench/callcost.c $LM
 # the hooks called through the GOT rather than the PLT
 gcc $CFLAGS -finstrument-functions -fno-plt -o $B/auto_noplt bench/callcost.c $LM
 # the hooks linked into the executable: direct calls, no PLT
@@ -87,12 +94,14 @@ ns_call() {
 
 printf '%-42s %10s %10s %10s\n' "variant" "instr/call" "overhead" "ns/call"
 base=$(per_call baseline)
-for v in baseline appel flat manual auto auto_noplt auto_static auto_empty gprof uftrace; do
+for v in baseline appel flat manual plugin_flat plugin auto auto_noplt auto_static auto_empty gprof uftrace; do
 	label=$v
 	case $v in
 	appel) label="Appel increment-and-store (by hand)" ;;
 	flat) label="meter flat (METER_FUNCTION_FLAT)" ;;
 	manual) label="meter manual (METER_FUNCTION)" ;;
+	plugin_flat) label="meter GCC plugin, flat (a leaf)" ;;
+	plugin) label="meter GCC plugin, stacked (flat=none)" ;;
 	auto) label="meter automatic (-finstrument-functions)" ;;
 	auto_noplt) label="meter automatic, -fno-plt" ;;
 	auto_static) label="meter automatic, libmeter.a" ;;

@@ -35,6 +35,8 @@
 #include "basic-block.h"
 #include "gimple.h"
 #include "gimple-iterator.h"
+#include "predict.h"
+#include "gimple-predict.h"
 #include "gimplify.h"
 #include "stringpool.h"
 #include "attribs.h"
@@ -432,6 +434,14 @@ struct builder {
 		return t;
 	}
 
+	/* the slow path is taken once per thread and for unprofiled
+	 * calls: keep it out of the straight line, as __builtin_expect
+	 * does for the macro */
+	void cold(void)
+	{
+		add(gimple_build_predict(PRED_COLD_LABEL, NOT_TAKEN));
+	}
+
 	void label(tree l)
 	{
 		add(gimple_build_label(l));
@@ -445,6 +455,23 @@ struct builder {
 	void cond(enum tree_code code, tree a, tree b, tree yes, tree no)
 	{
 		add(gimple_build_cond(code, a, b, yes, no));
+	}
+
+	/* asm("" : "=r"(out) : "0"(v)), as meter.h does to the frame
+	 * address: computed once, not rematerialised on each path */
+	tree pin(tree v)
+	{
+		tree t = tmp(TREE_TYPE(v), "meter_pinned");
+		vec<tree, va_gc> *in = NULL, *out = NULL;
+		auto operand = [](const char *c, tree x) {
+			return build_tree_list(build_tree_list(NULL_TREE,
+				build_string(strlen(c) + 1, c)), x);
+		};
+
+		vec_safe_push(out, operand("=r", t));
+		vec_safe_push(in, operand("0", v));
+		add(gimple_build_asm_vec("", in, out, NULL, NULL));
+		return t;
 	}
 
 	/*
@@ -486,6 +513,15 @@ const HOST_WIDE_INT OFF_CURRENT = offsetof(struct meter__page_hdr, current);
 const HOST_WIDE_INT OFF_DEPTH = offsetof(struct meter__page_hdr, depth);
 const HOST_WIDE_INT OFF_STACK = offsetof(struct meter__page_hdr, stack);
 
+/* A 32-bit word of the page or record, widened at once: one zero-extending
+ * load, as meter.h's uintptr_t locals get (the stores narrow for free). */
+tree load_word(builder &b, tree base, HOST_WIDE_INT off, const char *n)
+{
+	tree w = b.load(base, unsigned_type_node, off, n);
+
+	return b.convert(pointer_sized_int_node, w, n);
+}
+
 /* meter__enter(): see lib/meter.h for why each store is where it is */
 void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 {
@@ -497,50 +533,54 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	tree rec_addr = build_fold_addr_expr(rec);
 
 	tree page = b.page();
-	tree d32 = b.load(page, u32, OFF_DEPTH, "meter_depth");
-	tree id32 = b.load(rec_addr, u32, 0, "meter_id");
+	tree d = load_word(b, page, OFF_DEPTH, "meter_depth");
+	tree id = load_word(b, rec_addr, 0, "meter_id");
 	tree cfa = b.tmp(ptr_type_node, "meter_cfa");
 	gcall *c = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA),
 				     0);
 	gimple_call_set_lhs(c, cfa);
 	b.add(c);
 	tree sp = b.convert(uptr, cfa, "meter_sp");
+	/* &sps[d - 1], as meter.h's slot */
+	tree dd = b.op(PLUS_EXPR, uptr, d,
+		       build_int_cst(uptr, METER__BLOCK_SPS / 8), "meter_dd");
+	tree slot = b.index(page, dd, 8, "meter_slot");
+	sp = b.pin(sp);
 	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
-	tree dz = b.convert(sizetype, d32, "meter_d");
-	tree slot = b.index(page, dz, 8, "meter_slot");
 
 	/* not registered (depth UINT32_MAX) or deep: slot is not ours */
-	b.cond(GE_EXPR, d32, build_int_cst(u32, METER__STACK_CAP), slow,
+	b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP), slow,
 	       check);
 	b.label(check);
-	tree below = b.load(slot, uptr, METER__BLOCK_SPS, "meter_below");
+	tree below = b.load(slot, uptr, 0, "meter_below");
 	b.cond(GE_EXPR, sp, below, slow, fast);
 
 	b.label(fast);
-	tree idz = b.convert(sizetype, id32, "meter_idz");
-	tree cnt = b.index(page, idz, 8, "meter_cnt");
+	tree cnt = b.index(page, id, 8, "meter_cnt");
 	tree n = b.load(cnt, uint64_type_node, METER__BLOCK_COUNTS, "meter_n");
 	tree n1 = b.op(PLUS_EXPR, uint64_type_node, n,
 		       build_int_cst(uint64_type_node, 1), "meter_n1");
 	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
-	b.store(slot, uptr, METER__BLOCK_SPS + 8, sp);
+	b.store(slot, uptr, 8, sp);
 	tree ra = b.builtin(BUILT_IN_RETURN_ADDRESS, integer_zero_node,
 			    ptr_type_node, "meter_ra");
 	tree site = b.convert(uptr, ra, "meter_site");
-	b.store(slot, uptr, METER__BLOCK_SITES + 8, site);
-	tree stk = b.index(page, dz, 4, "meter_stk");
+	b.store(slot, uptr, METER__BLOCK_SITES - METER__BLOCK_SPS + 8, site);
+	tree stk = b.index(page, d, 4, "meter_stk");
+	tree id32 = b.convert(u32, id, "meter_id32");
 	b.store(stk, u32, OFF_STACK, id32);
 	b.fence();
 	b.store(page, u32, OFF_CURRENT, id32);
 	b.fence();
-	tree d1 = b.op(PLUS_EXPR, u32, d32, build_int_cst(u32, 1),
+	tree d1 = b.op(PLUS_EXPR, uptr, d, build_int_cst(uptr, 1),
 		       "meter_d1");
-	b.store(page, u32, OFF_DEPTH, d1);
+	b.store(page, u32, OFF_DEPTH, b.convert(u32, d1, "meter_d1w"));
 	b.add(gimple_build_assign(page_out, page));
 	b.add(gimple_build_assign(cd_out, cd));
 	b.jump(done);
 
 	b.label(slow);
+	b.cold();
 	b.thunk("meter__enter_thunk", rec_addr, sp, page_out, cd_out);
 	b.label(done);
 }
@@ -555,25 +595,25 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
 	tree rec_addr = build_fold_addr_expr(rec);
 
 	tree page = b.page();
+	tree id = load_word(b, rec_addr, 0, "meter_id");
 	tree d32 = b.load(page, u32, OFF_DEPTH, "meter_depth");
 	b.cond(EQ_EXPR, d32, build_int_cst(u32, UINT32_MAX), slow, fast);
 
 	b.label(fast);
 	tree cur = b.load(page, u32, OFF_CURRENT, "meter_cur");
-	tree id32 = b.load(rec_addr, u32, 0, "meter_id");
-	tree idz = b.convert(sizetype, id32, "meter_idz");
-	tree cnt = b.index(page, idz, 8, "meter_cnt");
+	tree cnt = b.index(page, id, 8, "meter_cnt");
 	tree n = b.load(cnt, uint64_type_node, METER__BLOCK_COUNTS, "meter_n");
 	tree n1 = b.op(PLUS_EXPR, uint64_type_node, n,
 		       build_int_cst(uint64_type_node, 1), "meter_n1");
 	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
 	b.fence();
-	b.store(page, u32, OFF_CURRENT, id32);
+	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"));
 	b.add(gimple_build_assign(page_out, page));
 	b.add(gimple_build_assign(cd_out, NOP_EXPR, cur));
 	b.jump(done);
 
 	b.label(slow);
+	b.cold();
 	b.thunk("meter__enter_flat_thunk", rec_addr, NULL_TREE, page_out,
 		cd_out);
 	b.label(done);
