@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Real programs from Debian's sources, built for meter's comparisons
+# (sourced by bench/run.sh and selftests/host/test_realprog_counts.sh):
+#
+#   realprogs_build DIR     bzip2 and lua5.4 from `apt-get source`
+#                           (scripts/debian-source) into DIR/{bzip2,lua}/:
+#       plain       -O2, no instrumentation (perf's subject)
+#       plugin      -O2 with meter's GCC plugin, linked with libmeter
+#       pg          -O2 -pg without inlining or cloning (gprof's exact
+#                   counts for every function, recursive calls included)
+#       plugin-pg   both at once: the plugin and -pg without inlining, so
+#                   that gprof's and meter's counts come from one binary
+#                   and one run (Lua's string cache is keyed by the
+#                   address of C strings: two binaries do slightly
+#                   different work)
+#   realprogs_run PROG DIR BINARY   runs a program's workload
+#
+# The Lua build fixes its hash seed and sort pivot (luai_makeseed,
+# l_randomizePivot) so that every run does the same work; the workloads
+# are bench/realprogs/work.lua and bzip2 -9 over Lua's own sources.
+
+REALPROGS_ROOT=${REALPROGS_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+# what -pg needs to see every call: no inlining, no clones, no split parts
+REALPROGS_NOINLINE="-fno-inline -fno-ipa-cp -fno-ipa-sra -fno-partial-inlining -fno-ipa-icf -fno-optimize-sibling-calls"
+
+realprogs_variant_flags() { # variant
+	local r=$REALPROGS_ROOT
+	case $1 in
+	plain) echo "-O2 -g" ;;
+	plugin) echo "-O2 -g -fplugin=$r/build/plugin/meter.so" ;;
+	pg) echo "-O2 -g -pg $REALPROGS_NOINLINE" ;;
+	plugin-pg) echo "-O2 -g -pg -fplugin=$r/build/plugin/meter.so $REALPROGS_NOINLINE" ;;
+	esac
+}
+
+realprogs_variant_libs() { # variant
+	case $1 in
+	plugin*) echo "-L$REALPROGS_ROOT/build/lib -Wl,-rpath,$REALPROGS_ROOT/build/lib -lmeter" ;;
+	esac
+}
+
+realprogs_build() { # dir
+	local dir=$1 src v bz lua
+	mkdir -p "$dir/src"
+	bz=$("$REALPROGS_ROOT/scripts/debian-source" bzip2 "$dir/src") || return 1
+	lua=$("$REALPROGS_ROOT/scripts/debian-source" lua5.4 "$dir/src") || return 1
+	# Debian's patched luaconf.h includes a header its rules generate
+	[ -f "$dir/lua/lua5.4-deb-multiarch.h" ] ||
+		{ mkdir -p "$dir/lua" && echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' > "$dir/lua/lua5.4-deb-multiarch.h"; }
+	for v in plain plugin pg plugin-pg; do
+		mkdir -p "$dir/bzip2/$v" "$dir/lua/$v"
+		if [ ! -x "$dir/bzip2/$v/bzip2" ]; then
+			# shellcheck disable=SC2046
+			gcc $(realprogs_variant_flags $v) -D_FILE_OFFSET_BITS=64 -w \
+				-o "$dir/bzip2/$v/bzip2" \
+				$(for f in blocksort huffman crctable randtable compress decompress bzlib bzip2; do echo "$bz/$f.c"; done) \
+				$(realprogs_variant_libs $v) || return 1
+		fi
+		if [ ! -x "$dir/lua/$v/lua" ]; then
+			# shellcheck disable=SC2046
+			gcc $(realprogs_variant_flags $v) -std=gnu99 -w \
+				-DLUA_COMPAT_5_3 -DLUA_USE_LINUX -I"$dir/lua" \
+				-D'luai_makeseed(L)=0u' -D'l_randomizePivot()=0u' \
+				-o "$dir/lua/$v/lua" $(ls "$lua"/src/*.c | grep -v '/luac\.c$') \
+				$(realprogs_variant_libs $v) -lm -ldl || return 1
+		fi
+	done
+	# bzip2's input: Lua's sources, about 1 MB, the same on every machine
+	[ -s "$dir/bzip2/input" ] || cat "$lua"/src/*.c "$lua"/src/*.h > "$dir/bzip2/input"
+}
+
+realprogs_run() { # prog dir binary [scale]
+	local prog=$1 dir=$2 bin=$3 scale=${4:-1} i
+	case $prog in
+	bzip2)
+		for ((i = 0; i < scale; i++)); do
+			"$bin" -9 -c < "$dir/bzip2/input" | "$bin" -d -c > /dev/null || return 1
+		done ;;
+	lua) "$bin" "$REALPROGS_ROOT/bench/realprogs/work.lua" "$scale" > /dev/null ;;
+	esac
+}

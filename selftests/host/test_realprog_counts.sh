@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Exact call counts on real programs from Debian's sources (bzip2 and
+# lua5.4, fetched with apt-get source and built by bench/realprogs.sh):
+# built with meter's GCC plugin and with gcc -pg in one binary (no
+# inlining, so that mcount sees every call), run once, every function that
+# gprof's call graph lists has the same number of calls in meter's profile
+# (recursive calls included: gprof's "N+M").  The Lua run raises and
+# catches errors (longjmp) and recurses; bzip2 compresses and decompresses
+# about 1 MB.
+set -u
+
+ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+STAT=$ROOT/build/tools/meter-stat
+. "$ROOT/selftests/tools_lib.sh" || exit 1
+. "$ROOT/bench/realprogs.sh" || exit 1
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_realprog_counts.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+DIR=$ROOT/build/realprogs
+TAB=$(printf '\t')
+
+gprof_calls() { # gprof -q output -> "name<TAB>calls", recursive calls included
+	awk '/^\[[0-9]+\]/ {
+		if ($0 ~ /<cycle [0-9]+ as a whole>/) next
+		line = $0; sub(/ \[[0-9]+\]$/, "", line); sub(/ <cycle [0-9]+>$/, "", line)
+		n = split(line, f, /[ \t]+/)
+		if (n < 6 || f[5] !~ /^[0-9]+(\+[0-9]+)?$/) next
+		m = split(f[5], c, "+"); calls = c[1] + (m > 1 ? c[2] : 0)
+		name = f[6]; for (i = 7; i <= n; i++) name = name " " f[i]
+		print name "\t" calls
+	}' "$1" | sort -t "$TAB" -k1,1
+}
+meter_calls() { # profile -> "name<TAB>calls"
+	"$STAT" -i "$1" -f flat | flat_rows /dev/stdin |
+		awk 'NF >= 7 { name = $7; for (i = 8; i <= NF; i++) name = name " " $i;
+			       print name "\t" $4 }' | sort -t "$TAB" -k1,1
+}
+
+if ! realprogs_build "$DIR" > "$tmp/build.log" 2>&1; then
+	nok "bzip2 and lua5.4 from apt-get source build with the plugin and -pg"
+	tail -n 20 "$tmp/build.log" | diag
+	echo "1..$n"
+	exit 1
+fi
+ok "bzip2 and lua5.4 from apt-get source build with the plugin and -pg"
+
+for prog in bzip2 lua; do
+	bin=$DIR/$prog/plugin-pg/$prog
+	# gmon.out goes to the working directory; one file per run, so bzip2's
+	# two processes (compress, decompress) run one at a time here
+	mkdir -p "$tmp/$prog"
+	case $prog in
+	bzip2)
+		(cd "$tmp/$prog" && METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/$prog/m.json" \
+			"$bin" -9 -c < "$DIR/bzip2/input" > "$tmp/$prog/in.bz2") ;;
+	lua)
+		(cd "$tmp/$prog" && METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/$prog/m.json" \
+			"$bin" "$ROOT/bench/realprogs/work.lua" 1 > /dev/null) ;;
+	esac
+	if [ ! -s "$tmp/$prog/gmon.out" ] || [ ! -s "$tmp/$prog/m.json" ]; then
+		nok "$prog: the run wrote gmon.out and meter's profile"
+		continue
+	fi
+	gprof -b -q "$bin" "$tmp/$prog/gmon.out" > "$tmp/$prog/gprof" 2>&1
+	gprof_calls "$tmp/$prog/gprof" > "$tmp/$prog/g.tab"
+	meter_calls "$tmp/$prog/m.json" > "$tmp/$prog/m.tab"
+	join -t "$TAB" -a 1 -e MISSING -o 0,1.2,2.2 "$tmp/$prog/g.tab" "$tmp/$prog/m.tab" |
+		awk -F "$TAB" '$2 != $3' > "$tmp/$prog/diff"
+	listed=$(wc -l < "$tmp/$prog/g.tab")
+	recursive=$(grep -cE '^\[[0-9]+\].* [0-9]+\+[0-9]+ ' "$tmp/$prog/gprof")
+	if [ "$listed" -ge 30 ] && [ ! -s "$tmp/$prog/diff" ]; then
+		ok "$prog: all $listed functions gprof lists have gprof's exact call counts ($recursive with recursive calls)"
+	else
+		nok "$prog: meter's call counts equal gprof's ($listed listed, $(wc -l < "$tmp/$prog/diff") differ)"
+		head -n 20 "$tmp/$prog/diff" | diag
+	fi
+done
+
+echo "1..$n"
+[ $fails = 0 ]
