@@ -10,6 +10,9 @@
 #       plugin      -O2 with meter's GCC plugin, linked with libmeter
 #       pg          -O2 -pg without inlining or cloning (gprof's exact
 #                   counts for every function, recursive calls included)
+#       plain-ni, plugin-ni   plain and plugin without inlining or clones:
+#                   the self-time comparison with perf (every function
+#                   exists in both, so perf can name what meter names)
 #       plugin-pg   both at once: the plugin and -pg without inlining, so
 #                   that gprof's and meter's counts come from one binary
 #                   and one run (Lua's string cache is keyed by the
@@ -31,6 +34,8 @@ realprogs_variant_flags() { # variant
 	plain) echo "-O2 -g" ;;
 	plugin) echo "-O2 -g -fplugin=$r/build/plugin/meter.so" ;;
 	pg) echo "-O2 -g -pg $REALPROGS_NOINLINE" ;;
+	plain-ni) echo "-O2 -g $REALPROGS_NOINLINE" ;;
+	plugin-ni) echo "-O2 -g -fplugin=$r/build/plugin/meter.so $REALPROGS_NOINLINE" ;;
 	plugin-pg) echo "-O2 -g -pg -fplugin=$r/build/plugin/meter.so $REALPROGS_NOINLINE" ;;
 	esac
 }
@@ -49,7 +54,7 @@ realprogs_build() { # dir
 	# Debian's patched luaconf.h includes a header its rules generate
 	[ -f "$dir/lua/lua5.4-deb-multiarch.h" ] ||
 		{ mkdir -p "$dir/lua" && echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' > "$dir/lua/lua5.4-deb-multiarch.h"; }
-	for v in plain plugin pg plugin-pg; do
+	for v in plain plugin pg plugin-pg plain-ni plugin-ni; do
 		mkdir -p "$dir/bzip2/$v" "$dir/lua/$v"
 		if [ ! -x "$dir/bzip2/$v/bzip2" ]; then
 			# shellcheck disable=SC2046
@@ -74,10 +79,10 @@ realprogs_build() { # dir
 realprogs_run() { # prog dir binary [scale]
 	local prog=$1 dir=$2 bin=$3 scale=${4:-1} i
 	case $prog in
-	bzip2)
-		for ((i = 0; i < scale; i++)); do
-			"$bin" -9 -c < "$dir/bzip2/input" | "$bin" -d -c > /dev/null || return 1
-		done ;;
+	bzip2)	# one process: compress the input scale times
+		local files=()
+		for ((i = 0; i < scale; i++)); do files+=("$dir/bzip2/input"); done
+		"$bin" -9 -c -k "${files[@]}" > /dev/null ;;
 	lua) "$bin" "$REALPROGS_ROOT/bench/realprogs/work.lua" "$scale" > /dev/null ;;
 	esac
 }

@@ -222,11 +222,15 @@ typedef uint64_t __attribute__((may_alias, aligned(8))) meter__cd_t;
 #define METER__FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 /*
- * Entry: count the call, note the frame (stale-frame repair), push the id,
- * make it current, then count it in the depth.  (Between the last two
- * stores the sampler sees the callee current over its caller's stack: the
- * flat functions' rule, see Documentation/libmeter.md.)  The record's id
- * was set by its module's constructor.
+ * Entry.  Once the page is known to be the thread's own (registered, not
+ * deep), the callee becomes current first: the instructions that follow
+ * (the count, the frame notes, the push) are sampled as the callee's, so
+ * that nearly all of a call's instrumentation lands on the function
+ * called, where the reports' correction takes it out (Documentation/
+ * libmeter.md, "Correction").  Then: stale-frame check, count, note the
+ * frame, push the id, count it in the depth.  Until the depth store the
+ * sampler sees the callee current over its caller's stack: the flat
+ * functions' rule.  The record's id was set by its module's constructor.
  */
 static inline __attribute__((always_inline, no_instrument_function))
 struct meter__frame meter__enter(struct meter_record *rec)
@@ -247,32 +251,36 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	__asm__("" : "+r"(sp));	/* computed once, not rematerialised */
 
 	f.cd = METER__CD_WORD(f.page);
+	/* not registered (depth UINT32_MAX: a read-only page) or deep */
+	if (__builtin_expect(d >= METER__STACK_CAP, 0))
+		goto slow;
+	h->current = (uint32_t)id;
+	METER__FENCE();
 	/*
-	 * Not registered (depth UINT32_MAX), deep, or the top frame may be
-	 * stale (longjmp, exception), or this function is inlined into the
-	 * caller on top (same frame address): the slow path sorts it out.
+	 * The top frame may be stale (longjmp, exception), or this function
+	 * is inlined into the caller on top (same frame address): the slow
+	 * path sorts it out.
 	 */
-	if (__builtin_expect(d >= METER__STACK_CAP ||
-			     sp >= slot[0], 0))
-#ifdef METER__THUNKS
-		return METER__THUNK_CALL("meter__enter_thunk", rec, "a"(sp));
-#else
-		return meter__enter_slow(rec, sp,
-				(uintptr_t)__builtin_return_address(0));
-#endif
+	if (__builtin_expect(sp >= slot[0], 0))
+		goto slow;
 	METER__COUNTS(f.page)[id]++;
 	slot[1] = sp;
 	slot[1 + (METER__BLOCK_SITES - METER__BLOCK_SPS) / 8] =
 		(uintptr_t)__builtin_return_address(0);
 	h->stack[d] = (uint32_t)id;
 	METER__FENCE();
-	h->current = (uint32_t)id;
-	METER__FENCE();
 	h->depth = (uint32_t)d + 1;
 	return f;
+slow:
+#ifdef METER__THUNKS
+	return METER__THUNK_CALL("meter__enter_thunk", rec, "a"(sp));
+#else
+	return meter__enter_slow(rec, sp,
+				 (uintptr_t)__builtin_return_address(0));
+#endif
 }
 
-/* Flat entry: count the call and become current; nothing pushed. */
+/* Flat entry: become current, count the call; nothing pushed. */
 static inline __attribute__((always_inline, no_instrument_function))
 struct meter__frame meter__enter_flat(struct meter_record *rec)
 {
@@ -287,9 +295,10 @@ struct meter__frame meter__enter_flat(struct meter_record *rec)
 		return meter__enter_flat_slow(rec);
 #endif
 	f.cd = h->current;
-	METER__COUNTS(f.page)[id]++;
 	METER__FENCE();
 	h->current = (uint32_t)id;
+	METER__FENCE();
+	METER__COUNTS(f.page)[id]++;
 	return f;
 }
 

@@ -552,6 +552,10 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP), slow,
 	       check);
 	b.label(check);
+	/* current first: what follows is sampled as the callee's */
+	tree id32 = b.convert(u32, id, "meter_id32");
+	b.store(page, u32, OFF_CURRENT, id32);
+	b.fence();
 	tree below = b.load(slot, uptr, 0, "meter_below");
 	b.cond(GE_EXPR, sp, below, slow, fast);
 
@@ -567,10 +571,7 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	tree site = b.convert(uptr, ra, "meter_site");
 	b.store(slot, uptr, METER__BLOCK_SITES - METER__BLOCK_SPS + 8, site);
 	tree stk = b.index(page, d, 4, "meter_stk");
-	tree id32 = b.convert(u32, id, "meter_id32");
 	b.store(stk, u32, OFF_STACK, id32);
-	b.fence();
-	b.store(page, u32, OFF_CURRENT, id32);
 	b.fence();
 	tree d1 = b.op(PLUS_EXPR, uptr, d, build_int_cst(uptr, 1),
 		       "meter_d1");
@@ -585,7 +586,7 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	b.label(done);
 }
 
-/* meter__enter_flat(): count, become current, push nothing */
+/* meter__enter_flat(): become current, count, push nothing */
 void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
 {
 	tree u32 = unsigned_type_node;
@@ -601,13 +602,14 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
 
 	b.label(fast);
 	tree cur = b.load(page, u32, OFF_CURRENT, "meter_cur");
+	b.fence();
+	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"));
+	b.fence();
 	tree cnt = b.index(page, id, 8, "meter_cnt");
 	tree n = b.load(cnt, uint64_type_node, METER__BLOCK_COUNTS, "meter_n");
 	tree n1 = b.op(PLUS_EXPR, uint64_type_node, n,
 		       build_int_cst(uint64_type_node, 1), "meter_n1");
 	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
-	b.fence();
-	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"));
 	b.add(gimple_build_assign(page_out, page));
 	b.add(gimple_build_assign(cd_out, NOP_EXPR, cur));
 	b.jump(done);

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Self-time shares of one program, meter against perf (make bench).
+
+    selfshares.py PROGRAM PERF_SCRIPT METER_JSON [--min PCT] [--json]
+
+PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record --call-graph
+dwarf` run of the uninstrumented build of PROGRAM.  meter charges time
+spent in code it does not instrument (libc, the kernel on the thread's
+behalf) to the instrumented function that is current; for the same
+attribution each perf sample goes to the first frame, from the leaf
+outwards, that lies in PROGRAM itself.  Samples with no such frame (the
+dynamic loader before main) are left out of both sides' denominators, as
+are meter's samples with no current function.  Prints each function at
+or above --min percent in either profile, the two shares and their
+difference, then the largest difference; --json prints one JSON object.
+"""
+import json
+import os
+import re
+import sys
+
+
+def perf_shares(program, path):
+    counts, total = {}, 0
+    prog = os.path.realpath(program)
+    frames = []
+
+    def flush():
+        nonlocal total
+        for sym, dso in frames:
+            if dso == prog:
+                counts[sym] = counts.get(sym, 0) + 1
+                total += 1
+                break
+        frames.clear()
+
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.strip():
+                flush()
+                continue
+            m = re.match(r"^\s*[0-9a-f]+\s+(.*?)\s+\((.*)\)$", line)
+            if not m:
+                continue
+            sym, dso = m.group(1), m.group(2)
+            if dso == "inlined":
+                continue
+            sym = re.sub(r"\+0x[0-9a-f]+$", "", sym)
+            frames.append((sym, os.path.realpath(dso) if dso.startswith("/") else dso))
+    flush()
+    return {k: 100.0 * v / total for k, v in counts.items()} if total else {}, total
+
+
+def meter_shares(path):
+    with open(path) as f:
+        p = json.load(f)
+    funcs = p.get("functions") or p.get("funcs") or []
+    self_key = "self_samples" if funcs and "self_samples" in funcs[0] else "self"
+    tot = sum(fn.get(self_key, 0) for fn in funcs)
+    shares = {fn["name"]: 100.0 * fn.get(self_key, 0) / tot for fn in funcs} if tot else {}
+    return shares, tot
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    mn = 5.0
+    if "--min" in sys.argv:
+        mn = float(sys.argv[sys.argv.index("--min") + 1])
+        args = [a for a in args if a != str(sys.argv[sys.argv.index("--min") + 1])]
+    program, perf_path, meter_path = args[:3]
+    ps, pn = perf_shares(program, perf_path)
+    ms, mnn = meter_shares(meter_path)
+    rows = []
+    for name in sorted(set(ps) | set(ms), key=lambda k: -max(ps.get(k, 0), ms.get(k, 0))):
+        a, b = ps.get(name, 0.0), ms.get(name, 0.0)
+        if max(a, b) >= mn:
+            rows.append((name, a, b, b - a))
+    worst = max((abs(r[3]) for r in rows), default=None)
+    if "--json" in sys.argv:
+        print(json.dumps({"perf_samples": pn, "meter_samples": mnn,
+                          "max_diff_pp": round(worst, 2) if worst is not None else None,
+                          "functions": {r[0]: {"perf": round(r[1], 2), "meter": round(r[2], 2)}
+                                        for r in rows}}, separators=(",", ":")))
+        return
+    print("  %-28s %8s %8s %8s" % ("function (>= %g %%)" % mn, "perf %", "meter %", "diff pp"))
+    for name, a, b, d in rows:
+        print("  %-28s %8.2f %8.2f %+8.2f" % (name[:28], a, b, d))
+    print("  largest difference: %s pp (perf %d samples, meter %d)" %
+          ("%.2f" % worst if worst is not None else "n/a", pn, mnn))
+
+
+if __name__ == "__main__":
+    main()
