@@ -10,7 +10,7 @@
 BENCH_BIN := $(BUILD)/bench/bin
 BENCH_CFLAGS := $(filter-out -O2 -g,$(CFLAGS)) -O2 -g -fno-omit-frame-pointer
 BENCH_LIBMETER := -L$(BUILD)/lib -Wl,-rpath,$(ROOT)/$(BUILD)/lib -lmeter
-BENCH_BINS := $(addprefix $(BENCH_BIN)/workloads-,plain manual auto pg gperf) \
+BENCH_BINS := $(addprefix $(BENCH_BIN)/workloads-,plain manual auto plugin pg gperf) \
 	$(BENCH_BIN)/timeit
 
 $(BENCH_BIN)/workloads-plain: bench/workloads.c
@@ -24,6 +24,10 @@ $(BENCH_BIN)/workloads-manual: bench/workloads.c lib/meter.h $(LIBMETER_SO)
 $(BENCH_BIN)/workloads-auto: bench/workloads.c $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -finstrument-functions -o $@ $< $(BENCH_LIBMETER) -lpthread
+
+$(BENCH_BIN)/workloads-plugin: bench/workloads.c $(LIBMETER_SO) $(METER_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(BENCH_LIBMETER) -lpthread
 
 $(BENCH_BIN)/workloads-pg: bench/workloads.c
 	@mkdir -p $(dir $@)

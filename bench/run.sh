@@ -22,7 +22,7 @@
 # BENCH_QUICK=1 (smaller runs: a smoke test of the plumbing),
 # BENCH_OUT (where the whole run keeps its results; default
 # build/bench/out), BENCH_PHASES (which parts to run; default
-# "callcost tick res ovh acc").
+# "callcost tick res ovh real acc").
 set -eu
 
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
@@ -31,7 +31,7 @@ quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then
 	: "${BENCH_REPS:=1}" "${BENCH_ACC_REPS:=1}"
 fi
-phases=" ${BENCH_PHASES:-callcost tick res ovh acc} "
+phases=" ${BENCH_PHASES:-callcost tick res ovh real acc} "
 want() { case $phases in *" $1 "*) return 0 ;; esac; return 1; }
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -45,6 +45,11 @@ period_ns() { echo $((1000000000 / $1)); }
 #   off              workloads-manual, METER_BACKEND=off (calls counted)
 #   meter-kernel     workloads-manual under meter-run --backend kernel
 #   meter-auto       workloads-auto under meter-run --backend kernel
+#   meter-plugin     workloads-plugin (the GCC plugin) under meter-run
+#   meter-signal-plugin  workloads-plugin, METER_BACKEND=signal
+#   real-perf        a real program's plain build (bench/realprogs.sh)
+#                    under perf record --call-graph dwarf at RATE
+#   real-meter       its plugin build under meter-run --backend kernel
 #   meter-signal     workloads-manual, METER_BACKEND=signal
 #   meter-signal-hr  the same driven by a CLOCK_MONOTONIC timer at RATE
 #                    (BENCH_SIGNAL_HZ; the CPU-time timer set to 1 s)
@@ -62,14 +67,16 @@ run_one() {
 	base) cmd=("$B/workloads-plain" "$w" "$scale") ;;
 	off) env=(METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null)
 		cmd=("$B/workloads-manual" "$w" "$scale") ;;
-	meter-kernel|meter-auto)
+	meter-kernel|meter-auto|meter-plugin)
 		local v=manual
 		[ $tool = meter-auto ] && v=auto
+		[ $tool = meter-plugin ] && v=plugin
 		cmd=(meter-run --no-progress -b kernel --period "$(period_ns "$rate")ns"
 		     -f json -o "$d/profile.json" -- "$B/workloads-$v" "$w" "$scale") ;;
-	meter-signal|meter-signal-auto)
+	meter-signal|meter-signal-auto|meter-signal-plugin)
 		local v=manual
 		[ $tool = meter-signal-auto ] && v=auto
+		[ $tool = meter-signal-plugin ] && v=plugin
 		env=(METER_BACKEND=signal METER_QUIET=1 METER_PERIOD_NS="$(period_ns "$rate")"
 		     METER_OUTPUT="$d/profile.json")
 		cmd=("$B/workloads-$v" "$w" "$scale") ;;
@@ -84,6 +91,16 @@ run_one() {
 		# -B -N: no build-id post-processing (minutes under TCG)
 		cmd=("$PERF" record -q -B -N -e task-clock "${f[@]}" -o "$d/perf.data"
 		     "$B/workloads-plain" "$w" "$scale") ;;
+	real-perf)
+		echo "$w" > "$d/realprog"
+		cmd=("$PERF" record -q -B -N -e task-clock -F "$rate"
+		     --call-graph dwarf,4096 -o "$d/perf.data" --
+		     "$RP/$w/plain-ni/$w" $(realprog_args "$w" "$scale")) ;;
+	real-meter)
+		echo "$w" > "$d/realprog"
+		cmd=(meter-run --no-progress -b kernel --period "$(period_ns "$rate")ns"
+		     -f json -o "$d/profile.json" --
+		     "$RP/$w/plugin-ni/$w" $(realprog_args "$w" "$scale")) ;;
 	gprof) cmd=("$B/workloads-pg" "$w" "$scale") ;;
 	gperftools)
 		env=(CPUPROFILE="$d/cpu.prof")
@@ -119,14 +136,25 @@ run_one() {
 	echo "$id $phase $tool $rate $w $rep ok" >> "$OUT/index"
 }
 
+# The real programs (bench/realprogs.sh), built before the VM boots; their
+# arguments for one run (bzip2 compresses its input scale times).
+RP=$ROOT/build/realprogs
+realprog_args() {
+	local i
+	case $1 in
+	bzip2) echo "-9 -c -k"; for ((i = 0; i < $2; i++)); do echo "$RP/bzip2/input"; done ;;
+	lua) echo "$ROOT/bench/realprogs/work.lua $2" ;;
+	esac
+}
+
 # Scales: each workload run takes a few tenths of a second (host) or about
 # half a second of TCG (VM).
 if [ "$quick" = 1 ]; then
 	host_scale() { case $1 in spin) echo 20 ;; tree) echo 2 ;; matrix) echo 2 ;; threads) echo 2 ;; split) echo 4 ;; appel) echo 2 ;; esac; }
-	vm_scale() { case $1 in spin) echo 10 ;; tree) echo 1 ;; matrix) echo 1 ;; threads) echo 1 ;; split) echo 2 ;; appel) echo 1 ;; esac; }
+	vm_scale() { case $1 in spin) echo 10 ;; tree) echo 1 ;; matrix) echo 1 ;; threads) echo 1 ;; split) echo 2 ;; appel) echo 1 ;; bzip2) echo 1 ;; lua) echo 1 ;; esac; }
 else
 	host_scale() { case $1 in spin) echo 200 ;; tree) echo 40 ;; matrix) echo 60 ;; threads) echo 30 ;; split) echo 200 ;; appel) echo 40 ;; esac; }
-	vm_scale() { case $1 in spin) echo 300 ;; tree) echo 10 ;; matrix) echo 6 ;; threads) echo 4 ;; split) echo 30 ;; appel) echo 4 ;; esac; }
+	vm_scale() { case $1 in spin) echo 300 ;; tree) echo 10 ;; matrix) echo 6 ;; threads) echo 4 ;; split) echo 30 ;; appel) echo 4 ;; bzip2) echo 2 ;; lua) echo 4 ;; esac; }
 fi
 
 n=0
@@ -153,7 +181,8 @@ host_part() {
 	fi
 	want ovh && echo "== host: overhead (tree, matrix, threads) x $reps" >&2
 	local tools=("base -" "meter-signal 1000" "meter-signal 10000"
-		"meter-signal-auto 1000" "gprof -" "gperftools default"
+		"meter-signal-auto 1000" "meter-signal-plugin 1000" "gprof -"
+		"gperftools default"
 		"gperftools 1000" "gperftools 10000" "uftrace -")
 	want ovh || reps=0
 	for r in $(seq 1 "$reps"); do
@@ -210,7 +239,8 @@ vm_part() {
 	want ovh && echo "== vm: overhead (tree, matrix, threads) x $reps" >&2
 	want ovh || reps=0
 	local tools=("base -" "meter-kernel 1000" "meter-kernel 10000"
-		"meter-auto 1000" "meter-auto 10000" "meter-signal 1000"
+		"meter-auto 1000" "meter-auto 10000" "meter-plugin 1000"
+		"meter-plugin 10000" "meter-signal 1000"
 		"perf default" "perf 1000" "perf 10000")
 	for r in $(seq 1 "$reps"); do
 		for w in tree matrix threads; do
@@ -220,6 +250,18 @@ vm_part() {
 			done
 		done
 	done
+
+	if want real; then
+		echo "== vm: real programs, meter (plugin, kernel, 10 kHz) beside perf (plain, 4 kHz)" >&2
+		for r in $(seq 1 "${BENCH_ACC_REPS:-5}"); do
+			for w in bzip2 lua; do
+				for t in "real-perf 4000" "real-meter 10000"; do
+					next_id v
+					run_one "$id" real ${t% *} ${t#* } $w $r "$(vm_scale $w)"
+				done
+			done
+		done
+	fi
 
 	want acc && echo "== vm: accuracy (split, appel; 10 kHz)" >&2
 	want acc || return 0
@@ -239,8 +281,19 @@ vm_part() {
 perf_scripts() {
 	local d
 	for d in "$OUT"/runs/*; do
+		# meter's reports of a real program: corrected and as taken
+		if [ -f "$d/realprog" ] && [ -f "$d/profile.json" ]; then
+			"$ROOT/build/tools/meter-stat" -i "$d/profile.json" -f flat \
+				> "$d/flat.txt" 2>&1 || true
+			"$ROOT/build/tools/meter-stat" -i "$d/profile.json" -f flat \
+				--no-correction > "$d/flat-raw.txt" 2>&1 || true
+		fi
 		[ -f "$d/perf.data" ] || continue
-		perf script -i "$d/perf.data" -F ip,sym > "$d/perf.script" 2>/dev/null || true
+		if [ -f "$d/realprog" ]; then
+			perf script -i "$d/perf.data" -F ip,sym,dso > "$d/perf.script" 2>/dev/null || true
+		else
+			perf script -i "$d/perf.data" -F ip,sym > "$d/perf.script" 2>/dev/null || true
+		fi
 		rm -f "$d/perf.data"
 	done
 }
@@ -275,6 +328,11 @@ all)
 	fi
 	cp -L "$realperf" "$B/perf"
 	PERF=perf
+	if want real; then
+		echo "== host: building bzip2 and lua5.4 from apt-get source (bench/realprogs.sh)" >&2
+		. "$ROOT/bench/realprogs.sh"
+		realprogs_build "$RP" >&2 || die "bench/realprogs.sh could not build the real programs"
+	fi
 	# the host's load, for the record
 	cut -d' ' -f1-3 /proc/loadavg > "$OUT/loadavg.before"
 	OUT=$OUT/host host_part

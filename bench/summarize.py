@@ -14,6 +14,8 @@ import re
 import statistics
 import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 SPLIT_TRUTH = {"heavy": 50.0, "medium": 30.0, "light": 20.0}
 WORKLOADS = ("tree", "matrix", "threads")
 
@@ -395,6 +397,64 @@ def accuracy(runs):
     return split, caller, truth
 
 
+def flat_shares(path):
+    """%time by function from a flat report (meter-stat -f flat)."""
+    rows, on = {}, False
+    for line in read(path).splitlines():
+        if re.match(r"^\s*time\s+seconds", line):
+            on = True
+            continue
+        if on and not line.strip():
+            break
+        f = line.split()
+        if on and len(f) >= 7:
+            rows[" ".join(f[6:])] = float(f[0])
+    return rows
+
+
+def real_programs(runs):
+    """Per real program: mean self shares of perf (plain build) and of
+    meter (plugin build, corrected and as taken) over the repetitions."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from selfshares import perf_shares
+    progs = {}
+    for r in pick(runs, phase="real"):
+        prog = os.path.basename(r.w)
+        d = progs.setdefault(prog, {"perf": [], "meter": [], "raw": [], "samples": [0, 0]})
+        if r.tool == "real-perf":
+            binary = os.path.join(ROOT, "build", "realprogs", prog, "plain-ni", prog)
+            sh, n = perf_shares(binary, os.path.join(r.dir, "perf.script"))
+            if sh:
+                d["perf"].append(sh)
+                d["samples"][0] += n
+        elif r.tool == "real-meter":
+            c = flat_shares(os.path.join(r.dir, "flat.txt"))
+            if c:
+                d["meter"].append(c)
+                d["raw"].append(flat_shares(os.path.join(r.dir, "flat-raw.txt")))
+                m = re.search(r"^(\d+) samples", read(os.path.join(r.dir, "flat-raw.txt")), re.M)
+                d["samples"][1] += int(m.group(1)) if m else 0
+
+    def mean(lst):
+        keys = set().union(*lst) if lst else set()
+        return {k: sum(x.get(k, 0.0) for x in lst) / len(lst) for k in keys}
+    out = {}
+    for prog, d in sorted(progs.items()):
+        ps, ms, rs = mean(d["perf"]), mean(d["meter"]), mean(d["raw"])
+        names = sorted((k for k in set(ps) | set(ms) | set(rs)
+                        if max(ps.get(k, 0), ms.get(k, 0), rs.get(k, 0)) >= 5.0),
+                       key=lambda k: -ps.get(k, 0))
+        rows = {k: (ps.get(k, 0.0), ms.get(k, 0.0), rs.get(k, 0.0)) for k in names}
+        out[prog] = {
+            "rows": rows,
+            "max_diff": max((abs(b - a) for a, b, _ in rows.values()), default=None),
+            "max_diff_raw": max((abs(c - a) for a, _, c in rows.values()), default=None),
+            "reps": (len(d["perf"]), len(d["meter"])),
+            "samples": d["samples"],
+        }
+    return out
+
+
 def percall(out):
     rows = {}
     for line in read(os.path.join(out, "host", "callcost.txt")).splitlines():
@@ -423,6 +483,7 @@ def main():
     ovh_whole = overheads(runs, "tree_cpu")
     split, caller, truth = accuracy(runs)
     pc = percall(out)
+    real = real_programs(runs)
     wall = kv(read(os.path.join(out, "wall"))).get("wall_s")
 
     p = print
@@ -455,6 +516,20 @@ def main():
     for k, (ins, ov, ns) in pc.items():
         p("  %-44s %8s instr %8s over baseline %8s ns" % (k, fmt(ins), fmt(ov), fmt(ns, 2)))
     p("")
+    if real:
+        p("Real programs, VM (bench/realprogs.sh, built without inlining): self")
+        p("  share per function >= 5 %, meter (GCC plugin, kernel backend, 10 kHz;")
+        p("  corrected, and as taken) beside perf record on the plain build (4 kHz,")
+        p("  time in libc and the kernel charged to the calling program function):")
+        for prog, d in real.items():
+            p("  %s (%d perf runs, %d meter runs; %d and %d samples):" % (
+                prog, d["reps"][0], d["reps"][1], d["samples"][0], d["samples"][1]))
+            p("    %-28s %8s %8s %8s %8s" % ("function", "perf %", "meter %", "diff pp", "raw %"))
+            for k, (a, b, c) in d["rows"].items():
+                p("    %-28s %8.2f %8.2f %+8.2f %8.2f" % (k[:28], a, b, b - a, c))
+            p("    largest difference: %s pp corrected, %s pp as taken" % (
+                fmt(d["max_diff"], 2), fmt(d["max_diff_raw"], 2)))
+        p("")
     p("Resolution, VM: samples per CPU-second delivered (spin workload):")
     p("  %-44s %10s %10s" % ("", "1 kHz", "10 kHz"))
     for label, key in (("meter kernel, ticks (interrupts)", "meter-kernel_ticks"),
@@ -548,6 +623,12 @@ def main():
             "gprof": pcv("gprof", 2),
             "uftrace": pcv("uftrace", 2),
         },
+        "real_programs": {prog: {
+            "max_diff_pp": rnd(d["max_diff"], 2),
+            "max_diff_raw_pp": rnd(d["max_diff_raw"], 2),
+            "self_pct": {k: {"perf": rnd(a, 2), "meter": rnd(b, 2), "meter_raw": rnd(c, 2)}
+                         for k, (a, b, c) in d["rows"].items()},
+        } for prog, d in real.items()},
         "overhead_pct": {env: {k: {w: rnd(x) for w, x in d.items()} for k, d in sorted(v.items())}
                          for env, v in ovh.items()},
         "overhead_whole_pct": {env: {k: {w: rnd(x) for w, x in d.items()} for k, d in sorted(v.items())}

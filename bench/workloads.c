@@ -6,6 +6,7 @@
  *   plain    -O2 -g -fno-omit-frame-pointer: baseline, perf
  *   manual   METER_FUNCTION() in every function (-DMETER_MANUAL), -lmeter
  *   auto     -finstrument-functions, -lmeter
+ *   plugin   meter's GCC plugin (-fplugin=build/plugin/meter.so), -lmeter
  *   pg       -pg: gprof, uftrace
  *   gperf    linked with libprofiler (CPUPROFILE=FILE turns it on)
  *

@@ -104,6 +104,9 @@ const char *meter_backend(void);
 /* Internals used by the inline expansion.  Not API.                       */
 
 #define METER__RECORD_MAGIC	0x4d524543U	/* "CERM" */
+/* meter_record.flags: the function takes the flat form (its calls cost
+ * what the flat sequence costs; the reports' correction needs to know) */
+#define METER__REC_FLAT		1U
 
 struct meter_page;
 
@@ -324,20 +327,20 @@ meter__leave_flat(struct meter__frame *f)
 #define METER__SECTION_ATTR \
 	__attribute__((section("meter_records"), used, aligned(32)))
 
-#define METER__RECORD(n)						\
+#define METER__RECORD(n, flags)						\
 	static struct meter_record METER__CAT(meter__rec_, n)		\
 		METER__SECTION_ATTR = {					\
-		0, METER__RECORD_MAGIC, __func__, __FILE__, __LINE__, 0	\
+		0, METER__RECORD_MAGIC, __func__, __FILE__, __LINE__, flags \
 	}
 
 #define METER__FUNCTION(n)						\
-	METER__RECORD(n);						\
+	METER__RECORD(n, 0);						\
 	struct meter__frame METER__CAT(meter__frame_, n)		\
 		__attribute__((cleanup(meter__leave), unused)) =	\
 		meter__enter(&METER__CAT(meter__rec_, n))
 
 #define METER__FUNCTION_FLAT(n)						\
-	METER__RECORD(n);						\
+	METER__RECORD(n, METER__REC_FLAT);				\
 	struct meter__frame METER__CAT(meter__frame_, n)		\
 		__attribute__((cleanup(meter__leave_flat), unused)) =	\
 		meter__enter_flat(&METER__CAT(meter__rec_, n))

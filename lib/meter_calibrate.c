@@ -4,7 +4,8 @@
  * an empty function with and without the instrumentation and take the
  * difference per call.  The instrumentation is METER_FUNCTION's inline
  * path, or, when the program's first profiled call came through the
- * -finstrument-functions hooks, the two hook calls a compiler emits.  Runs
+ * -finstrument-functions hooks, the two hook calls a compiler emits; and
+ * the flat path (METER_FUNCTION_FLAT, the plugin's leaves).  Runs
  * once per process, on the first thread, before sampling starts; a few
  * milliseconds.  The stub's id is reserved: it never appears in a profile.
  */
@@ -21,6 +22,14 @@ static struct meter_record calib_rec = {
 
 static __attribute__((noinline, noipa)) void stub_plain(void)
 {
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline, noipa)) void stub_flat(void)
+{
+	struct meter__frame f __attribute__((cleanup(meter__leave_flat))) =
+		meter__enter_flat(&calib_rec);
+
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -55,9 +64,17 @@ static uint64_t time_calls(void (*fn)(void))
 	return meter_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
-uint64_t meter_calibrate(bool automatic)
+static uint64_t per_call_ps(uint64_t best, uint64_t plain)
+{
+	if (best <= plain)
+		return 1;	/* below resolution; 0 would mean unknown */
+	return (best - plain) * 1000 / CALIB_CALLS;
+}
+
+uint64_t meter_calibrate(bool automatic, uint64_t *flat_ps)
 {
 	uint64_t best_plain = UINT64_MAX, best_metered = UINT64_MAX, t;
+	uint64_t best_flat = UINT64_MAX;
 	void (*metered)(void) = automatic ? stub_hooked : stub_metered;
 	int r;
 
@@ -70,9 +87,11 @@ uint64_t meter_calibrate(bool automatic)
 		t = time_calls(metered);
 		if (t < best_metered)
 			best_metered = t;
+		t = time_calls(stub_flat);
+		if (t < best_flat)
+			best_flat = t;
 	}
 	meter_counts()[METER_CALIB_ID] = 0;
-	if (best_metered <= best_plain)
-		return 1;	/* below resolution; 0 would mean unknown */
-	return (best_metered - best_plain) * 1000 / CALIB_CALLS;
+	*flat_ps = per_call_ps(best_flat, best_plain);
+	return per_call_ps(best_metered, best_plain);
 }

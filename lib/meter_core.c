@@ -138,6 +138,16 @@ const char *meter_rec_name(uint32_t id)
 static struct meter_record **modules;	/* section starts seen */
 static size_t nmodules;
 
+/* A METER_FUNCTION() or GCC plugin record's id; the lock is held. */
+static uint32_t manual_record_new_locked(const struct meter_record *r)
+{
+	uint32_t id = meter_record_new_locked(METER_REC_MANUAL, r->name, 0);
+
+	if (id)
+		meter_g.recs[id].flat = r->flags & METER__REC_FLAT;
+	return id;
+}
+
 void meter__module_records(struct meter_record *start,
 			   struct meter_record *stop)
 {
@@ -158,8 +168,7 @@ void meter__module_records(struct meter_record *start,
 		if (r->magic != METER__RECORD_MAGIC ||
 		    __atomic_load_n(&r->id, __ATOMIC_ACQUIRE))
 			continue;
-		__atomic_store_n(&r->id, meter_record_new_locked(METER_REC_MANUAL,
-							   r->name, 0),
+		__atomic_store_n(&r->id, manual_record_new_locked(r),
 				 __ATOMIC_RELEASE);
 	}
 	/* a module loaded later (dlopen) names its functions at once */
@@ -177,7 +186,7 @@ static uint32_t manual_record_id(struct meter_record *rec)
 	pthread_mutex_lock(&meter_g.lock);
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
 	if (!id && rec->magic == METER__RECORD_MAGIC) {
-		id = meter_record_new_locked(METER_REC_MANUAL, rec->name, 0);
+		id = manual_record_new_locked(rec);
 		__atomic_store_n(&rec->id, id, __ATOMIC_RELEASE);
 		if (id && meter_tstate == METER_T_LIVE)
 			meter_send_names_locked();
@@ -523,7 +532,8 @@ bool meter_thread_ready(void)
 		pthread_mutex_unlock(&meter_g.lock);
 		meter__tls.page = th->page;	/* the stub's calls stay fast */
 		meter_busy = 0;
-		meter_g.call_cost_ps = meter_calibrate(meter_via_hooks);
+		meter_g.call_cost_ps = meter_calibrate(meter_via_hooks,
+						       &meter_g.flat_cost_ps);
 		meter_busy = 1;
 		meter__tls.page = METER_NO_PAGE;
 		pthread_mutex_lock(&meter_g.lock);
@@ -824,6 +834,7 @@ static struct meter_profile *build_profile_locked(void)
 	p->lost = atomic_load(&meter_g.lost);
 	p->truncated = atomic_load(&meter_g.truncated);
 	p->call_cost_ps = meter_g.call_cost_ps;
+	p->flat_call_cost_ps = meter_g.flat_cost_ps;
 
 	for (id = 1; id <= hi; id++) {
 		struct meter_func *f = meter_profile_add_func(p, id,
@@ -831,6 +842,7 @@ static struct meter_profile *build_profile_locked(void)
 
 		if (!f)
 			goto fail;
+		f->flat = meter_g.recs[id].flat;
 		f->calls = meter_g.calls_done[id];
 		if (meter_g.alloc_calls_done) {
 			f->alloc_calls = meter_g.alloc_calls_done[id];

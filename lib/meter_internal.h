@@ -43,6 +43,7 @@ struct meter_rec_info {
 	char *name;		/* NULL for an automatic record not yet named */
 	uintptr_t addr;		/* automatic records: function address */
 	uint32_t kind;
+	bool flat;		/* METER__REC_FLAT: the flat sequence */
 };
 
 /* One profiled thread. */
@@ -84,6 +85,7 @@ struct meter_global {
 	uint64_t cookie, parent_cookie;
 	uint64_t start_ns;
 	uint64_t call_cost_ps;
+	uint64_t flat_cost_ps;	/* the same for a flat function */
 	bool finished;		/* process exit handled */
 
 	/* kernel backend */
@@ -185,8 +187,9 @@ void meter_signal_reset(void) METER_HIDDEN;
 struct meter_profile;
 int meter_signal_add_stacks(struct meter_profile *p) METER_HIDDEN;
 
-/* meter_calibrate.c: cost of the manual or the automatic path */
-uint64_t meter_calibrate(bool automatic) METER_HIDDEN;
+/* meter_calibrate.c: cost of the manual or the automatic path, and of
+ * the flat path into *flat_ps */
+uint64_t meter_calibrate(bool automatic, uint64_t *flat_ps) METER_HIDDEN;
 /* Set by the automatic hooks before they first set a thread up. */
 extern __thread int meter_via_hooks METER_HIDDEN
 	__attribute__((tls_model("initial-exec")));

@@ -342,6 +342,7 @@ static int merge_header(struct meter_profile *dst,
 		dst->start_ns = src->start_ns;
 		dst->end_ns = src->end_ns;
 		dst->call_cost_ps = src->call_cost_ps;
+		dst->flat_call_cost_ps = src->flat_call_cost_ps;
 		return 0;
 	}
 	if (!dst->command && src->command &&
@@ -366,6 +367,8 @@ static int merge_header(struct meter_profile *dst,
 		dst->end_ns = src->end_ns;
 	if (!dst->call_cost_ps)
 		dst->call_cost_ps = src->call_cost_ps;
+	if (!dst->flat_call_cost_ps)
+		dst->flat_call_cost_ps = src->flat_call_cost_ps;
 	return 0;
 }
 
@@ -454,6 +457,7 @@ int meter_profile_merge(struct meter_profile *dst,
 		df->total_samples += sf->total_samples;
 		df->alloc_calls += sf->alloc_calls;
 		df->alloc_bytes += sf->alloc_bytes;
+		df->flat = df->flat || sf->flat;
 		map[i] = df->id;
 	}
 

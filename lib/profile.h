@@ -23,6 +23,7 @@ struct meter_func {
 	uint64_t total_samples;	/* once per sample, recursion or not */
 	uint64_t alloc_calls;
 	uint64_t alloc_bytes;
+	bool flat;		/* instrumented with the flat sequence */
 };
 
 struct meter_stack {
@@ -56,6 +57,10 @@ struct meter_profile {
 	uint64_t lost;
 	uint64_t truncated;
 	uint64_t call_cost_ps;	/* calibrated cost of one call, 0: unknown */
+	uint64_t flat_call_cost_ps;	/* the same for a flat function */
+	/* set by the reports' correction (tools/correct.c), never stored */
+	bool corrected;
+	double corrected_samples;	/* samples taken out */
 
 	struct meter_func *funcs;
 	size_t nfuncs, funcs_cap;

@@ -90,9 +90,14 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		fprintf(out, ",\n  \"ticks\": %" PRIu64, p->ticks);
 	fprintf(out, ",\n  \"no_current\": %" PRIu64 ",\n  \"invalid\": %" PRIu64
 		",\n  \"lost\": %" PRIu64 ",\n  \"truncated\": %" PRIu64
-		",\n  \"call_cost_ps\": %" PRIu64 ",\n",
+		",\n  \"call_cost_ps\": %" PRIu64,
 		p->no_current, p->invalid, p->lost, p->truncated,
 		p->call_cost_ps);
+	/* the flat sequence's cost; absent means unknown (older files) */
+	if (p->flat_call_cost_ps)
+		fprintf(out, ",\n  \"flat_call_cost_ps\": %" PRIu64,
+			p->flat_call_cost_ps);
+	fputs(",\n", out);
 
 	fputs("  \"functions\": [", out);
 	for (i = 0; i < p->nfuncs; i++) {
@@ -104,8 +109,9 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		fprintf(out, ", \"calls\": %" PRIu64 ", \"self_samples\": %"
 			PRIu64 ", \"total_samples\": %" PRIu64
 			", \"alloc_calls\": %" PRIu64 ", \"alloc_bytes\": %"
-			PRIu64 "}", f->calls, f->self_samples,
-			f->total_samples, f->alloc_calls, f->alloc_bytes);
+			PRIu64 "%s}", f->calls, f->self_samples,
+			f->total_samples, f->alloc_calls, f->alloc_bytes,
+			f->flat ? ", \"flat\": true" : "");
 	}
 	fputs(p->nfuncs ? "\n  ],\n" : "],\n", out);
 
@@ -833,6 +839,8 @@ static int read_header(struct schema *sc, const struct jval *root,
 	p->truncated = get_uint(sc, root, "", "truncated", UINT64_MAX, false);
 	p->call_cost_ps = get_uint(sc, root, "", "call_cost_ps", UINT64_MAX,
 				   false);
+	p->flat_call_cost_ps = get_uint(sc, root, "", "flat_call_cost_ps",
+					UINT64_MAX, false);
 	return sc->failed ? -1 : 0;
 }
 
@@ -891,6 +899,7 @@ static int read_functions(struct schema *sc, const struct jval *root,
 					  UINT64_MAX, false);
 		f->alloc_bytes = get_uint(sc, o, ctx, "alloc_bytes",
 					  UINT64_MAX, false);
+		f->flat = get_bool(sc, o, ctx, "flat");
 		if (sc->failed)
 			return -1;
 	}

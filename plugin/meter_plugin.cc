@@ -666,7 +666,7 @@ tree make_record(tree fn, bool flat)
 		build_int_cst(unsigned_type_node, METER__RECORD_MAGIC),
 		str(fname), str(file ? file : ""),
 		build_int_cst(unsigned_type_node, DECL_SOURCE_LINE(fn)),
-		build_int_cst(unsigned_type_node, flat ? 1 : 0),
+		build_int_cst(unsigned_type_node, flat ? METER__REC_FLAT : 0),
 	};
 	for (tree val : vals) {
 		CONSTRUCTOR_APPEND_ELT(elts, f,

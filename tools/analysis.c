@@ -479,16 +479,49 @@ const char *an_name(const struct analysis *an, size_t node)
 
 /* --- dispatch --- */
 
+/*
+ * A copy of p with the instrumentation correction applied, or NULL when
+ * there is nothing to correct (*failed on ENOMEM).
+ */
+static struct meter_profile *corrected_copy(const struct meter_profile *p,
+					    bool *failed)
+{
+	struct meter_profile *c;
+
+	*failed = false;
+	if (!p->call_cost_ps || !p->period_ns || !p->samples)
+		return NULL;
+	c = meter_profile_new();
+	if (!c || meter_profile_merge(c, p) || profile_correct(c)) {
+		meter_profile_free(c);
+		*failed = true;
+		return NULL;
+	}
+	return c;
+}
+
 int render_profile(const struct meter_profile *p, const struct render_opts *o,
 		   FILE *out, char *err, size_t errlen)
 {
+	struct meter_profile *corrected = NULL;
 	struct analysis *an;
 	enum render_order def;
+	bool failed;
 	int ret;
 
+	/* JSON keeps the samples as taken, and the costs that correct them */
 	if (o->format == FMT_JSON) {
 		ret = render_json(p, out);
 		goto done;
+	}
+	if (!o->no_correction) {
+		corrected = corrected_copy(p, &failed);
+		if (failed) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (corrected)
+			p = corrected;
 	}
 	switch (o->format) {
 	case FMT_CALLGRAPH:
@@ -500,6 +533,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 	}
 	an = analysis_new(p, o, def);
 	if (!an) {
+		meter_profile_free(corrected);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -544,6 +578,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 	}
 	analysis_free(an);
 done:
+	meter_profile_free(corrected);
 	if (!ret && (fflush(out) || ferror(out)))
 		ret = -1;
 	if (ret)

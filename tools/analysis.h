@@ -47,6 +47,7 @@ struct render_opts {
 	double hide_self;	/* percent, Racket's hide-self */
 	double hide_subs;	/* percent, Racket's hide-subs */
 	bool threads;		/* a table of the threads' samples */
+	bool no_correction;	/* the samples as taken (correct.c) */
 };
 
 #define NODE_ROOT ((size_t)-1)	/* the caller of a stack's root frame */
@@ -116,6 +117,14 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 int render_dot(const struct analysis *an, const struct render_opts *o,
 	       FILE *out);
 int render_json(const struct meter_profile *p, FILE *out);
+
+/*
+ * correct.c: takes the calibrated instrumentation cost out of p's samples
+ * (sets p->corrected); 0, or -1 on ENOMEM.  The line that reports says so.
+ */
+int profile_correct(struct meter_profile *p);
+void profile_correction_line(const struct meter_profile *p, FILE *out,
+			     const char *prefix);
 
 /* Renders p in o->format.  Returns 0, or -1 with a message in err. */
 int render_profile(const struct meter_profile *p, const struct render_opts *o,

@@ -69,6 +69,9 @@ int cli_report_option(struct cli_report *r, int c, const char *arg)
 	case OPT_THREADS:
 		r->ro.threads = true;
 		return 1;
+	case OPT_NO_CORRECTION:
+		r->ro.no_correction = true;
+		return 1;
 	case OPT_HIDE_SUBS:
 		if (parse_percent(arg, &r->ro.hide_subs))
 			cli_die_usage("--hide-subs wants a percentage from 0 "

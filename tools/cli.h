@@ -21,6 +21,7 @@ enum {
 	OPT_HIDE_SELF,
 	OPT_HIDE_SUBS,
 	OPT_THREADS,
+	OPT_NO_CORRECTION,
 	OPT_CLI_LAST,
 };
 
@@ -33,7 +34,8 @@ enum {
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },		\
 	{ "hide-self", required_argument, NULL, OPT_HIDE_SELF },	\
 	{ "hide-subs", required_argument, NULL, OPT_HIDE_SUBS },	\
-	{ "threads", no_argument, NULL, OPT_THREADS }
+	{ "threads", no_argument, NULL, OPT_THREADS },			\
+	{ "no-correction", no_argument, NULL, OPT_NO_CORRECTION }
 
 #define CLI_REPORT_HELP							\
 "Report options:\n"							\
@@ -47,7 +49,9 @@ enum {
 "      --hide-self PCT  call graph: hide a function whose self time is\n" \
 "                       below PCT %% ...\n"				\
 "      --hide-subs PCT  ... and whose every edge is below PCT %%\n"	\
-"      --threads        flat and metering: a table of the threads' samples\n"
+"      --threads        flat and metering: a table of the threads' samples\n" \
+"      --no-correction  the samples as taken: the instrumentation's own\n" \
+"                       calibrated cost left in (Documentation/libmeter.md)\n"
 
 struct cli_report {
 	struct render_opts ro;

@@ -37,6 +37,7 @@ void render_header(const struct analysis *an, FILE *out)
 			" stacks lost (table full), %" PRIu64
 			" stacks truncated\n", p->no_current, p->invalid,
 			p->lost, p->truncated);
+	profile_correction_line(p, out, "");
 	if (!p->exited && !strcmp(p->backend, "kernel") && !an->calls &&
 	    an->samples)
 		fprintf(out, "The process is still running: its call counts "

@@ -36,9 +36,13 @@ int render_dot(const struct analysis *an, const struct render_opts *o,
 	fprintf(out, "digraph meter {\n");
 	fprintf(out, "  graph [label=\"meter: ");
 	put_label(out, p->command ? p->command : "???");
-	fprintf(out, " - %" PRIu64 " samples, %.3f s; edges: share of all "
-		"samples\", labelloc=t, fontname=\"Helvetica\"];\n",
-		an->samples, an_seconds(an, (double)an->samples));
+	fprintf(out, " - %" PRIu64 " samples, %.3f s", an->samples,
+		an_seconds(an, (double)an->samples));
+	if (p->corrected)
+		fprintf(out, " (instrumentation correction: %.3f s out)",
+			an_seconds(an, p->corrected_samples));
+	fprintf(out, "; edges: share of all samples\", labelloc=t, "
+		"fontname=\"Helvetica\"];\n");
 	fprintf(out, "  node [shape=box, style=filled, "
 		"fontname=\"Helvetica\"];\n");
 	fprintf(out, "  edge [fontname=\"Helvetica\", fontsize=10];\n");

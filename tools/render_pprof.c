@@ -309,6 +309,11 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 			 p->call_cost_ps);
 		pb_uint(&b, 13, str_add(&st, line));
 	}
+	if (p->corrected) {
+		snprintf(line, sizeof(line), "instrumentation correction: "
+			 "%.1f samples taken out", p->corrected_samples);
+		pb_uint(&b, 13, str_add(&st, line));
+	}
 	pb_put(&b, st.out.d, st.out.n);
 	if (b.oom || tmp.oom || packed.oom || sub.oom || st.out.oom) {
 		errno = ENOMEM;

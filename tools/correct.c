@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The instrumentation correction of the reports (Documentation/
+ * libmeter.md, "Correction").
+ *
+ * Every profiled call runs the instrumentation's own instructions, and a
+ * sampler counts them like any other CPU time.  libmeter measures what a
+ * call costs at start-up (call_cost_ps; flat_call_cost_ps for the flat
+ * sequence) and the entry makes the callee current before it does the
+ * rest of its work, so that cost is sampled as the called function's
+ * self time.  The correction takes calls x cost out of each function's
+ * self samples (never below zero), scales the sampled stacks that end in
+ * it alike, and recomputes the totals: the time the program itself
+ * spent, as an uninstrumented run would have shown it.  METERING
+ * subtracts its estimated overhead the same way.  Reports say how much
+ * was taken out; --no-correction shows the samples as taken.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+static double excess_samples(const struct meter_profile *p,
+			     const struct meter_func *f)
+{
+	uint64_t ps = f->flat && p->flat_call_cost_ps ? p->flat_call_cost_ps :
+							p->call_cost_ps;
+
+	return (double)f->calls * (double)ps / 1000.0 / (double)p->period_ns;
+}
+
+static uint64_t scaled(uint64_t n, double ratio)
+{
+	double v = floor((double)n * ratio + 0.5);
+
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+int profile_correct(struct meter_profile *p)
+{
+	double *ratio = NULL, removed = 0;
+	uint64_t before = p->samples, *total = NULL, *from_stacks = NULL;
+	size_t i, k, kept;
+	int ret = -1;
+
+	p->corrected = false;
+	p->corrected_samples = 0;
+	if (!p->call_cost_ps || !p->period_ns || !p->samples)
+		return 0;
+	ratio = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*ratio));
+	total = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*total));
+	from_stacks = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*from_stacks));
+	if (!ratio || !total || !from_stacks)
+		goto out;
+	/*
+	 * Totals: what the stacks lose is taken from the totals as read (the
+	 * kernel counts totals at the tick, stacks can be lost when its
+	 * table is full).
+	 */
+	for (i = 0; i < p->nfuncs; i++)
+		total[i] = p->funcs[i].total_samples;
+	meter_profile_compute_totals(p);
+	for (i = 0; i < p->nfuncs; i++)
+		from_stacks[i] = p->funcs[i].total_samples;
+	for (i = 0; i < p->nfuncs; i++) {
+		struct meter_func *f = &p->funcs[i];
+		double self = (double)f->self_samples;
+		double left = self - excess_samples(p, f);
+
+		if (left < 0)
+			left = 0;
+		ratio[i] = self > 0 ? left / self : 1;
+		removed += self - left;
+		f->self_samples = scaled(f->self_samples, ratio[i]);
+	}
+	/* a stack's leaf is its current function: scale it as that one */
+	for (i = 0, kept = 0; i < p->nstacks; i++) {
+		struct meter_stack *s = &p->stacks[i];
+		const struct meter_func *leaf = s->depth ?
+			meter_profile_find(p, s->frames[s->depth - 1]) : NULL;
+
+		if (leaf)
+			s->samples = scaled(s->samples,
+					    ratio[leaf - p->funcs]);
+		if (s->samples)
+			p->stacks[kept++] = *s;
+		else
+			free(s->frames);
+	}
+	p->nstacks = kept;
+	meter_profile_compute_totals(p);
+	for (i = 0; i < p->nfuncs; i++) {
+		struct meter_func *f = &p->funcs[i];
+		uint64_t lost = from_stacks[i] - f->total_samples;
+
+		f->total_samples = total[i] > lost ? total[i] - lost : 0;
+		if (f->total_samples < f->self_samples)
+			f->total_samples = f->self_samples;
+	}
+	p->samples = before > (uint64_t)llround(removed) ?
+		     before - (uint64_t)llround(removed) : 0;
+	for (k = 0; k < p->nthreads; k++)
+		p->threads[k].samples = scaled(p->threads[k].samples,
+					       (double)p->samples /
+					       (double)before);
+	p->corrected = true;
+	p->corrected_samples = removed;
+	ret = 0;
+out:
+	free(ratio);
+	free(total);
+	free(from_stacks);
+	return ret;
+}
+
+void profile_correction_line(const struct meter_profile *p, FILE *out,
+			     const char *prefix)
+{
+	if (!p->corrected)
+		return;
+	fprintf(out, "%sInstrumentation correction: %.3f s (%.1f%% of the "
+		"samples) taken out, %.1f ns per call",
+		prefix, p->corrected_samples * (double)p->period_ns / 1e9,
+		100.0 * p->corrected_samples /
+			(p->corrected_samples + (double)p->samples),
+		(double)p->call_cost_ps / 1e3);
+	if (p->flat_call_cost_ps)
+		fprintf(out, " (%.1f ns flat)",
+			(double)p->flat_call_cost_ps / 1e3);
+	fputs("; --no-correction shows the samples as taken.\n", out);
+}
