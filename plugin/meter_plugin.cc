@@ -321,6 +321,14 @@ bool excluded(tree fn)
 	/* a nested function's frame is its parent's business */
 	if (DECL_STATIC_CHAIN(fn))
 		return true;
+	/*
+	 * An extern inline (gnu_inline) body, such as glibc's atoi in
+	 * <stdlib.h>, is another library's function: its real copy is that
+	 * library's, uninstrumented, and its time belongs to the caller as
+	 * a call to that copy's would.
+	 */
+	if (DECL_EXTERNAL(fn))
+		return true;
 	if (listed(opts.exclude_files, DECL_SOURCE_FILE(fn)))
 		return true;
 	return listed(opts.exclude_functions, function_name(fn));
