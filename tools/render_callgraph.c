@@ -86,6 +86,9 @@ int render_callgraph(const struct analysis *an, const struct render_opts *o,
 			an->samples ? "" : " (no samples)");
 		return ferror(out) ? -1 : 0;
 	}
+	/* alone, it has no header to say it (text has the flat one's) */
+	if (o->format == FMT_CALLGRAPH)
+		profile_correction_line(an->p, out, "");
 	fprintf(out, "Call graph (exact: edge shares are measured from %" PRIu64
 		" samples' stacks, not apportioned by call counts):\n",
 		an->stack_samples);
