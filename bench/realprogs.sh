@@ -18,7 +18,7 @@
 #                   and one run (Lua's string cache is keyed by the
 #                   address of C strings: two binaries do slightly
 #                   different work)
-#   realprogs_run PROG DIR BINARY   runs a program's workload
+#   realprogs_args PROG DIR SCALE   the arguments of one workload run
 #
 # The Lua build fixes its hash seed and sort pivot (luai_makeseed,
 # l_randomizePivot) so that every run does the same work; the workloads
@@ -47,7 +47,7 @@ realprogs_variant_libs() { # variant
 }
 
 realprogs_build() { # dir
-	local dir=$1 src v bz lua
+	local dir=$1 v bz lua
 	mkdir -p "$dir/src"
 	bz=$("$REALPROGS_ROOT/scripts/debian-source" bzip2 "$dir/src") || return 1
 	lua=$("$REALPROGS_ROOT/scripts/debian-source" lua5.4 "$dir/src") || return 1
@@ -76,13 +76,12 @@ realprogs_build() { # dir
 	[ -s "$dir/bzip2/input" ] || cat "$lua"/src/*.c "$lua"/src/*.h > "$dir/bzip2/input"
 }
 
-realprogs_run() { # prog dir binary [scale]
-	local prog=$1 dir=$2 bin=$3 scale=${4:-1} i
-	case $prog in
-	bzip2)	# one process: compress the input scale times
-		local files=()
-		for ((i = 0; i < scale; i++)); do files+=("$dir/bzip2/input"); done
-		"$bin" -9 -c -k "${files[@]}" > /dev/null ;;
-	lua) "$bin" "$REALPROGS_ROOT/bench/realprogs/work.lua" "$scale" > /dev/null ;;
+realprogs_args() { # prog dir scale: one run's arguments, a word a line
+	local i
+	case $1 in
+	bzip2)	# one process: compress the input scale times, to stdout
+		printf '%s\n' -9 -c -k
+		for ((i = 0; i < $3; i++)); do echo "$2/bzip2/input"; done ;;
+	lua) printf '%s\n' "$REALPROGS_ROOT/bench/realprogs/work.lua" "$3" ;;
 	esac
 }

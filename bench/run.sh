@@ -95,12 +95,15 @@ run_one() {
 		echo "$w" > "$d/realprog"
 		cmd=("$PERF" record -q -B -N -e task-clock -F "$rate"
 		     --call-graph dwarf,4096 -o "$d/perf.data" --
-		     "$RP/$w/plain-ni/$w" $(realprog_args "$w" "$scale")) ;;
+		     "$RP/$w/plain-ni/$w")
+		# a here-string, not <(...): the VM has no /dev/fd
+		mapfile -t -O ${#cmd[@]} cmd <<< "$(realprogs_args "$w" "$RP" "$scale")" ;;
 	real-meter)
 		echo "$w" > "$d/realprog"
 		cmd=(meter-run --no-progress -b kernel --period "$(period_ns "$rate")ns"
 		     -f json -o "$d/profile.json" --
-		     "$RP/$w/plugin-ni/$w" $(realprog_args "$w" "$scale")) ;;
+		     "$RP/$w/plugin-ni/$w")
+		mapfile -t -O ${#cmd[@]} cmd <<< "$(realprogs_args "$w" "$RP" "$scale")" ;;
 	gprof) cmd=("$B/workloads-pg" "$w" "$scale") ;;
 	gperftools)
 		env=(CPUPROFILE="$d/cpu.prof")
@@ -136,16 +139,9 @@ run_one() {
 	echo "$id $phase $tool $rate $w $rep ok" >> "$OUT/index"
 }
 
-# The real programs (bench/realprogs.sh), built before the VM boots; their
-# arguments for one run (bzip2 compresses its input scale times).
+# The real programs (bench/realprogs.sh), built before the VM boots.
 RP=$ROOT/build/realprogs
-realprog_args() {
-	local i
-	case $1 in
-	bzip2) echo "-9 -c -k"; for ((i = 0; i < $2; i++)); do echo "$RP/bzip2/input"; done ;;
-	lua) echo "$ROOT/bench/realprogs/work.lua $2" ;;
-	esac
-}
+. "$ROOT/bench/realprogs.sh"
 
 # Scales: each workload run takes a few tenths of a second (host) or about
 # half a second of TCG (VM).
@@ -330,7 +326,6 @@ all)
 	PERF=perf
 	if want real; then
 		echo "== host: building bzip2 and lua5.4 from apt-get source (bench/realprogs.sh)" >&2
-		. "$ROOT/bench/realprogs.sh"
 		realprogs_build "$RP" >&2 || die "bench/realprogs.sh could not build the real programs"
 	fi
 	# the host's load, for the record

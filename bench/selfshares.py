@@ -15,10 +15,10 @@ are meter's samples with no current function.  Prints each function at
 or above --min percent in either profile, the two shares and their
 difference, then the largest difference; --json prints one JSON object.
 """
+import argparse
 import json
 import os
 import re
-import sys
 
 
 def perf_shares(program, path):
@@ -64,12 +64,14 @@ def meter_shares(path):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    mn = 5.0
-    if "--min" in sys.argv:
-        mn = float(sys.argv[sys.argv.index("--min") + 1])
-        args = [a for a in args if a != str(sys.argv[sys.argv.index("--min") + 1])]
-    program, perf_path, meter_path = args[:3]
+    ap = argparse.ArgumentParser(description="meter's self shares against perf's")
+    ap.add_argument("program")
+    ap.add_argument("perf_script")
+    ap.add_argument("meter_json")
+    ap.add_argument("--min", type=float, default=5.0)
+    ap.add_argument("--json", action="store_true")
+    opts = ap.parse_args()
+    program, perf_path, meter_path, mn = opts.program, opts.perf_script, opts.meter_json, opts.min
     ps, pn = perf_shares(program, perf_path)
     ms, mnn = meter_shares(meter_path)
     rows = []
@@ -78,7 +80,7 @@ def main():
         if max(a, b) >= mn:
             rows.append((name, a, b, b - a))
     worst = max((abs(r[3]) for r in rows), default=None)
-    if "--json" in sys.argv:
+    if opts.json:
         print(json.dumps({"perf_samples": pn, "meter_samples": mnn,
                           "max_diff_pp": round(worst, 2) if worst is not None else None,
                           "functions": {r[0]: {"perf": round(r[1], 2), "meter": round(r[2], 2)}

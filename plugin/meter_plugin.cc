@@ -336,6 +336,18 @@ bool excluded(tree fn)
 
 /* ---- GIMPLE building -------------------------------------------------- */
 
+tree asm_string(const char *s)
+{
+	return build_string(strlen(s) + 1, s);
+}
+
+/* an asm operand: ("constraint", value) as GCC's parser lists it */
+tree asm_operand(const char *constraint, tree value)
+{
+	return build_tree_list(build_tree_list(NULL_TREE,
+					       asm_string(constraint)), value);
+}
+
 struct builder {
 	gimple_seq seq = NULL;
 
@@ -471,13 +483,8 @@ struct builder {
 	{
 		tree t = tmp(TREE_TYPE(v), "meter_pinned");
 		vec<tree, va_gc> *in = NULL, *out = NULL;
-		auto operand = [](const char *c, tree x) {
-			return build_tree_list(build_tree_list(NULL_TREE,
-				build_string(strlen(c) + 1, c)), x);
-		};
-
-		vec_safe_push(out, operand("=r", t));
-		vec_safe_push(in, operand("0", v));
+		vec_safe_push(out, asm_operand("=r", t));
+		vec_safe_push(in, asm_operand("0", v));
 		add(gimple_build_asm_vec("", in, out, NULL, NULL));
 		return t;
 	}
@@ -495,19 +502,14 @@ struct builder {
 			"jmp *") + name + "@GOTPCREL(%%rip)\n"
 			"1:\n\tmov %%r11, %0\n\tmov %%r10, %1";
 		vec<tree, va_gc> *in = NULL, *out = NULL, *clob = NULL;
-		auto operand = [](const char *c, tree v) {
-			return build_tree_list(build_tree_list(NULL_TREE,
-				build_string(strlen(c) + 1, c)), v);
-		};
-
-		vec_safe_push(out, operand("=r", page));
-		vec_safe_push(out, operand("=r", cd));
-		vec_safe_push(in, operand("r", rec_addr));
+		vec_safe_push(out, asm_operand("=r", page));
+		vec_safe_push(out, asm_operand("=r", cd));
+		vec_safe_push(in, asm_operand("r", rec_addr));
 		if (sp)
-			vec_safe_push(in, operand("a", sp));
+			vec_safe_push(in, asm_operand("a", sp));
 		for (const char *c : { "r10", "r11", "memory", "cc" })
 			vec_safe_push(clob, build_tree_list(NULL_TREE,
-				build_string(strlen(c) + 1, c)));
+							    asm_string(c)));
 		gasm *a = gimple_build_asm_vec(ggc_strdup(text.c_str()), in,
 					       out, clob, NULL);
 

@@ -49,17 +49,11 @@ ok "bzip2 and lua5.4 from apt-get source build with the plugin and -pg"
 
 for prog in bzip2 lua; do
 	bin=$DIR/$prog/plugin-pg/$prog
-	# gmon.out goes to the working directory; one file per run, so bzip2's
-	# two processes (compress, decompress) run one at a time here
+	# gmon.out goes to the working directory
 	mkdir -p "$tmp/$prog"
-	case $prog in
-	bzip2)
-		(cd "$tmp/$prog" && METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/$prog/m.json" \
-			"$bin" -9 -c < "$DIR/bzip2/input" > "$tmp/$prog/in.bz2") ;;
-	lua)
-		(cd "$tmp/$prog" && METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/$prog/m.json" \
-			"$bin" "$ROOT/bench/realprogs/work.lua" 1 > /dev/null) ;;
-	esac
+	mapfile -t args <<< "$(realprogs_args $prog "$DIR" 1)"
+	(cd "$tmp/$prog" && METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/$prog/m.json" \
+		"$bin" "${args[@]}" > /dev/null)
 	if [ ! -s "$tmp/$prog/gmon.out" ] || [ ! -s "$tmp/$prog/m.json" ]; then
 		nok "$prog: the run wrote gmon.out and meter's profile"
 		continue
