@@ -120,6 +120,7 @@ warn-module: $(call WARN_KO,$(KVER))
 -include tools/tools.mk
 -include examples/examples.mk
 -include selftests/selftests.mk
+-include selftests/icount/icount.mk
 -include bench/bench.mk
 
 # --- top targets ------------------------------------------------------------
