@@ -46,6 +46,17 @@ realprogs_variant_libs() { # variant
 	esac
 }
 
+# a build is current when newer than what it was built with: the plugin,
+# <meter.h> (its layout) and libmeter
+realprogs_current() { # binary variant
+	local r=$REALPROGS_ROOT
+	[ -x "$1" ] || return 1
+	case $2 in
+	plugin*) [ "$1" -nt "$r/build/plugin/meter.so" ] && [ "$1" -nt "$r/lib/meter.h" ] &&
+		[ "$1" -nt "$r/build/lib/libmeter.so" ] ;;
+	esac
+}
+
 realprogs_build() { # dir
 	local dir=$1 v bz lua
 	mkdir -p "$dir/src"
@@ -56,14 +67,14 @@ realprogs_build() { # dir
 		{ mkdir -p "$dir/lua" && echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' > "$dir/lua/lua5.4-deb-multiarch.h"; }
 	for v in plain plugin pg plugin-pg plain-ni plugin-ni; do
 		mkdir -p "$dir/bzip2/$v" "$dir/lua/$v"
-		if [ ! -x "$dir/bzip2/$v/bzip2" ]; then
+		if ! realprogs_current "$dir/bzip2/$v/bzip2" $v; then
 			# shellcheck disable=SC2046
 			gcc $(realprogs_variant_flags $v) -D_FILE_OFFSET_BITS=64 -w \
 				-o "$dir/bzip2/$v/bzip2" \
 				$(for f in blocksort huffman crctable randtable compress decompress bzlib bzip2; do echo "$bz/$f.c"; done) \
 				$(realprogs_variant_libs $v) || return 1
 		fi
-		if [ ! -x "$dir/lua/$v/lua" ]; then
+		if ! realprogs_current "$dir/lua/$v/lua" $v; then
 			# shellcheck disable=SC2046
 			gcc $(realprogs_variant_flags $v) -std=gnu99 -w \
 				-DLUA_COMPAT_5_3 -DLUA_USE_LINUX -I"$dir/lua" \

@@ -124,9 +124,11 @@ struct meter__tls {
 	/*
 	 * The thread's block: its page, then the shadow stack's frame
 	 * addresses and return addresses, then its call counts (offsets
-	 * below).  Until the thread is registered, a read-only page whose
-	 * depth is UINT32_MAX, so that the depth check sends the first call
-	 * to the slow path (one test fewer per call).
+	 * below).  Until the thread is registered, a page shared by all
+	 * such threads whose depth is UINT32_MAX, so that the depth check
+	 * sends the first call to the slow path (one test fewer per call).
+	 * It is writable: the entries store current before that test, and
+	 * nothing reads the current word of that page.
 	 */
 	struct meter_page *page;
 };
@@ -138,7 +140,7 @@ struct meter__tls {
  * misreading the thread block.  Bump it with any change to the structures
  * above or to what the inline code does with them.
  */
-#define METER__ABI_SYMBOL "meter__tls_abi2"
+#define METER__ABI_SYMBOL "meter__tls_abi3"
 
 extern __thread struct meter__tls meter__tls __asm__(METER__ABI_SYMBOL)
 	__attribute__((tls_model("initial-exec")));
@@ -225,15 +227,15 @@ typedef uint64_t __attribute__((may_alias, aligned(8))) meter__cd_t;
 #define METER__FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 /*
- * Entry.  Once the page is known to be the thread's own (registered, not
- * deep), the callee becomes current first: the instructions that follow
- * (the count, the frame notes, the push) are sampled as the callee's, so
- * that nearly all of a call's instrumentation lands on the function
- * called, where the reports' correction takes it out (Documentation/
- * libmeter.md, "Correction").  Then: stale-frame check, count, note the
- * frame, push the id, count it in the depth.  Until the depth store the
- * sampler sees the callee current over its caller's stack: the flat
- * functions' rule.  The record's id was set by its module's constructor.
+ * Entry.  The callee becomes current first, as soon as the page's address
+ * is known and before the test of whether the page is the thread's own
+ * (registered, not deep): everything that follows (the tests, the count,
+ * the frame notes, the push) is sampled as the callee's, so that nearly
+ * all of a call's instrumentation lands on the function called, where the
+ * reports' correction takes it out (Documentation/libmeter.md,
+ * "Correction").  Until the depth store the sampler sees the callee
+ * current over its caller's stack: the flat functions' rule.  The
+ * record's id was set by its module's constructor.
  */
 static inline __attribute__((always_inline, no_instrument_function))
 struct meter__frame meter__enter(struct meter_record *rec)
@@ -254,11 +256,12 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	__asm__("" : "+r"(sp));	/* computed once, not rematerialised */
 
 	f.cd = METER__CD_WORD(f.page);
-	/* not registered (depth UINT32_MAX: a read-only page) or deep */
-	if (__builtin_expect(d >= METER__STACK_CAP, 0))
-		goto slow;
+	METER__FENCE();
 	h->current = (uint32_t)id;
 	METER__FENCE();
+	/* not registered (depth UINT32_MAX: the shared page) or deep */
+	if (__builtin_expect(d >= METER__STACK_CAP, 0))
+		goto slow;
 	/*
 	 * The top frame may be stale (longjmp, exception), or this function
 	 * is inlined into the caller on top (same frame address): the slow
@@ -283,7 +286,8 @@ slow:
 #endif
 }
 
-/* Flat entry: become current, count the call; nothing pushed. */
+/* Flat entry: become current (first, as above), count the call; nothing
+ * pushed. */
 static inline __attribute__((always_inline, no_instrument_function))
 struct meter__frame meter__enter_flat(struct meter_record *rec)
 {
@@ -291,16 +295,16 @@ struct meter__frame meter__enter_flat(struct meter_record *rec)
 	struct meter__page_hdr *h = (struct meter__page_hdr *)f.page;
 	uintptr_t id = rec->id;
 
+	f.cd = h->current;
+	METER__FENCE();
+	h->current = (uint32_t)id;
+	METER__FENCE();
 	if (__builtin_expect(h->depth == UINT32_MAX, 0))
 #ifdef METER__THUNKS
 		return METER__THUNK_CALL("meter__enter_flat_thunk", rec, );
 #else
 		return meter__enter_flat_slow(rec);
 #endif
-	f.cd = h->current;
-	METER__FENCE();
-	h->current = (uint32_t)id;
-	METER__FENCE();
 	METER__COUNTS(f.page)[id]++;
 	return f;
 }

@@ -39,7 +39,12 @@ _Static_assert(METER__BLOCK_SITES + 8 * (METER_STACK_CAP + 1) <=
 /* Written by the returns of calls that are not profiled; never read. */
 static struct meter_page scratch_page;
 
-const struct meter_page meter_no_page = {
+/*
+ * The page of threads not (yet) registered: its depth sends every call to
+ * the slow path; the entries store current into it first, for nobody to
+ * read (<meter.h>, struct meter__tls).
+ */
+struct meter_page meter_no_page = {
 	.magic = METER_PAGE_MAGIC,
 	.version = METER_PAGE_VERSION,
 	.depth = UINT32_MAX,

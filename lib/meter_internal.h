@@ -107,8 +107,8 @@ struct meter_global {
 extern struct meter_global meter_g METER_HIDDEN;
 
 /* What meter__tls.page points to while the thread is not registered. */
-extern const struct meter_page meter_no_page METER_HIDDEN;
-#define METER_NO_PAGE ((struct meter_page *)&meter_no_page)
+extern struct meter_page meter_no_page METER_HIDDEN;
+#define METER_NO_PAGE (&meter_no_page)
 
 static inline bool meter_have_page(void)
 {

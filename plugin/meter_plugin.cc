@@ -557,15 +557,17 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	tree slot = b.index(page, dd, 8, "meter_slot");
 	sp = b.pin(sp);
 	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
+	b.fence();
+	/* current first, even on the shared page: what follows is sampled
+	 * as the callee's */
+	tree id32 = b.convert(u32, id, "meter_id32");
+	b.store(page, u32, OFF_CURRENT, id32);
+	b.fence();
 
 	/* not registered (depth UINT32_MAX) or deep: slot is not ours */
 	b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP), slow,
 	       check);
 	b.label(check);
-	/* current first: what follows is sampled as the callee's */
-	tree id32 = b.convert(u32, id, "meter_id32");
-	b.store(page, u32, OFF_CURRENT, id32);
-	b.fence();
 	tree below = b.load(slot, uptr, 0, "meter_below");
 	b.cond(GE_EXPR, sp, below, slow, fast);
 
@@ -607,14 +609,14 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
 
 	tree page = b.page();
 	tree id = load_word(b, rec_addr, 0, "meter_id");
-	tree d32 = b.load(page, u32, OFF_DEPTH, "meter_depth");
-	b.cond(EQ_EXPR, d32, build_int_cst(u32, UINT32_MAX), slow, fast);
-
-	b.label(fast);
 	tree cur = b.load(page, u32, OFF_CURRENT, "meter_cur");
 	b.fence();
 	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"));
 	b.fence();
+	tree d32 = b.load(page, u32, OFF_DEPTH, "meter_depth");
+	b.cond(EQ_EXPR, d32, build_int_cst(u32, UINT32_MAX), slow, fast);
+
+	b.label(fast);
 	tree cnt = b.index(page, id, 8, "meter_cnt");
 	tree n = b.load(cnt, uint64_type_node, METER__BLOCK_COUNTS, "meter_n");
 	tree n1 = b.op(PLUS_EXPR, uint64_type_node, n,
