@@ -44,7 +44,7 @@ $(BENCH_BIN)/timeit: bench/timeit.c
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
 .PHONY: bench-build bench-run
-bench-build: userland $(BENCH_BINS)
+bench-build: userland $(BENCH_BINS) icount
 
 # What `make bench` runs once the packages are there.
 bench-run: all bench-build

@@ -6,6 +6,8 @@
 #   bench/run.sh              everything: host part, VM part, report
 #   bench/run.sh host OUT     the host part only, raw results into OUT
 #   bench/run.sh vm OUT       the VM part (run inside selftests/vm-run)
+#   bench/run.sh icount OUT   the instruction-counted part (inside
+#                             selftests/vm-run --count-insns --icount)
 #   bench/run.sh report OUT   the table and the JSON line from OUT
 #
 # Every measurement is one run of build/bench/bin/workloads-VARIANT under
@@ -13,7 +15,7 @@
 # workload's stdout (its own CPU and wall times), timeit's line (the CPU
 # time of the whole command tree: the tool's own processes too) and the
 # tool's output.  OUT/index lists the runs: "ID PHASE TOOL RATE WORKLOAD
-# REP".  Runs are interleaved (each repetition goes through every tool)
+# REP STATUS SCALE".  Runs are interleaved (each repetition goes through every tool)
 # so that drifting load on the machine hits all tools alike.
 # bench/summarize.py turns OUT into the table and the JSON line.
 #
@@ -50,6 +52,8 @@ period_ns() { echo $((1000000000 / $1)); }
 #   real-perf        a real program's plain build (bench/realprogs.sh)
 #                    under perf record --call-graph dwarf at RATE
 #   real-meter       its plugin build under meter-run --backend kernel
+#   meter-floor      meter-kernel with meter.ko's tick_floor set: the
+#                    tick counts the interrupt and returns (the floor)
 #   meter-signal     workloads-manual, METER_BACKEND=signal
 #   meter-signal-hr  the same driven by a CLOCK_MONOTONIC timer at RATE
 #                    (BENCH_SIGNAL_HZ; the CPU-time timer set to 1 s)
@@ -67,7 +71,7 @@ run_one() {
 	base) cmd=("$B/workloads-plain" "$w" "$scale") ;;
 	off) env=(METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null)
 		cmd=("$B/workloads-manual" "$w" "$scale") ;;
-	meter-kernel|meter-auto|meter-plugin)
+	meter-kernel|meter-auto|meter-plugin|meter-floor)
 		local v=manual
 		[ $tool = meter-auto ] && v=auto
 		[ $tool = meter-plugin ] && v=plugin
@@ -113,12 +117,16 @@ run_one() {
 		cmd=(uftrace record -d "$d/uftrace.data" "$B/workloads-pg" "$w" "$scale") ;;
 	*) die "unknown tool $tool" ;;
 	esac
+	# in the instruction-counting VM: the command's instructions, exactly
+	[ -z "${ICOUNT_CMD:-}" ] || cmd=("$ICOUNT_CMD" -o "$d/icount.txt" -- "${cmd[@]}")
+	[ $tool != meter-floor ] || echo 1 > /sys/module/meter/parameters/tick_floor
 	(cd "$d" && env "${env[@]}" "$B/timeit" "${cmd[@]}" \
 		> "$d/stdout" 2> "$d/stderr") || rc=$?
+	[ $tool != meter-floor ] || echo 0 > /sys/module/meter/parameters/tick_floor
 	if [ $rc != 0 ]; then
 		echo "bench: $tool $rate $w failed (status $rc):" >&2
 		tail -n 5 "$d/stderr" | sed 's/^/  | /' >&2
-		echo "$id $phase $tool $rate $w $rep failed" >> "$OUT/index"
+		echo "$id $phase $tool $rate $w $rep failed $scale" >> "$OUT/index"
 		return 0
 	fi
 	# What the tool says, while its data and the binary are at hand.
@@ -136,7 +144,7 @@ run_one() {
 		fi
 		rm -rf "$d/uftrace.data" ;;
 	esac
-	echo "$id $phase $tool $rate $w $rep ok" >> "$OUT/index"
+	echo "$id $phase $tool $rate $w $rep ok $scale" >> "$OUT/index"
 }
 
 # The real programs (bench/realprogs.sh), built before the VM boots.
@@ -272,6 +280,59 @@ vm_part() {
 	# perf.data is read on the host (faster than under TCG).
 }
 
+# --- VM with the instruction counter and the deterministic clock -----------
+# (selftests/vm-run --count-insns --icount: one vCPU, guest time = guest
+# instructions).  Every run's instructions are in runs/ID/icount.txt.
+icount_part() {
+	local reps=${BENCH_INSN_REPS:-2} r t rate v sc s=$(vm_scale spin)
+	PERF=$B/perf
+	[ -x "$PERF" ] || PERF=perf
+	ICOUNT_CMD=$ROOT/build/icount/vm-icount
+	if want tick; then
+		# the tick's instructions: each tool at SCALE and 2 SCALE; the
+		# difference over the difference in ticks (bench/summarize.py)
+		echo "== icount: per-tick instructions (spin, 10 kHz) x $reps" >&2
+		# repetition 0 warms up (the first runs fault in binaries and
+		# libraries, in the kernel) and is left out
+		for r in $(seq 0 "$reps"); do
+			for sc in "$s" $((2 * s)); do
+				for t in "off -" "meter-kernel 10000" "meter-floor 10000" \
+					 "meter-signal-hr 10000" "base -" "perf 10000"; do
+					next_id i
+					run_one "$id" "$([ $r = 0 ] && echo warmup || echo insns)" \
+						${t% *} ${t#* } spin $r "$sc"
+				done
+			done
+		done
+		echo "== icount: interrupts taken per CPU-second (1, 10, 50 kHz)" >&2
+		for rate in 1000 10000 50000; do
+			next_id i
+			run_one "$id" rate meter-kernel $rate spin 1 "$s"
+		done
+	fi
+	if want callcost; then
+		# per call: user instructions of N and 2N calls (bench/callcost.sh
+		# built the variants on the host)
+		echo "== icount: instructions per call" >&2
+		for v in baseline manual flat plugin plugin_flat auto; do
+			for sc in 100000 200000; do
+				next_id i
+				mkdir -p "$OUT/runs/$id"
+				METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
+					"$ICOUNT_CMD" -o "$OUT/runs/$id/icount.txt" -- \
+					"$ROOT/build/bench/callcost/$v" "$sc" > /dev/null 2>&1 &&
+					echo "$id percall $v - callcost 1 ok $sc" >> "$OUT/index"
+			done
+		done
+	fi
+	# the overheads (in instructions: one repetition is enough), the
+	# accuracy and the real programs again, now on the exact clock
+	local keep="" p
+	for p in ovh acc real; do want $p && keep="$keep $p"; done
+	phases=" $keep " BENCH_REPS=1 vm_part
+	ICOUNT_CMD=
+}
+
 # perf.data files from the VM: the samples' symbols, on the host (the
 # binaries are the same files at the same paths).
 perf_scripts() {
@@ -299,6 +360,8 @@ host)
 	OUT=$2; mkdir -p "$OUT"; host_part ;;
 vm)
 	OUT=$2; mkdir -p "$OUT"; vm_part ;;
+icount)
+	OUT=$2; mkdir -p "$OUT"; icount_part ;;
 report)
 	python3 "$ROOT/bench/summarize.py" "$2" ;;
 all)
@@ -339,16 +402,23 @@ all)
 	"$ROOT/selftests/vm-run" --timeout 1200 --out "$OUT/vm" "${envs[@]}" -- \
 		"$ROOT/bench/run.sh" vm "$OUT/vm" >&2 || vmrc=$?
 	[ $vmrc = 0 ] || echo "bench: the VM part failed (status $vmrc)" >&2
+	echo "== vm: booting (TCG, instruction counter, -icount clock)" >&2
+	mkdir -p "$OUT/icount"
+	"$ROOT/selftests/vm-run" --count-insns --icount --timeout 1800 \
+		--out "$OUT/icount" "${envs[@]}" -- \
+		"$ROOT/bench/run.sh" icount "$OUT/icount" >&2 || vmrc=$?
+	[ $vmrc = 0 ] || echo "bench: the VM part failed (status $vmrc)" >&2
+	OUT=$OUT/icount perf_scripts
 	OUT=$OUT/vm perf_scripts
 	OUT=$OUT/host perf_scripts
 	echo "wall_s=$(( $(date +%s) - t0 ))" > "$OUT/wall"
 	cut -d' ' -f1-3 /proc/loadavg > "$OUT/loadavg.after"
 	python3 "$ROOT/bench/summarize.py" "$OUT"
 	# A broken tool fails the run (after the report); numbers never do.
-	if [ $vmrc != 0 ] || grep -q ' failed$' "$OUT"/host/index "$OUT"/vm/index 2>/dev/null; then
+	if [ $vmrc != 0 ] || grep -q ' failed$' "$OUT"/host/index "$OUT"/vm/index "$OUT"/icount/index 2>/dev/null; then
 		echo "bench: some runs failed (see above and $OUT/*/runs/*/stderr)" >&2
 		exit 1
 	fi
 	;;
-*) die "usage: bench/run.sh [host OUT | vm OUT | report OUT]" ;;
+*) die "usage: bench/run.sh [host OUT | vm OUT | icount OUT | report OUT]" ;;
 esac

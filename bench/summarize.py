@@ -14,6 +14,9 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import insns  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SPLIT_TRUTH = {"heavy": 50.0, "medium": 30.0, "light": 20.0}
@@ -49,6 +52,7 @@ class Run:
         self.env = env
         self.id, self.phase, self.tool, self.rate, self.w, self.rep = fields[:6]
         self.ok = len(fields) < 7 or fields[6] == "ok"
+        self.scale = fields[7] if len(fields) > 7 else None
         self.dir = os.path.join(base, "runs", self.id)
         self.out = kv(read(os.path.join(self.dir, "stdout")), "workload=")
         self.timeit = kv(read(os.path.join(self.dir, "stderr")), "timeit ")
@@ -88,7 +92,7 @@ class Run:
 
 def load(out):
     runs = []
-    for env in ("host", "vm"):
+    for env in ("host", "vm", "icount"):
         base = os.path.join(out, env)
         for line in read(os.path.join(base, "index")).splitlines():
             fields = line.split()
@@ -354,7 +358,7 @@ def overheads(runs, metric="work_cpu"):
     the tool costs the work); tree_cpu: the whole command tree, the tool's
     start-up, exit and own processes included."""
     out = {}
-    for env in ("host", "vm"):
+    for env in ("host", "vm", "icount"):
         ovh = pick(runs, env=env, phase="ovh")
         if not ovh:
             continue
@@ -379,7 +383,7 @@ def accuracy(runs):
     errs, callers, truth = {}, {}, None
     for r in pick(runs, phase="acc"):
         name = r.tool + ("" if r.rate in ("-", "default") else "@" + r.rate)
-        name = ("vm:" if r.env == "vm" else "host:") + name
+        name = r.env + ":" + name
         selfs, cl = tool_accuracy(r)
         if r.w == "split":
             errs.setdefault(name, []).append(split_error(selfs))
@@ -412,13 +416,13 @@ def flat_shares(path):
     return rows
 
 
-def real_programs(runs):
+def real_programs(runs, env="vm"):
     """Per real program: mean self shares of perf (plain build) and of
     meter (plugin build, corrected and as taken) over the repetitions."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from selfshares import perf_shares
     progs = {}
-    for r in pick(runs, phase="real"):
+    for r in pick(runs, env=env, phase="real"):
         prog = os.path.basename(r.w)
         d = progs.setdefault(prog, {"perf": [], "meter": [], "raw": [], "samples": [0, 0]})
         if r.tool == "real-perf":
@@ -455,6 +459,15 @@ def real_programs(runs):
     return out
 
 
+def real_json(real):
+    return {prog: {
+        "max_diff_pp": rnd(d["max_diff"], 2),
+        "max_diff_raw_pp": rnd(d["max_diff_raw"], 2),
+        "self_pct": {k: {"perf": rnd(a, 2), "meter": rnd(b, 2), "meter_raw": rnd(c, 2)}
+                     for k, (a, b, c) in d["rows"].items()},
+    } for prog, d in real.items()}
+
+
 def percall(out):
     rows = {}
     for line in read(os.path.join(out, "host", "callcost.txt")).splitlines():
@@ -484,6 +497,8 @@ def main():
     split, caller, truth = accuracy(runs)
     pc = percall(out)
     real = real_programs(runs)
+    real_ic = real_programs(runs, "icount")
+    ins = insns.summary(runs, WORKLOADS)
     wall = kv(read(os.path.join(out, "wall"))).get("wall_s")
 
     p = print
@@ -512,16 +527,19 @@ def main():
     p("  per repetition (ns): signal %s; perf %s" % tuple(
         " ".join(fmt(x, 0) for x in htick_all[k]) or "n/a" for k in ("signal", "perf")))
     p("")
+    insns.report(p, ins, WORKLOADS)
     p("Per-call cost (host, bench/callcost.sh: callgrind instructions, ns/call noisy):")
     for k, (ins, ov, ns) in pc.items():
         p("  %-44s %8s instr %8s over baseline %8s ns" % (k, fmt(ins), fmt(ov), fmt(ns, 2)))
     p("")
-    if real:
-        p("Real programs, VM (bench/realprogs.sh, built without inlining): self")
+    for title, rp in (("VM", real), ("VM under -icount (deterministic clock)", real_ic)):
+        if not rp:
+            continue
+        p("Real programs, %s (bench/realprogs.sh, built without inlining): self" % title)
         p("  share per function >= 5 %, meter (GCC plugin, kernel backend, 10 kHz;")
         p("  corrected, and as taken) beside perf record on the plain build (4 kHz,")
         p("  time in libc and the kernel charged to the calling program function):")
-        for prog, d in real.items():
+        for prog, d in rp.items():
             p("  %s (%d perf runs, %d meter runs; %d and %d samples):" % (
                 prog, d["reps"][0], d["reps"][1], d["samples"][0], d["samples"][1]))
             p("    %-28s %8s %8s %8s %8s" % ("function", "perf %", "meter %", "diff pp", "raw %"))
@@ -540,7 +558,7 @@ def main():
                        ("perf record -F", "perf")):
         p("  %-44s %10s %10s" % (label, fmt(res.get(key + "@1000"), 0), fmt(res.get(key + "@10000"), 0)))
     p("")
-    for env in ("vm", "host"):
+    for env in ("vm", "icount", "host"):
         if env not in ovh:
             continue
         p("Overhead, %s: %% more CPU time than the uninstrumented build, median of" % env)
@@ -623,16 +641,15 @@ def main():
             "gprof": pcv("gprof", 2),
             "uftrace": pcv("uftrace", 2),
         },
-        "real_programs": {prog: {
-            "max_diff_pp": rnd(d["max_diff"], 2),
-            "max_diff_raw_pp": rnd(d["max_diff_raw"], 2),
-            "self_pct": {k: {"perf": rnd(a, 2), "meter": rnd(b, 2), "meter_raw": rnd(c, 2)}
-                         for k, (a, b, c) in d["rows"].items()},
-        } for prog, d in real.items()},
+        "real_programs": real_json(real),
+        "real_programs_icount": real_json(real_ic),
+        "accuracy_icount_max_error_pp": rnd(split["icount:meter-kernel@10000"][0], 2)
+        if split.get("icount:meter-kernel@10000", (None,))[0] is not None else None,
         "overhead_pct": {env: {k: {w: rnd(x) for w, x in d.items()} for k, d in sorted(v.items())}
                          for env, v in ovh.items()},
         "overhead_whole_pct": {env: {k: {w: rnd(x) for w, x in d.items()} for k, d in sorted(v.items())}
                                for env, v in ovh_whole.items()},
+        **insns.json_keys(ins),
         "peers": ["gprof", "perf", "gperftools", "uftrace"],
         "failed_runs": len(failed),
         "wall_s": int(wall) if wall else None,

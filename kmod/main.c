@@ -60,6 +60,16 @@ unsigned int meter_max_finished_mb = 256;
 module_param_named(max_finished_mb, meter_max_finished_mb, uint, 0644);
 MODULE_PARM_DESC(max_finished_mb, "Memory kept by finished sessions, MB");
 
+/*
+ * Benchmarks only: the floor under meter's tick (Documentation/
+ * performance.md).  The tick counts the interrupt and returns, so that
+ * what remains is what any sampler on the same task-clock timer pays.
+ */
+bool meter_tick_floor;
+module_param_named(tick_floor, meter_tick_floor, bool, 0644);
+MODULE_PARM_DESC(tick_floor,
+		 "Benchmarks only: ticks are counted and otherwise ignored");
+
 unsigned int meter_max_session_mb = 64;
 module_param_named(max_session_mb, meter_max_session_mb, uint, 0644);
 MODULE_PARM_DESC(max_session_mb, "Memory of one session's functions, MB");

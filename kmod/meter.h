@@ -43,6 +43,7 @@ extern unsigned int meter_max_user_sessions;
 extern unsigned int meter_max_finished;
 extern unsigned int meter_max_finished_mb;
 extern unsigned int meter_max_session_mb;
+extern bool meter_tick_floor;
 extern unsigned int meter_stack_entries;
 extern unsigned int meter_stack_frames;
 extern unsigned int meter_max_sessions;

@@ -99,6 +99,10 @@ void meter_sample_tick(struct perf_event *event,
 
 	if (READ_ONCE(t->state) != METER_THREAD_LIVE || current != t->task)
 		return;
+	if (unlikely(READ_ONCE(meter_tick_floor))) {
+		atomic64_inc(&t->session->ticks);
+		return;
+	}
 	if (current->mm != t->mm) {
 		/* exit_mm() already ran (the exit probe will end us), or exec
 		 * gave the thread a new mm: the registration is over.
