@@ -22,3 +22,11 @@ $(ICOUNT_GUEST): selftests/icount/vm-icount.c selftests/icount/icount.h
 
 .PHONY: icount
 icount: $(ICOUNT_PLUGIN) $(ICOUNT_GUEST)
+
+# The counter's own test, run in the VM by selftests/host/test_vm_icount.
+$(BUILD)/icount/exact: selftests/icount/exact.c selftests/icount/icount.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+$(BUILD)/selftests/host/test_vm_icount: $(ICOUNT_PLUGIN) $(ICOUNT_GUEST) \
+	$(BUILD)/icount/exact
