@@ -109,15 +109,20 @@ static inline struct meter_page *ku_page(void)
 	return pg;
 }
 
-/* Appel's protocol, as libmeter does it. */
+/*
+ * Appel's protocol, in libmeter's order (<meter.h>, meter__enter): the
+ * callee becomes current, then its id is pushed, then the depth counts
+ * it; until the depth store a sample sees the callee current over its
+ * caller's stack.
+ */
 static inline void ku_enter(struct meter_page *pg, uint32_t id)
 {
+	pg->current = id;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (pg->depth < METER_STACK_CAP)
 		pg->stack[pg->depth] = id;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pg->depth++;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	pg->current = id;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 

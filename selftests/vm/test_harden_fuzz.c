@@ -52,6 +52,8 @@ struct fuzz {
 	uint32_t pid;
 	uint32_t seq;
 	unsigned long sent, replies, errors;
+	unsigned long data, acks;	/* handlers' answers, ACKs of 0 */
+	uint64_t errnos;		/* the error codes seen, 1..63 */
 };
 
 static void put_attr_hdr(uint8_t *p, uint16_t len, uint16_t type)
@@ -263,14 +265,25 @@ static void drain(struct fuzz *f)
 				struct nlmsgerr *e = NLMSG_DATA(h);
 
 				f->errors += e->error != 0;
+				f->acks += e->error == 0;
+				if (e->error < 0 && e->error > -64)
+					f->errnos |= 1ull << -e->error;
+			} else if (h->nlmsg_type == f->family) {
+				f->data++;
 			}
 			f->replies++;
 		}
 	}
 }
 
-/* Answers and error answers the kernel gave the last run. */
-static unsigned long fuzz_answers[2];
+/*
+ * What the kernel answered the last run: answers, error answers, answers
+ * built by meter's handlers (the family's own messages: a dump, a
+ * profile), ACKs of success, and the set of error codes (a bit per errno):
+ * together they show that the fuzzed messages reached the handlers and
+ * were answered there, not only refused by the policies.
+ */
+static unsigned long fuzz_answers[5];
 
 /* Fuzzes as the current identity; returns the number of messages sent. */
 static unsigned long fuzz_run(unsigned long msgs, uint64_t seed)
@@ -325,6 +338,9 @@ static unsigned long fuzz_run(unsigned long msgs, uint64_t seed)
 	close(f.fd);
 	fuzz_answers[0] = f.replies;
 	fuzz_answers[1] = f.errors;
+	fuzz_answers[2] = f.data;
+	fuzz_answers[3] = f.acks;
+	fuzz_answers[4] = (unsigned long)f.errnos;
 	return f.sent;
 }
 
@@ -356,9 +372,10 @@ static unsigned long fuzz_child(int nobody, uint64_t seed, int *status)
 		sent = 0;
 	close(fds[0]);
 	waitpid(pid, status, 0);
-	ku_diag("%lu messages sent as %s: %lu answers, %lu of them errors",
+	ku_diag("%lu messages sent as %s: %lu answers, %lu of them errors, %lu from the handlers, %lu ACKs, %d error codes",
 		sent, nobody ? "nobody (uid 65534)" : "root", fuzz_answers[0],
-		fuzz_answers[1]);
+		fuzz_answers[1], fuzz_answers[2], fuzz_answers[3],
+		__builtin_popcountl(fuzz_answers[4]));
 	{
 		/* forget the fuzzer's session (root may; its memory goes) */
 		struct meter_nl *nl = ku_open();
@@ -368,6 +385,21 @@ static unsigned long fuzz_child(int nobody, uint64_t seed, int *status)
 		meter_nl_close(nl);
 	}
 	return sent;
+}
+
+/*
+ * The last run's answers show handlers at work: answers that only a
+ * handler builds, successful ACKs, and at least three different errors
+ * (a policy refusal alone gives EINVAL or ERANGE; ENOENT, EPERM, EEXIST,
+ * ENOMEM and the like come from the handlers).
+ */
+static int reached_handlers(void)
+{
+	uint64_t e = fuzz_answers[4];
+
+	e &= ~((1ull << EINVAL) | (1ull << ERANGE));
+	return fuzz_answers[2] > 0 && fuzz_answers[3] > 0 &&
+	       __builtin_popcountll(e) >= 2;
 }
 
 /* A normal round trip in a fresh process: register, sample, read. */
@@ -398,16 +430,18 @@ int main(void)
 	unsigned long as_root, as_nobody;
 	int st_root = 0, st_nobody = 0;
 
-	ku_plan(4);
+	ku_plan(6);
 	as_root = fuzz_child(0, 0x1234, &st_root);
 	ku_ok(as_root >= FUZZ_MSGS && WIFEXITED(st_root) && !WEXITSTATUS(st_root),
 	      "root sent %lu fuzzed messages and its fuzzer exited cleanly",
 	      as_root);
+	ku_ok(reached_handlers(), "root's fuzzing reached meter's handlers");
 	as_nobody = fuzz_child(1, 0xabcdef, &st_nobody);
 	ku_ok(as_nobody >= FUZZ_MSGS && WIFEXITED(st_nobody) &&
 	      !WEXITSTATUS(st_nobody),
 	      "nobody sent %lu fuzzed messages and its fuzzer exited cleanly",
 	      as_nobody);
+	ku_ok(reached_handlers(), "nobody's fuzzing reached meter's handlers");
 	ku_ok(round_trip(), "after the fuzzing a register / sample / read round trip works");
 	{
 		struct meter_nl *nl = ku_open();

@@ -150,14 +150,22 @@ static void test_kill9(struct meter_nl *nl)
 	for (i = 0; i < 10; i++) {
 		struct meter_nl_sel sel = { 0, 0 };
 		struct meter_profile *p = NULL;
-		pid_t pid = fork();
+		int ready[2];
+		pid_t pid;
+		char c;
 
+		if (pipe(ready))
+			ku_bail("pipe", -errno, "");
+		pid = fork();
 		if (!pid) {
 			struct meter_nl *cnl = ku_open();
 			struct meter_page *pg = ku_page();
 
 			ku_register(cnl, pg, 100000);
 			ku_funcs(cnl, 2);
+			/* registered: from now on a kill must leave a session */
+			if (write(ready[1], "r", 1) != 1)
+				_exit(1);
 			for (;;) {
 				ku_enter(pg, 1);
 				ku_enter(pg, 2);
@@ -166,17 +174,21 @@ static void test_kill9(struct meter_nl *nl)
 				ku_leave(pg);
 			}
 		}
-		usleep(20000 + rand() % 60000);
+		close(ready[1]);
+		if (read(ready[0], &c, 1) != 1)
+			ku_bail("the child did not register", -EIO, "");
+		close(ready[0]);
+		usleep(rand() % 60000);
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 		sel.pid = pid;
-		if (!meter_nl_get_profile(nl, &sel, &p, NULL, 0) && p->exited)
+		/* a failed read is a failure, whatever the reason */
+		if (!meter_nl_get_profile(nl, &sel, &p, NULL, 0) && p &&
+		    p->exited)
 			good++;
-		else if (!p)
-			good++;	/* killed before it registered */
 		meter_profile_free(p);
 	}
-	ku_ok(good == 10, "kill -9 at random moments leaves finished sessions (%d/10)",
+	ku_ok(good == 10, "kill -9 at random moments after registration leaves finished sessions (%d/10)",
 	      good);
 }
 
