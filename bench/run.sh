@@ -123,6 +123,13 @@ run_one() {
 	(cd "$d" && env "${env[@]}" "$B/timeit" "${cmd[@]}" \
 		> "$d/stdout" 2> "$d/stderr") || rc=$?
 	[ $tool != meter-floor ] || echo 0 > /sys/module/meter/parameters/tick_floor
+	# counted runs: free the finished session now, outside the count, so
+	# that no later run pays for its eviction
+	if [ -n "${ICOUNT_CMD:-}" ] && [ -f "$d/profile.json" ]; then
+		local spid
+		spid=$(grep -o '"pid": *[0-9]*' "$d/profile.json" | head -n 1 | grep -o '[0-9]*$')
+		[ -z "$spid" ] || meter-stat delete "$spid" > /dev/null 2>&1 || true
+	fi
 	if [ $rc != 0 ]; then
 		echo "bench: $tool $rate $w failed (status $rc):" >&2
 		tail -n 5 "$d/stderr" | sed 's/^/  | /' >&2

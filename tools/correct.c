@@ -6,16 +6,26 @@
  * Every profiled call runs the instrumentation's own instructions, and a
  * sampler counts them like any other CPU time.  libmeter measures what a
  * call costs at start-up (call_cost_ps; flat_call_cost_ps for the flat
- * sequence) and the entry makes the callee current before it does the
- * rest of its work, so that cost is sampled as the called function's
- * self time.  The correction takes calls x cost out of each function's
- * self samples (never below zero), scales the sampled stacks that end in
- * it alike, and recomputes the totals: the time the program itself
- * spent, as an uninstrumented run would have shown it.  METERING
- * subtracts its estimated overhead the same way.  Reports say how much
- * was taken out; --no-correction shows the samples as taken.
+ * sequence).  Where that time is sampled was measured against perf on
+ * real programs (Documentation/performance.md): on the calling function.
+ * On a real CPU the callee becomes current only once the entry's chain
+ * of dependent loads (the thread's page) has retired, and under QEMU an
+ * interrupt sees the state after the translation block that restores
+ * the caller; the callee's own time is sampled about as in an
+ * uninstrumented run, its caller's grows.  So the correction takes calls
+ * x cost out of the callers' self samples: a callee's calls are shared
+ * among its callers in proportion to the samples of the stacks in which
+ * each one calls it (the sampled stacks are exact; the counts per caller
+ * are not kept), and a function never sampled under a caller (main, a
+ * thread's start, one too short to be seen) pays for its own calls.
+ * Never below zero; the sampled stacks are scaled as their leaf, the
+ * totals recomputed: the time the program itself spent, as an
+ * uninstrumented run would have shown it.  METERING subtracts its
+ * estimated overhead much the same way.  Reports say how much was taken
+ * out; --no-correction shows the samples as taken.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +40,52 @@ static double excess_samples(const struct meter_profile *p,
 	return (double)f->calls * (double)ps / 1000.0 / (double)p->period_ns;
 }
 
+static size_t func_index(const struct meter_profile *p, uint32_t id)
+{
+	const struct meter_func *f = meter_profile_find(p, id);
+
+	return f ? (size_t)(f - p->funcs) : SIZE_MAX;
+}
+
+/*
+ * due[i]: the samples function i's self time owes the instrumentation:
+ * each function's calls x cost, shared among its callers by the samples
+ * of the stacks where each calls it.
+ */
+static void excess_to_callers(const struct meter_profile *p, double *due,
+			      double *under)
+{
+	size_t i, d;
+
+	/* under[c]: samples of stack frames where c has a caller */
+	for (i = 0; i < p->nstacks; i++) {
+		const struct meter_stack *s = &p->stacks[i];
+
+		for (d = 1; d < s->depth; d++) {
+			size_t c = func_index(p, s->frames[d]);
+
+			if (c != SIZE_MAX)
+				under[c] += (double)s->samples;
+		}
+	}
+	for (i = 0; i < p->nfuncs; i++)
+		if (!under[i])
+			due[i] += excess_samples(p, &p->funcs[i]);
+	for (i = 0; i < p->nstacks; i++) {
+		const struct meter_stack *s = &p->stacks[i];
+
+		for (d = 1; d < s->depth; d++) {
+			size_t c = func_index(p, s->frames[d]);
+			size_t q = func_index(p, s->frames[d - 1]);
+
+			if (c == SIZE_MAX || q == SIZE_MAX || !under[c])
+				continue;
+			due[q] += excess_samples(p, &p->funcs[c]) *
+				  (double)s->samples / under[c];
+		}
+	}
+}
+
 static uint64_t scaled(uint64_t n, double ratio)
 {
 	double v = floor((double)n * ratio + 0.5);
@@ -39,7 +95,7 @@ static uint64_t scaled(uint64_t n, double ratio)
 
 int profile_correct(struct meter_profile *p)
 {
-	double *ratio = NULL, removed = 0;
+	double *ratio = NULL, *due = NULL, *under = NULL, removed = 0;
 	uint64_t before = p->samples, *total = NULL, *from_stacks = NULL;
 	size_t i, k, kept;
 	int ret = -1;
@@ -51,8 +107,11 @@ int profile_correct(struct meter_profile *p)
 	ratio = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*ratio));
 	total = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*total));
 	from_stacks = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*from_stacks));
-	if (!ratio || !total || !from_stacks)
+	due = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*due));
+	under = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*under));
+	if (!ratio || !total || !from_stacks || !due || !under)
 		goto out;
+	excess_to_callers(p, due, under);
 	/*
 	 * Totals: what the stacks lose is taken from the totals as read (the
 	 * kernel counts totals at the tick, stacks can be lost when its
@@ -66,7 +125,7 @@ int profile_correct(struct meter_profile *p)
 	for (i = 0; i < p->nfuncs; i++) {
 		struct meter_func *f = &p->funcs[i];
 		double self = (double)f->self_samples;
-		double left = self - excess_samples(p, f);
+		double left = self - due[i];
 
 		if (left < 0)
 			left = 0;
@@ -109,6 +168,8 @@ int profile_correct(struct meter_profile *p)
 	ret = 0;
 out:
 	free(ratio);
+	free(due);
+	free(under);
 	free(total);
 	free(from_stacks);
 	return ret;
