@@ -295,6 +295,10 @@ icount_part() {
 	PERF=$B/perf
 	[ -x "$PERF" ] || PERF=perf
 	ICOUNT_CMD=$ROOT/build/icount/vm-icount
+	# khugepaged scans every 10 s of guest time, whichever run that falls
+	# in: millions of kernel instructions that no tool caused
+	echo never > /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || true
+	echo never > /sys/kernel/mm/transparent_hugepage/defrag 2>/dev/null || true
 	if want tick; then
 		# the tick's instructions: each tool at SCALE and 2 SCALE; the
 		# difference over the difference in ticks (bench/summarize.py)

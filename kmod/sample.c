@@ -88,7 +88,9 @@ void meter_sample_tick(struct perf_event *event,
 		       struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct meter_thread *t = event->overflow_handler_context;
-	u32 frames[METER_SAMPLE_DEPTH_MAX];
+	/* only frames[0..n) are read: the kernel's stack zeroing would clear
+	 * 512 bytes on every tick */
+	u32 frames[METER_SAMPLE_DEPTH_MAX] __uninitialized;
 	const struct meter_page *pg;
 	struct meter_func_slot *slot;
 	struct meter_session *s;

@@ -229,13 +229,13 @@ typedef uint64_t __attribute__((may_alias, aligned(8))) meter__cd_t;
 /*
  * Entry.  The callee becomes current first, as soon as the page's address
  * is known and before the test of whether the page is the thread's own
- * (registered, not deep): everything that follows (the tests, the count,
- * the frame notes, the push) is sampled as the callee's, so that nearly
- * all of a call's instrumentation lands on the function called, where the
- * reports' correction takes it out (Documentation/libmeter.md,
- * "Correction").  Until the depth store the sampler sees the callee
- * current over its caller's stack: the flat functions' rule.  The
- * record's id was set by its module's constructor.
+ * (registered, not deep), so that the window in which the callee runs but
+ * its caller is sampled is as short as the loads that find the page
+ * (Documentation/libmeter.md, "Correction", says where the rest of a
+ * call's cost is seen and how the reports take it out).  Until the depth
+ * store the sampler sees the callee current over its caller's stack: the
+ * flat functions' rule.  The record's id was set by its module's
+ * constructor.
  */
 static inline __attribute__((always_inline, no_instrument_function))
 struct meter__frame meter__enter(struct meter_record *rec)
