@@ -98,7 +98,7 @@ $(BUILD)/kernel/%/kmod/meter.ko: $(KMOD_SRCS)
 	$(MAKE) -C "$(call kdir_for,$*)" M="$(ROOT)/$(BUILD)/kernel/$*" modules
 	@touch $@
 
-$(BUILD)/kernel/%/selftests/warn_mod/warn_test.ko: selftests/warn_mod/warn_test.c selftests/warn_mod/Kbuild
+$(BUILD)/kernel/%/selftests/warn_mod/warn_test.ko: selftests/warn_mod/warn_test.c selftests/warn_mod/late_test.c selftests/warn_mod/Kbuild
 	@test -d "$(call kdir_for,$*)" || { echo "no kernel headers in $(call kdir_for,$*)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	@cp -p $^ $(dir $@)
