@@ -185,7 +185,8 @@ def report(p, s, workloads):
             c = s["percall"].get(k)
             p("    %-46s %8s" % (label, _f(c[1], 1) if c else "n/a"))
     if s["overhead"]:
-        p("  whole-run instruction overhead, %% over the plain build:")
+        p("  whole-run instruction overhead, % over the plain build (every process:")
+        p("  start-up, calibration and the tool's own processes included):")
         p("    %-26s %9s %9s %9s" % ("tool@rate (Hz)", *workloads))
         for k in sorted(s["overhead"]):
             p("    %-26s %9s %9s %9s" % (k, *(_f(s["overhead"][k].get(w), 1) for w in workloads)))
