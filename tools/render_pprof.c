@@ -19,13 +19,15 @@
  * sample of "[no current function]", so pprof's flat column equals the
  * flat profile's.  A truncated stack gets a "[truncated]" root frame.
  *
- * The gzip container holds the message in "stored" deflate blocks with a
- * CRC-32 (RFC 1951 section 3.2.4, RFC 1952): no compression library.
+ * The message is compressed into a gzip stream by zlib (pprof reads
+ * gzipped and plain messages alike; every pprof file in the wild is
+ * gzipped).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "analysis.h"
 
@@ -139,62 +141,32 @@ static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
 	pb_msg(b, 2, tmp);
 }
 
-static uint32_t crc_table[256];
-
-static void crc_init(void)
-{
-	uint32_t i, k, c;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320U ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-static uint32_t crc32_of(const uint8_t *d, size_t n)
-{
-	uint32_t c = 0xffffffffU;
-	size_t i;
-
-	if (!crc_table[1])
-		crc_init();
-	for (i = 0; i < n; i++)
-		c = crc_table[(c ^ d[i]) & 0xff] ^ (c >> 8);
-	return c ^ 0xffffffffU;
-}
-
-static void put_le32(FILE *out, uint32_t v)
-{
-	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
-			 (uint8_t)(v >> 24) };
-
-	fwrite(b, 1, 4, out);
-}
-
+/* d[0..n) as one gzip member: zlib's deflate with the gzip wrapper. */
 static int write_gzip(FILE *out, const uint8_t *d, size_t n)
 {
-	static const uint8_t hdr[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
-	size_t off = 0;
+	uint8_t buf[16384];
+	z_stream z;
+	int ret;
 
-	fwrite(hdr, 1, sizeof(hdr), out);
+	if (n > UINT32_MAX)
+		return -1;
+	memset(&z, 0, sizeof(z));
+	/* window bits 15 + 16: a gzip header and trailer, not zlib's */
+	if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	z.next_in = (Bytef *)d;
+	z.avail_in = (uInt)n;
 	do {
-		size_t len = n - off > 65535 ? 65535 : n - off;
-		uint8_t bh[5];
-
-		bh[0] = off + len == n ? 1 : 0;	/* BFINAL, BTYPE 00 */
-		bh[1] = (uint8_t)len;
-		bh[2] = (uint8_t)(len >> 8);
-		bh[3] = (uint8_t)~len;
-		bh[4] = (uint8_t)(~len >> 8);
-		fwrite(bh, 1, sizeof(bh), out);
-		fwrite(d + off, 1, len, out);
-		off += len;
-	} while (off < n);
-	put_le32(out, crc32_of(d, n));
-	put_le32(out, (uint32_t)n);
-	return ferror(out) ? -1 : 0;
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		ret = deflate(&z, Z_FINISH);
+		if (ret == Z_STREAM_ERROR)
+			break;
+		fwrite(buf, 1, sizeof(buf) - z.avail_out, out);
+	} while (ret != Z_STREAM_END);
+	deflateEnd(&z);
+	return ret == Z_STREAM_END && !ferror(out) ? 0 : -1;
 }
 
 int render_pprof(const struct analysis *an, const struct render_opts *o,

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # meter-run and meter-stat, and the analysis and renderers they share.
 # Linked statically against libmeter.a (the profile model, its JSON form
-# and the netlink client), so the tools need only libnl at run time.
+# and the netlink client), so the tools need only libnl and zlib (the
+# pprof writer's gzip) at run time.
 
 TOOLS_COMMON_SRCS := tools/analysis.c tools/cli.c tools/render_common.c \
 	tools/render_flat.c tools/render_callgraph.c tools/render_metering.c \
@@ -16,10 +17,10 @@ $(BUILD)/tools/%.o: tools/%.c $(TOOLS_HDRS)
 	$(CC) $(CFLAGS) $(NL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tools/meter-run: $(BUILD)/tools/meter-run.o $(TOOLS_COMMON_OBJS) $(LIBMETER_A)
-	$(CC) $(LDFLAGS) -o $@ $^ $(NL_LIBS) -lm $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(NL_LIBS) -lz -lm $(LDLIBS)
 
 $(BUILD)/tools/meter-stat: $(BUILD)/tools/meter-stat.o $(TOOLS_COMMON_OBJS) $(LIBMETER_A)
-	$(CC) $(LDFLAGS) -o $@ $^ $(NL_LIBS) -lm $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(NL_LIBS) -lz -lm $(LDLIBS)
 
 ALL_TARGETS += $(BUILD)/tools/meter-run $(BUILD)/tools/meter-stat
 

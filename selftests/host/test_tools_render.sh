@@ -24,7 +24,7 @@ skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..35"
+echo "1..36"
 
 # --- flat profile ---------------------------------------------------------
 
@@ -155,6 +155,8 @@ check "folded: spaces and semicolons in names become _" \
 
 "$STAT" -i "$APPEL" --format pprof -o "$tmp/appel.pb.gz"
 check "pprof: output is gzip with a valid CRC (gzip -t)" gzip -t "$tmp/appel.pb.gz"
+check "pprof: the message is compressed ($(stat -c %s "$tmp/appel.pb.gz") bytes for $(gzip -dc "$tmp/appel.pb.gz" | wc -c))" \
+	test "$(stat -c %s "$tmp/appel.pb.gz")" -lt "$(gzip -dc "$tmp/appel.pb.gz" | wc -c)"
 if command -v go > /dev/null 2>&1; then
 	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
 		go tool pprof -sample_index=samples -top "$tmp/appel.pb.gz" \
