@@ -505,7 +505,7 @@ def main():
     pc = percall(out)
     real = real_programs(runs)
     real_ic = real_programs(runs, "icount")
-    ins = insns.summary(runs, WORKLOADS)
+    counted = insns.summary(runs, WORKLOADS)
     wall = kv(read(os.path.join(out, "wall"))).get("wall_s")
 
     p = print
@@ -534,7 +534,7 @@ def main():
     p("  per repetition (ns): signal %s; perf %s" % tuple(
         " ".join(fmt(x, 0) for x in htick_all[k]) or "n/a" for k in ("signal", "perf")))
     p("")
-    insns.report(p, ins, WORKLOADS)
+    insns.report(p, counted, WORKLOADS)
     p("Per-call cost (host, bench/callcost.sh: callgrind instructions, ns/call noisy):")
     for k, (ins, ov, ns) in pc.items():
         p("  %-44s %8s instr %8s over baseline %8s ns" % (k, fmt(ins), fmt(ov), fmt(ns, 2)))
@@ -658,7 +658,7 @@ def main():
                          for env, v in ovh.items()},
         "overhead_whole_pct": {env: {k: {w: rnd(x) for w, x in d.items()} for k, d in sorted(v.items())}
                                for env, v in ovh_whole.items()},
-        **insns.json_keys(ins),
+        **insns.json_keys(counted),
         "peers": ["gprof", "perf", "gperftools", "uftrace"],
         "failed_runs": len(failed),
         "wall_s": int(wall) if wall else None,
