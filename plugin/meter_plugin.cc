@@ -532,6 +532,17 @@ tree load_word(builder &b, tree base, HOST_WIDE_INT off, const char *n)
 	return b.convert(pointer_sized_int_node, w, n);
 }
 
+/* The thread's call count of id, counts[id]++ (both entries). */
+void build_count(builder &b, tree page, tree id)
+{
+	tree cnt = b.index(page, id, 8, "meter_cnt");
+	tree n = b.load(cnt, uint64_type_node, METER__BLOCK_COUNTS, "meter_n");
+	tree n1 = b.op(PLUS_EXPR, uint64_type_node, n,
+		       build_int_cst(uint64_type_node, 1), "meter_n1");
+
+	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
+}
+
 /* meter__enter(): see lib/meter.h for why each store is where it is */
 void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 {
@@ -572,11 +583,7 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	b.cond(GE_EXPR, sp, below, slow, fast);
 
 	b.label(fast);
-	tree cnt = b.index(page, id, 8, "meter_cnt");
-	tree n = b.load(cnt, uint64_type_node, METER__BLOCK_COUNTS, "meter_n");
-	tree n1 = b.op(PLUS_EXPR, uint64_type_node, n,
-		       build_int_cst(uint64_type_node, 1), "meter_n1");
-	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
+	build_count(b, page, id);
 	b.store(slot, uptr, 8, sp);
 	tree ra = b.builtin(BUILT_IN_RETURN_ADDRESS, integer_zero_node,
 			    ptr_type_node, "meter_ra");
@@ -617,11 +624,7 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
 	b.cond(EQ_EXPR, d32, build_int_cst(u32, UINT32_MAX), slow, fast);
 
 	b.label(fast);
-	tree cnt = b.index(page, id, 8, "meter_cnt");
-	tree n = b.load(cnt, uint64_type_node, METER__BLOCK_COUNTS, "meter_n");
-	tree n1 = b.op(PLUS_EXPR, uint64_type_node, n,
-		       build_int_cst(uint64_type_node, 1), "meter_n1");
-	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
+	build_count(b, page, id);
 	b.add(gimple_build_assign(page_out, page));
 	b.add(gimple_build_assign(cd_out, NOP_EXPR, cur));
 	b.jump(done);
