@@ -8,7 +8,8 @@
 #    (selftests/icount/exact.c);
 #  - on that clock meter.ko takes interrupts at the rate asked for, within
 #    2% at 100 Hz, 1 kHz and 10 kHz (test_kmod_rate, which asserts so when
-#    METER_VM_ICOUNT is set).
+#    METER_VM_ICOUNT is set), and a tick made late on purpose weighs
+#    exactly the periods it overran (test_kmod_late, likewise).
 set -eu
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
@@ -19,7 +20,7 @@ fails=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
 
-echo "1..17"
+echo "1..20"
 kver=$(selftests/kernels | awk '{ print $1 }')
 if [ -z "$kver" ]; then
 	echo "# no test kernel installed (run scripts/install-deps)"
@@ -31,7 +32,8 @@ trap 'rm -rf "$tmp"' EXIT
 rc=0
 selftests/vm-run --kernel "$kver" --count-insns --icount --timeout 600 -- \
 	sh -c 'build/icount/exact; echo "# exit $?";
-	       build/selftests/vm/test_kmod_rate; echo "# exit $?"' \
+	       build/selftests/vm/test_kmod_rate; echo "# exit $?";
+	       build/selftests/vm/test_kmod_late; echo "# exit $?"' \
 	> "$tmp/out" 2> "$tmp/err" || rc=$?
 if [ $rc = 0 ] && grep -q '^# exit' "$tmp/out"; then
 	ok "a VM boots with the instruction counter and -icount (kernel $kver)"
@@ -42,8 +44,8 @@ fi
 # the guest's TAP lines, renumbered, each part named; a part that did not
 # run or bailed out fails its missing lines
 part=1
-for want in 9 7; do
-	label=$([ $part = 1 ] && echo counter || echo rate)
+for want in 9 7 3; do
+	case $part in 1) label=counter ;; 2) label=rate ;; *) label=late ;; esac
 	got=0
 	while IFS= read -r line; do
 		case $line in

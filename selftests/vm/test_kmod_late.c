@@ -34,6 +34,7 @@ int main(void)
 	struct meter_profile *p;
 	struct meter_page *pg;
 	struct meter_nl *nl;
+	bool exact = getenv("METER_VM_ICOUNT") != NULL;
 	char cmd[512];
 	int ret;
 
@@ -86,10 +87,17 @@ int main(void)
 	      "a late interrupt weighs the periods that passed: %llu samples for %llu interrupts",
 	      (unsigned long long)(p->samples - s0),
 	      (unsigned long long)(p->ticks - t0));
+	/*
+	 * At most its own time's periods where no other tick comes late (the
+	 * deterministic clock, as test_vm_icount runs this test); under the
+	 * host-timed clock a tick taken just after entry may bring periods
+	 * overrun before it.
+	 */
 	ku_ok(ku_self(p, 2) - f0 >= 45 &&
-	      ku_self(p, 2) - f0 <= cpu / PERIOD_NS + 3,
-	      "they are charged to the function current when it came: %llu samples for its %.2f ms",
-	      (unsigned long long)(ku_self(p, 2) - f0), cpu / 1e6);
+	      (!exact || ku_self(p, 2) - f0 <= cpu / PERIOD_NS + 1),
+	      "they are charged to the function current when it came: %llu samples for its %.2f ms%s",
+	      (unsigned long long)(ku_self(p, 2) - f0), cpu / 1e6,
+	      exact ? " (no more: deterministic clock)" : "");
 	meter_profile_free(p);
 	meter_nl_close(nl);
 	if (system("rmmod late_test"))
