@@ -38,7 +38,9 @@ static void longjmps(const char *mode)
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
 	snprintf(label, sizeof(label), "%s longjmp", mode);
-	p = run_kernel(prog, args, out, sizeof(out), label);
+	/* 10 kHz: the run is short, and the stacks must be seen */
+	p = run_kernel_env(prog, args, out, sizeof(out), label,
+			   "METER_PERIOD_NS=100000");
 	ok(printed_depth(out) == 1, "%s: stack back to depth 1 after longjmps",
 	   mode);
 	ok(p && calls_of(p, "recurse") == 150000 && calls_of(p, "jumper") == 3000,
@@ -58,7 +60,8 @@ static void exceptions(const char *mode)
 
 	snprintf(prog, sizeof(prog), "lib_cxx_%s", mode);
 	snprintf(label, sizeof(label), "%s exceptions", mode);
-	p = run_kernel(prog, args, out, sizeof(out), label);
+	p = run_kernel_env(prog, args, out, sizeof(out), label,
+			   "METER_PERIOD_NS=100000");
 	ok(printed_depth(out) == 1, "%s: stack back to depth 1 after exceptions",
 	   mode);
 	ok(p && calls_of(p, "thrower") == 40000 && calls_of(p, "catcher") == 2000,
