@@ -193,7 +193,7 @@ static struct meter_session *meter_own_session(struct netlink_ext_ack *extack)
 
 /* --- do handlers --- */
 
-static int meter_nl_register(struct sk_buff *skb, struct genl_info *info)
+static int meter_genl_register(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
 	u64 cookie, period;
@@ -238,12 +238,12 @@ err_free:
 	return ret;
 }
 
-static int meter_nl_unregister(struct sk_buff *skb, struct genl_info *info)
+static int meter_genl_unregister(struct sk_buff *skb, struct genl_info *info)
 {
 	return meter_thread_unregister(info->extack);
 }
 
-static int meter_nl_add_funcs(struct sk_buff *skb, struct genl_info *info)
+static int meter_genl_add_funcs(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[METER_A_FUNC_MAX + 1];
 	struct meter_func_slot *slot;
@@ -326,7 +326,7 @@ out:
 	return ret;
 }
 
-static int meter_nl_add_calls(struct sk_buff *skb, struct genl_info *info)
+static int meter_genl_add_calls(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct meter_call_counts *c;
 	struct meter_func_slot *slot;
@@ -396,7 +396,7 @@ out:
 	return ret;
 }
 
-static int meter_nl_set_period(struct sk_buff *skb, struct genl_info *info)
+static int meter_genl_set_period(struct sk_buff *skb, struct genl_info *info)
 {
 	struct meter_session *s;
 	u64 period;
@@ -421,7 +421,7 @@ static int meter_nl_set_period(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int meter_nl_session_get(struct sk_buff *skb, struct genl_info *info)
+static int meter_genl_session_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct meter_session_info si;
 	struct meter_session *s;
@@ -458,7 +458,7 @@ err_free:
 	return ret;
 }
 
-static int meter_nl_session_dump(struct sk_buff *skb,
+static int meter_genl_session_dump(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
 	struct meter_session_info si;
@@ -490,7 +490,7 @@ static int meter_nl_session_dump(struct sk_buff *skb,
 	return skb->len;
 }
 
-static int meter_nl_session_reset(struct sk_buff *skb, struct genl_info *info)
+static int meter_genl_session_reset(struct sk_buff *skb, struct genl_info *info)
 {
 	struct meter_session *s;
 	int ret;
@@ -503,7 +503,7 @@ static int meter_nl_session_reset(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int meter_nl_session_del(struct sk_buff *skb, struct genl_info *info)
+static int meter_genl_session_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct meter_session *s;
 	int ret;
@@ -703,7 +703,7 @@ static struct nlattr **meter_dump_attrs(struct netlink_callback *cb)
  * .start), an error is deferred to the first dump call, whose error and
  * message go into NLMSG_DONE.
  */
-static int meter_nl_profile_start(struct netlink_callback *cb)
+static int meter_genl_profile_start(struct netlink_callback *cb)
 {
 	struct netlink_ext_ack local = {};
 	struct netlink_ext_ack *extack = cb->extack ?: &local;
@@ -741,7 +741,7 @@ static int meter_nl_profile_start(struct netlink_callback *cb)
 	return 0;
 }
 
-static int meter_nl_profile_done(struct netlink_callback *cb)
+static int meter_genl_profile_done(struct netlink_callback *cb)
 {
 	meter_snap_free((struct meter_snap *)cb->args[0]);
 	cb->args[0] = 0;
@@ -870,7 +870,7 @@ static int meter_profile_put_one(struct sk_buff *skb,
 	return 0;
 }
 
-static int meter_nl_profile_dump(struct sk_buff *skb,
+static int meter_genl_profile_dump(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
 	const struct meter_snap *sn = (const struct meter_snap *)cb->args[0];
@@ -894,58 +894,58 @@ static int meter_nl_profile_dump(struct sk_buff *skb,
 static const struct genl_ops meter_ops[] = {
 	{
 		.cmd = METER_CMD_REGISTER,
-		.doit = meter_nl_register,
+		.doit = meter_genl_register,
 		.policy = meter_register_policy,
 		.maxattr = METER_A_MAX,
 	},
 	{
 		.cmd = METER_CMD_UNREGISTER,
-		.doit = meter_nl_unregister,
+		.doit = meter_genl_unregister,
 		.policy = meter_none_policy,
 		.maxattr = METER_A_MAX,
 	},
 	{
 		.cmd = METER_CMD_ADD_FUNCS,
-		.doit = meter_nl_add_funcs,
+		.doit = meter_genl_add_funcs,
 		.policy = meter_add_funcs_policy,
 		.maxattr = METER_A_MAX,
 	},
 	{
 		.cmd = METER_CMD_ADD_CALLS,
-		.doit = meter_nl_add_calls,
+		.doit = meter_genl_add_calls,
 		.policy = meter_add_calls_policy,
 		.maxattr = METER_A_MAX,
 	},
 	{
 		.cmd = METER_CMD_SET_PERIOD,
-		.doit = meter_nl_set_period,
+		.doit = meter_genl_set_period,
 		.policy = meter_set_period_policy,
 		.maxattr = METER_A_MAX,
 	},
 	{
 		.cmd = METER_CMD_SESSION_GET,
-		.doit = meter_nl_session_get,
-		.dumpit = meter_nl_session_dump,
+		.doit = meter_genl_session_get,
+		.dumpit = meter_genl_session_dump,
 		.policy = meter_select_policy,
 		.maxattr = METER_A_MAX,
 	},
 	{
 		.cmd = METER_CMD_PROFILE_GET,
-		.start = meter_nl_profile_start,
-		.dumpit = meter_nl_profile_dump,
-		.done = meter_nl_profile_done,
+		.start = meter_genl_profile_start,
+		.dumpit = meter_genl_profile_dump,
+		.done = meter_genl_profile_done,
 		.policy = meter_select_policy,
 		.maxattr = METER_A_MAX,
 	},
 	{
 		.cmd = METER_CMD_SESSION_RESET,
-		.doit = meter_nl_session_reset,
+		.doit = meter_genl_session_reset,
 		.policy = meter_select_policy,
 		.maxattr = METER_A_MAX,
 	},
 	{
 		.cmd = METER_CMD_SESSION_DEL,
-		.doit = meter_nl_session_del,
+		.doit = meter_genl_session_del,
 		.policy = meter_select_policy,
 		.maxattr = METER_A_MAX,
 	},

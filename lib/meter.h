@@ -184,7 +184,7 @@ void meter__module_records(struct meter_record *start,
 
 /* Same layout as struct meter_page in <linux/meter.h>, header first. */
 struct meter__page_hdr {
-	uint32_t magic, version, current, depth;
+	uint32_t magic, version, current_id, depth;
 	uint32_t reserved[12];
 	uint32_t stack[];
 };
@@ -215,7 +215,7 @@ struct meter__page_hdr {
 /* current (low address) and depth as one 64-bit word */
 typedef uint64_t __attribute__((may_alias, aligned(8))) meter__cd_t;
 #define METER__CD_WORD(pg)	(*(meter__cd_t *)(void *)	\
-				 &((struct meter__page_hdr *)(pg))->current)
+				 &((struct meter__page_hdr *)(pg))->current_id)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define METER__CD(cur, depth)	(((uint64_t)(cur) << 32) | (uint32_t)(depth))
 #define METER__CD_DEPTH(cd)	((uint32_t)(cd))
@@ -257,7 +257,7 @@ struct meter__frame meter__enter(struct meter_record *rec)
 
 	f.cd = METER__CD_WORD(f.page);
 	METER__FENCE();
-	h->current = (uint32_t)id;
+	h->current_id = (uint32_t)id;
 	METER__FENCE();
 	/* not registered (depth UINT32_MAX: the shared page) or deep */
 	if (__builtin_expect(d >= METER__STACK_CAP, 0))
@@ -295,9 +295,9 @@ struct meter__frame meter__enter_flat(struct meter_record *rec)
 	struct meter__page_hdr *h = (struct meter__page_hdr *)f.page;
 	uintptr_t id = rec->id;
 
-	f.cd = h->current;
+	f.cd = h->current_id;
 	METER__FENCE();
-	h->current = (uint32_t)id;
+	h->current_id = (uint32_t)id;
 	METER__FENCE();
 	if (__builtin_expect(h->depth == UINT32_MAX, 0))
 #ifdef METER__THUNKS
@@ -321,7 +321,7 @@ static inline __attribute__((always_inline, no_instrument_function)) void
 meter__leave_flat(struct meter__frame *f)
 {
 	METER__FENCE();
-	*(volatile uint32_t *)&((struct meter__page_hdr *)f->page)->current =
+	*(volatile uint32_t *)&((struct meter__page_hdr *)f->page)->current_id =
 		(uint32_t)f->cd;
 }
 

@@ -59,7 +59,7 @@ static inline void account(size_t bytes)
 	if (!meter_g.alloc || pg == METER_NO_PAGE || meter_busy || !th ||
 	    !th->alloc_calls)
 		return;
-	cur = pg->current;
+	cur = pg->current_id;
 	if (!cur || cur >= METER_CALIB_ID)
 		return;
 	th->alloc_calls[cur]++;

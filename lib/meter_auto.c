@@ -229,7 +229,7 @@ exit_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 	if (d > METER_STACK_CAP) {
 		if (!cfa || sps[METER_STACK_CAP - 1] >= cfa) {
 			/* a frame past the capacity: keep the current id */
-			meter_pop_to(d - 1, pg->current);
+			meter_pop_to(d - 1, pg->current_id);
 			return;
 		}
 		d = METER_STACK_CAP;	/* all of them were unwound */
@@ -282,7 +282,7 @@ void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)
 	pg->stack[d] = (uint32_t)id;
 	/* current, then depth (as METER_FUNCTION does) */
 	METER__FENCE();
-	pg->current = (uint32_t)id;
+	pg->current_id = (uint32_t)id;
 	METER__FENCE();
 	pg->depth = (uint32_t)d + 1;
 	return;
@@ -320,7 +320,7 @@ void METER_NOINSTR __cyg_profile_func_exit(void *fn, void *call_site)
 		METER__FENCE();
 		pg->depth = (uint32_t)dn;
 		METER__FENCE();
-		pg->current = pg->stack[(intptr_t)dn - 1];
+		pg->current_id = pg->stack[(intptr_t)dn - 1];
 		return;
 	}
 	exit_slow((uintptr_t)fn, hook_cfa, site);

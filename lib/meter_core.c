@@ -30,7 +30,7 @@ _Static_assert(offsetof(struct meter_page, stack) ==
 	       offsetof(struct meter__page_hdr, stack), "page layout");
 _Static_assert(offsetof(struct meter_page, depth) ==
 	       offsetof(struct meter__page_hdr, depth), "page layout");
-_Static_assert(offsetof(struct meter_page, current) + 4 ==
+_Static_assert(offsetof(struct meter_page, current_id) + 4 ==
 	       offsetof(struct meter_page, depth), "current, depth: one word");
 _Static_assert(METER__FUNCS_MAX == METER_FUNCS_MAX, "function ids");
 _Static_assert(METER__BLOCK_SITES + 8 * (METER_STACK_CAP + 1) <=
@@ -669,10 +669,10 @@ void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 						id))
 			d--;
 	if (d != d0)
-		meter_pop_to(d, pg->current);
+		meter_pop_to(d, pg->current_id);
 	if (f) {
 		f->page = pg;
-		f->cd = METER__CD(pg->current, d);
+		f->cd = METER__CD(pg->current_id, d);
 	}
 	if (d < METER_STACK_CAP) {
 		sps[d] = sp;
@@ -717,9 +717,9 @@ struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 	pg = meter__tls.page;
 	meter_counts()[id]++;
 	f.page = pg;
-	f.cd = pg->current;
+	f.cd = pg->current_id;
 	FENCE();
-	pg->current = id;
+	pg->current_id = id;
 	FENCE();
 	return f;
 }

@@ -115,7 +115,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	atomic_fetch_add_explicit(&meter_g.samples, w, memory_order_relaxed);
 	maxid = atomic_load_explicit(&meter_g.next_id,
 				     memory_order_acquire) - 1;
-	cur = pg->current;
+	cur = pg->current_id;
 	depth = pg->depth;
 	if (pg->magic != METER_PAGE_MAGIC ||
 	    pg->version != METER_PAGE_VERSION || cur > maxid) {

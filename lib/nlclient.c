@@ -605,7 +605,7 @@ static int meter_nl_parse_stack(struct meter_profile *p, struct nlattr *nest)
 static int meter_nl_parse_thread(struct meter_profile *p, struct nlattr *nest)
 {
 	struct nlattr *tb[METER_A_THREAD_MAX + 1];
-	struct meter_thread *t;
+	struct meter_thread_row *t;
 
 	if (nla_parse_nested(tb, METER_A_THREAD_MAX, nest, NULL) < 0 ||
 	    !tb[METER_A_THREAD_TID])

@@ -110,10 +110,10 @@ struct meter_stack *meter_profile_add_stack(struct meter_profile *p,
 	return s;
 }
 
-struct meter_thread *meter_profile_add_thread(struct meter_profile *p,
+struct meter_thread_row *meter_profile_add_thread(struct meter_profile *p,
 					      uint32_t tid, uint64_t samples)
 {
-	struct meter_thread *t;
+	struct meter_thread_row *t;
 
 	if (grow((void **)&p->threads, &p->threads_cap, p->nthreads + 1,
 		 sizeof(*p->threads)))
@@ -498,7 +498,7 @@ int meter_profile_merge(struct meter_profile *dst,
 	}
 
 	for (i = 0; i < src->nthreads; i++) {
-		struct meter_thread *t;
+		struct meter_thread_row *t;
 
 		t = meter_profile_add_thread(dst, src->threads[i].tid,
 					     src->threads[i].samples);

@@ -33,7 +33,7 @@ struct meter_stack {
 	bool truncated;
 };
 
-struct meter_thread {
+struct meter_thread_row {
 	uint32_t tid;
 	uint64_t samples;
 	bool exited;
@@ -66,7 +66,7 @@ struct meter_profile {
 	size_t nfuncs, funcs_cap;
 	struct meter_stack *stacks;
 	size_t nstacks, stacks_cap;
-	struct meter_thread *threads;
+	struct meter_thread_row *threads;
 	size_t nthreads, threads_cap;
 };
 
@@ -79,7 +79,7 @@ struct meter_func *meter_profile_add_func(struct meter_profile *p,
 struct meter_stack *meter_profile_add_stack(struct meter_profile *p,
 					    const uint32_t *frames,
 					    uint32_t depth, uint64_t samples);
-struct meter_thread *meter_profile_add_thread(struct meter_profile *p,
+struct meter_thread_row *meter_profile_add_thread(struct meter_profile *p,
 					      uint32_t tid, uint64_t samples);
 
 /* NULL when no function has that id. */

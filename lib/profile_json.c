@@ -131,7 +131,7 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 
 	fputs("  \"threads\": [", out);
 	for (i = 0; i < p->nthreads; i++) {
-		const struct meter_thread *t = &p->threads[i];
+		const struct meter_thread_row *t = &p->threads[i];
 
 		fprintf(out, "%s\n    {\"tid\": %" PRIu32 ", \"samples\": %"
 			PRIu64 ", \"exited\": %s}", i ? "," : "", t->tid,
@@ -1018,7 +1018,7 @@ static int read_threads(struct schema *sc, const struct jval *root,
 	}
 	for (i = 0; i < arr->u.arr.n; i++) {
 		const struct jval *o = &arr->u.arr.items[i];
-		struct meter_thread *t;
+		struct meter_thread_row *t;
 		uint32_t tid;
 		uint64_t samples;
 

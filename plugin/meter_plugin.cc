@@ -519,7 +519,7 @@ struct builder {
 };
 
 /* The page header's words, as in struct meter__page_hdr. */
-const HOST_WIDE_INT OFF_CURRENT = offsetof(struct meter__page_hdr, current);
+const HOST_WIDE_INT OFF_CURRENT = offsetof(struct meter__page_hdr, current_id);
 const HOST_WIDE_INT OFF_DEPTH = offsetof(struct meter__page_hdr, depth);
 const HOST_WIDE_INT OFF_STACK = offsetof(struct meter__page_hdr, stack);
 

@@ -108,7 +108,7 @@ static int cmd_list(void)
 		    meter_nl_get_profile(nl, &sel, &p, err, sizeof(err)))
 			continue;
 		for (k = 0; k < p->nthreads; k++) {
-			struct meter_thread *t;
+			struct meter_thread_row *t;
 
 			t = meter_profile_add_thread(list[i], p->threads[k].tid,
 						     p->threads[k].samples);

@@ -76,7 +76,7 @@ void render_threads(const struct analysis *an, const struct render_opts *o,
 	fprintf(out, "\nThreads:\n%10s %10s %7s %9s  %s\n", "tid", "samples",
 		"%", "seconds", "state");
 	for (i = 0; i < p->nthreads; i++) {
-		const struct meter_thread *t = &p->threads[i];
+		const struct meter_thread_row *t = &p->threads[i];
 
 		fprintf(out, "%10" PRIu32 " %10" PRIu64 " %6.2f%% %9.3f  %s\n",
 			t->tid, t->samples, sum ? 100.0 * (double)t->samples /

@@ -22,7 +22,7 @@ static unsigned current(void)
 	const struct meter__page_hdr *pg =
 		(const struct meter__page_hdr *)meter__tls.page;
 
-	return pg ? pg->current : 0;
+	return pg ? pg->current_id : 0;
 }
 
 static int child(void)

@@ -37,7 +37,7 @@ static void burn(unsigned long ms)
 
 static uint32_t cur_now(void)
 {
-	return ((const struct meter__page_hdr *)meter__tls.page)->current;
+	return ((const struct meter__page_hdr *)meter__tls.page)->current_id;
 }
 
 static uint32_t depth_now(void)

@@ -117,7 +117,7 @@ static inline struct meter_page *ku_page(void)
  */
 static inline void ku_enter(struct meter_page *pg, uint32_t id)
 {
-	pg->current = id;
+	pg->current_id = id;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (pg->depth < METER_STACK_CAP)
 		pg->stack[pg->depth] = id;
@@ -130,7 +130,7 @@ static inline void ku_leave(struct meter_page *pg)
 {
 	pg->depth--;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	pg->current = pg->depth ?
+	pg->current_id = pg->depth ?
 		(pg->depth <= METER_STACK_CAP ? pg->stack[pg->depth - 1] : 0) : 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }

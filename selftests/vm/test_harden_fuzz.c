@@ -308,7 +308,7 @@ static unsigned long fuzz_run(unsigned long msgs, uint64_t seed)
 
 		f.cookie = ku_register(nl, f.page, 0);
 		ku_funcs(nl, 8);
-		f.page->current = 1;
+		f.page->current_id = 1;
 		meter_nl_close(nl);
 	}
 	while (f.sent < msgs) {
@@ -333,7 +333,7 @@ static unsigned long fuzz_run(unsigned long msgs, uint64_t seed)
 		}
 		send(f.fd, buf, len, 0);
 		drain(&f);
-		f.page->current = 1 + rndn(10);	/* some ids out of range */
+		f.page->current_id = 1 + rndn(10);	/* some ids out of range */
 	}
 	close(f.fd);
 	fuzz_answers[0] = f.replies;

@@ -72,9 +72,9 @@ static struct meter_profile *run_child(work_fn fn, long *lck_after)
 
 static void garbage(struct meter_page *pg)
 {
-	pg->current = 0xffffffffu;		/* id out of range */
+	pg->current_id = 0xffffffffu;		/* id out of range */
 	ku_burn(50000000);
-	pg->current = 1;
+	pg->current_id = 1;
 	pg->depth = 0xffffffffu;		/* depth out of range */
 	pg->stack[METER_STACK_CAP - 1] = 0x7fffffffu;	/* garbage frame */
 	ku_burn(50000000);
@@ -105,7 +105,7 @@ static void mapped_over(struct meter_page *pg)
 	np->version = METER_PAGE_VERSION;
 	np->depth = 1;
 	np->stack[0] = 2;
-	np->current = 2;
+	np->current_id = 2;
 	ku_burn(100000000);
 }
 
@@ -128,7 +128,7 @@ static void remapped(struct meter_page *pg)
 	}
 	ku_burn(50000000);
 	np->stack[0] = 3;	/* the thread carries on at the new address */
-	np->current = 3;
+	np->current_id = 3;
 	ku_burn(50000000);
 }
 

@@ -87,7 +87,7 @@ int main(void)
 	ku_ok(found_child,
 	      "the list shows the finished child session with its parent cookie");
 
-	pg->current = 0;
+	pg->current_id = 0;
 	ku_burn(200000000);
 	p = ku_profile(nl, cookie, 0);
 	before = p->samples;

@@ -102,9 +102,9 @@ int main(int argc, char **argv)
 	meter_profile_free(p);
 
 	/* An id above every named id. */
-	pg->current = 999;
+	pg->current_id = 999;
 	ku_burn(50000000);
-	pg->current = 0;
+	pg->current_id = 0;
 	p = ku_profile(nl, cookie, 0);
 	ku_ok(p->invalid > inv0 + 100 && !meter_profile_find(p, 999),
 	      "an unnamed id counts as invalid, not as a function");
@@ -113,9 +113,9 @@ int main(int argc, char **argv)
 
 	/* A bad magic. */
 	pg->magic = 0;
-	pg->current = 1;
+	pg->current_id = 1;
 	ku_burn(50000000);
-	pg->current = 0;
+	pg->current_id = 0;
 	pg->magic = METER_PAGE_MAGIC;
 	p = ku_profile(nl, cookie, 0);
 	ku_ok(p->invalid > inv0 + 100, "a bad magic counts as invalid");
@@ -125,18 +125,18 @@ int main(int argc, char **argv)
 	/* A stack frame out of range. */
 	pg->stack[0] = 5000;
 	pg->depth = 1;
-	pg->current = 1;
+	pg->current_id = 1;
 	ku_burn(50000000);
-	pg->current = 0;
+	pg->current_id = 0;
 	pg->depth = 0;
 	p = ku_profile(nl, cookie, 0);
 	ku_ok(p->invalid > inv0 + 100, "a bad stack frame counts as invalid");
 	meter_profile_free(p);
 
 	/* current without a shadow stack. */
-	pg->current = 3;
+	pg->current_id = 3;
 	ku_burn(50000000);
-	pg->current = 0;
+	pg->current_id = 0;
 	p = ku_profile(nl, cookie, 0);
 	{
 		const struct meter_func *f3 = meter_profile_find(p, 3);

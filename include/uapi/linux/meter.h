@@ -120,11 +120,7 @@
 struct meter_page {
 	__u32 magic;		/* METER_PAGE_MAGIC */
 	__u32 version;		/* METER_PAGE_VERSION */
-#ifdef __KERNEL__
-	__u32 current_id;	/* the same word: "current" is a kernel macro */
-#else
-	__u32 current;		/* id of the current function; 0: none */
-#endif
+	__u32 current_id;	/* id of the current function; 0: none */
 	__u32 depth;		/* frames pushed; may exceed METER_STACK_CAP */
 	__u32 reserved[METER_PAGE_HDR_WORDS - 4];
 	__u32 stack[METER_STACK_CAP];	/* ids, root first */
