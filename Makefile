@@ -38,7 +38,7 @@ endif
 CXX ?= g++
 AR ?= ar
 CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
-	-Iinclude/uapi -Iinclude -Ilib $(EXTRA_CFLAGS)
+	-Iinclude/uapi -Iinclude -Ilib -Icommon -Ianalysis $(EXTRA_CFLAGS)
 LDFLAGS ?=
 LDLIBS ?=
 
@@ -47,6 +47,7 @@ NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 
 LIBMETER_A := $(BUILD)/lib/libmeter.a
 LIBMETER_SO := $(BUILD)/lib/libmeter.so
+LIBMETER_ANALYSIS_A := $(BUILD)/analysis/libmeter-analysis.a
 
 # Fragments add to these.
 ALL_TARGETS :=
@@ -116,6 +117,7 @@ warn-module: $(call WARN_KO,$(KVER))
 # --- fragments --------------------------------------------------------------
 
 -include lib/lib.mk
+-include analysis/analysis.mk
 -include plugin/plugin.mk
 -include tools/tools.mk
 -include examples/examples.mk
@@ -213,6 +215,7 @@ install: userland $(BUILD)/meter.pc
 	ln -sf $(LIBMETER_REAL) $(DESTDIR)$(LIBDIR)/libmeter.so.$(LIBMETER_SOVERSION)
 	ln -sf libmeter.so.$(LIBMETER_SOVERSION) $(DESTDIR)$(LIBDIR)/libmeter.so
 	$(INSTALL) -m 644 $(LIBMETER_A) $(DESTDIR)$(LIBDIR)/libmeter.a
+	$(INSTALL) -m 755 $(LIBMETER_ALLOC_SO) $(DESTDIR)$(LIBDIR)/libmeter-alloc.so
 	$(INSTALL) -m 644 $(BUILD)/meter.pc $(DESTDIR)$(PKGCONFIGDIR)/meter.pc
 	$(INSTALL) -d $(DESTDIR)$(PLUGINDIR)
 	$(INSTALL) -m 755 $(METER_PLUGIN) $(DESTDIR)$(PLUGINDIR)/meter.so
@@ -236,6 +239,7 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(LIBMETER_REAL) \
 	      $(DESTDIR)$(LIBDIR)/libmeter.so.$(LIBMETER_SOVERSION) \
 	      $(DESTDIR)$(LIBDIR)/libmeter.so $(DESTDIR)$(LIBDIR)/libmeter.a \
+	      $(DESTDIR)$(LIBDIR)/libmeter-alloc.so \
 	      $(DESTDIR)$(PKGCONFIGDIR)/meter.pc \
 	      $(DESTDIR)$(PLUGINDIR)/meter.so \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))

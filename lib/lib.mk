@@ -1,20 +1,31 @@
 # SPDX-License-Identifier: MIT
 #
-# libmeter: every lib/*.c (libmeter's own files, the profile model and the
-# netlink client) into build/lib/libmeter.a and build/lib/libmeter.so
-# (soname libmeter.so.1, exporting only lib/libmeter.map).  libmeter itself
-# is never built with -finstrument-functions.  Its thread-local variables
-# use the initial-exec model: the signal handler reads them, and the inline
-# fast path of METER_FUNCTION() reads meter__tls from any module.
+# libmeter, the runtime linked into profiled programs: lib/*.c and the
+# pieces it shares with the tools (common/: the JSON writer and the netlink
+# socket) into build/lib/libmeter.a and build/lib/libmeter.so (soname
+# libmeter.so.1, exporting only lib/libmeter.map).  Nothing that reads,
+# merges or dumps profiles (analysis/) is in it.  libmeter itself is never
+# built with -finstrument-functions.  Its thread-local variables use the
+# initial-exec model: the signal handler reads them, and the inline fast
+# path of METER_FUNCTION() reads meter__tls from any module.
+#
+# libmeter-alloc.so (lib/alloc_preload.c) is the allocation-accounting
+# preload library, linked against libmeter.so.
 
-LIB_SRCS := $(wildcard lib/*.c)
-LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/obj/%.o,$(LIB_SRCS))
-LIB_HDRS := $(wildcard lib/*.h) $(wildcard include/uapi/linux/*.h)
-LIB_CFLAGS := $(CFLAGS) $(NL_CFLAGS) -fPIC -ftls-model=initial-exec \
-	-fno-semantic-interposition
+LIB_SRCS := $(filter-out lib/alloc_preload.c,$(wildcard lib/*.c)) \
+	$(wildcard common/*.c)
+LIB_OBJS := $(patsubst %.c,$(BUILD)/lib/obj/%.o,$(notdir $(LIB_SRCS)))
+LIB_HDRS := $(wildcard lib/*.h common/*.h) $(wildcard include/uapi/linux/*.h)
+LIB_CFLAGS := $(filter-out -Ianalysis,$(CFLAGS)) $(NL_CFLAGS) -fPIC \
+	-ftls-model=initial-exec -fno-semantic-interposition
 LIB_LDLIBS := $(NL_LIBS) -lpthread -ldl
+LIBMETER_ALLOC_SO := $(BUILD)/lib/libmeter-alloc.so
 
 $(BUILD)/lib/obj/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(BUILD)/lib/obj/%.o: common/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
@@ -28,21 +39,19 @@ $(LIBMETER_A): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# Only the shared library interposes malloc (allocation accounting).
-$(BUILD)/lib/obj/meter_alloc_so.o: lib/meter_alloc.c $(LIB_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -DMETER_SHARED_BUILD -c -o $@ $<
-
-LIB_SO_OBJS := $(filter-out $(BUILD)/lib/obj/meter_alloc.o,$(LIB_OBJS)) \
-	$(BUILD)/lib/obj/meter_alloc_so.o
-
-$(LIBMETER_SO).1: $(LIB_SO_OBJS) lib/libmeter.map
+$(LIBMETER_SO).1: $(LIB_OBJS) lib/libmeter.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libmeter.so.1 \
 		-Wl,--version-script=lib/libmeter.map -Wl,-z,defs \
-		-o $@ $(LIB_SO_OBJS) $(LDFLAGS) $(LIB_LDLIBS)
+		-o $@ $(LIB_OBJS) $(LDFLAGS) $(LIB_LDLIBS)
 
 $(LIBMETER_SO): $(LIBMETER_SO).1
 	ln -sf libmeter.so.1 $@
 
-ALL_TARGETS += $(LIBMETER_A) $(LIBMETER_SO) $(LIBMETER_SO).1
+$(LIBMETER_ALLOC_SO): lib/alloc_preload.c $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -shared -Wl,-z,defs -o $@ $< \
+		-L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN' -lmeter -ldl $(LDFLAGS)
+
+ALL_TARGETS += $(LIBMETER_A) $(LIBMETER_SO) $(LIBMETER_SO).1 \
+	$(LIBMETER_ALLOC_SO)

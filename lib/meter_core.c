@@ -21,8 +21,7 @@
 #include <unistd.h>
 
 #include "meter_internal.h"
-#include "nlclient.h"
-#include "profile.h"
+#include "nlreg.h"
 
 _Static_assert(sizeof(struct meter_record) == 32, "record is 32 bytes");
 _Static_assert(METER__STACK_CAP == METER_STACK_CAP, "stack capacity");
@@ -303,7 +302,7 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
 	return v;
 }
 
-static void notice(const char *msg)
+void meter_notice(const char *msg)
 {
 	if (!meter_g.quiet)
 		fprintf(stderr, "meter: %s\n", msg);
@@ -337,6 +336,10 @@ static void process_init_locked(void)
 	meter_g.quiet = q && !strcmp(q, "1");
 	meter_g.alloc = getenv("METER_ALLOC") &&
 			!strcmp(getenv("METER_ALLOC"), "1");
+	if (meter_g.alloc && !meter_alloc_preloaded()) {
+		meter_notice("METER_ALLOC=1 without libmeter-alloc.so preloaded (meter-run --alloc): allocations not counted");
+		meter_g.alloc = false;
+	}
 	meter_g.period_ns = env_u64("METER_PERIOD_NS", 0);
 	meter_g.period_set = meter_g.period_ns != 0;
 	if (!meter_g.period_set)
@@ -358,7 +361,7 @@ static void process_init_locked(void)
 			meter_g.backend = METER_BK_KERNEL;
 		} else {
 			meter_g.backend = METER_BK_SIGNAL;
-			notice("meter.ko not available, using the signal backend (samples limited to the scheduler tick)");
+			meter_notice("meter.ko not available, using the signal backend (samples limited to the scheduler tick)");
 		}
 	} else if (!strcmp(b, "kernel")) {
 		if (open_kernel(err, sizeof(err))) {
@@ -371,7 +374,7 @@ static void process_init_locked(void)
 		}
 	} else if (!strcmp(b, "signal")) {
 		meter_g.backend = METER_BK_SIGNAL;
-		notice("signal backend: samples are limited to the scheduler tick");
+		meter_notice("signal backend: samples are limited to the scheduler tick");
 	} else {
 		if (strcmp(b, "off"))
 			fprintf(stderr, "meter: unknown METER_BACKEND=%s, using off\n",
@@ -379,7 +382,7 @@ static void process_init_locked(void)
 		meter_g.backend = METER_BK_OFF;
 	}
 	if (meter_g.backend == METER_BK_SIGNAL && meter_signal_setup()) {
-		notice("cannot set up SIGPROF; counting calls only");
+		meter_notice("cannot set up SIGPROF; counting calls only");
 		meter_g.backend = METER_BK_OFF;
 	}
 	meter_g.calls_done = meter_map(ID_ARRAY_BYTES);
@@ -790,122 +793,6 @@ const char *meter_backend(void)
 /* ------------------------------------------------------------------ */
 /* process exit                                                        */
 
-static char *output_path(void)
-{
-	char *out = malloc(sizeof(meter_g.output) + 32);
-	const char *s = meter_g.output;
-	size_t n = 0;
-
-	if (!out)
-		return NULL;
-	while (*s && n < sizeof(meter_g.output)) {
-		if (s[0] == '%' && s[1] == 'p') {
-			n += (size_t)sprintf(out + n, "%d", (int)getpid());
-			s += 2;
-		} else {
-			out[n++] = *s++;
-		}
-	}
-	out[n] = 0;
-	return out;
-}
-
-static struct meter_profile *build_profile_locked(void)
-{
-	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
-					   memory_order_acquire) - 1;
-	struct meter_profile *p = meter_profile_new();
-	struct meter_thr *th;
-	uint32_t id;
-
-	if (!p)
-		return NULL;
-	p->command = strdup(program_invocation_short_name);
-	snprintf(p->backend, sizeof(p->backend), "%s",
-		 meter_g.backend == METER_BK_SIGNAL ? "signal" : "off");
-	p->pid = getpid();
-	p->uid = getuid();
-	p->cookie = meter_g.cookie;
-	p->parent_cookie = meter_g.parent_cookie;
-	p->exited = true;
-	p->period_ns = meter_g.backend == METER_BK_SIGNAL ?
-		       meter_g.period_ns : 0;
-	p->start_ns = meter_g.start_ns;
-	p->end_ns = meter_now_ns(CLOCK_BOOTTIME);
-	p->samples = atomic_load(&meter_g.samples);
-	p->ticks = atomic_load(&meter_g.ticks);
-	p->no_current = atomic_load(&meter_g.no_current);
-	p->invalid = atomic_load(&meter_g.invalid);
-	p->lost = atomic_load(&meter_g.lost);
-	p->truncated = atomic_load(&meter_g.truncated);
-	p->call_cost_ps = meter_g.call_cost_ps;
-	p->flat_call_cost_ps = meter_g.flat_cost_ps;
-
-	for (id = 1; id <= hi; id++) {
-		struct meter_func *f = meter_profile_add_func(p, id,
-							meter_rec_name(id));
-
-		if (!f)
-			goto fail;
-		f->flat = meter_g.recs[id].flat;
-		f->calls = meter_g.calls_done[id];
-		if (meter_g.alloc_calls_done) {
-			f->alloc_calls = meter_g.alloc_calls_done[id];
-			f->alloc_bytes = meter_g.alloc_bytes_done[id];
-		}
-		for (th = meter_g.threads; th; th = th->next) {
-			if (th->exited || !th->counts)
-				continue;
-			f->calls += th->counts[id];
-			if (th->alloc_calls) {
-				f->alloc_calls += th->alloc_calls[id];
-				f->alloc_bytes += th->alloc_bytes[id];
-			}
-		}
-		if (meter_g.self)
-			f->self_samples = atomic_load(&meter_g.self[id]);
-	}
-	for (th = meter_g.threads; th; th = th->next) {
-		/* written at process exit: every thread has ended */
-		if (!meter_profile_add_thread(p, (uint32_t)th->tid, th->samples))
-			goto fail;
-		p->threads[p->nthreads - 1].exited = true;
-	}
-	if (meter_g.backend == METER_BK_SIGNAL && meter_signal_add_stacks(p))
-		goto fail;
-	meter_profile_compute_totals(p);
-	return p;
-fail:
-	meter_profile_free(p);
-	return NULL;
-}
-
-static void write_profile_locked(void)
-{
-	struct meter_profile *p = build_profile_locked();
-	char *path = output_path();
-	FILE *f;
-
-	if (!p || !path) {
-		notice("out of memory writing the profile");
-		goto out;
-	}
-	f = fopen(path, "w");
-	if (!f) {
-		if (!meter_g.quiet)
-			fprintf(stderr, "meter: %s: %s\n", path,
-				strerror(errno));
-		goto out;
-	}
-	if (meter_profile_write_json(p, f) || fclose(f)) {
-		if (!meter_g.quiet)
-			fprintf(stderr, "meter: writing %s failed\n", path);
-	}
-out:
-	meter_profile_free(p);
-	free(path);
-}
-
 static void __attribute__((destructor)) meter_process_exit(void)
 {
 	struct meter_thr *th;
@@ -929,7 +816,7 @@ static void __attribute__((destructor)) meter_process_exit(void)
 			meter_nl_unregister(meter_g.nl, err, sizeof(err));
 		}
 	} else {
-		write_profile_locked();
+		meter_write_profile();
 	}
 	pthread_mutex_unlock(&meter_g.lock);
 }

@@ -184,8 +184,16 @@ int meter_signal_setup(void) METER_HIDDEN;
 int meter_signal_thread_start(struct meter_thr *th) METER_HIDDEN;
 void meter_signal_thread_stop(struct meter_thr *th) METER_HIDDEN;
 void meter_signal_reset(void) METER_HIDDEN;
-struct meter_profile;
-int meter_signal_add_stacks(struct meter_profile *p) METER_HIDDEN;
+struct meter_stack;
+size_t meter_signal_stacks(struct meter_stack *out, size_t cap)
+	METER_HIDDEN;
+
+/* meter_alloc.c: libmeter-alloc.so is loaded */
+bool meter_alloc_preloaded(void) METER_HIDDEN;
+
+/* meter_output.c: the signal or off backend's file, at process exit */
+void meter_write_profile(void) METER_HIDDEN;
+void meter_notice(const char *msg) METER_HIDDEN;
 
 /* meter_calibrate.c: cost of the manual or the automatic path, and of
  * the flat path into *flat_ps */

@@ -230,23 +230,29 @@ void meter_signal_reset(void)
 	}
 }
 
-int meter_signal_add_stacks(struct meter_profile *p)
+/*
+ * The stacks sampled, up to cap of them into out; returns how many it
+ * stored, or with out NULL how many there are.
+ */
+size_t meter_signal_stacks(struct meter_stack *out, size_t cap)
 {
+	size_t n = 0;
 	uint32_t i;
 
 	if (!stacks)
 		return 0;
 	for (i = 0; i < STACK_SLOTS; i++) {
 		struct stack_slot *s = &stacks[i];
-		struct meter_stack *ms;
-		uint64_t n = atomic_load(&s->samples);
+		uint64_t samples = atomic_load(&s->samples);
 
-		if (atomic_load(&s->state) != SLOT_READY || !n)
+		if (atomic_load(&s->state) != SLOT_READY || !samples)
 			continue;
-		ms = meter_profile_add_stack(p, s->frames, s->depth, n);
-		if (!ms)
-			return -1;
-		ms->truncated = s->truncated;
+		if (out && n < cap)
+			out[n] = (struct meter_stack){
+				.depth = s->depth, .frames = s->frames,
+				.samples = samples, .truncated = s->truncated,
+			};
+		n++;
 	}
-	return 0;
+	return out && n > cap ? cap : n;
 }

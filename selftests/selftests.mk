@@ -11,7 +11,7 @@
 # recipe writes an explicit rule for its target (it wins over these
 # pattern rules).  Every test prints TAP; see selftests/run-tests.
 
-SELFTEST_LDLIBS := $(LIBMETER_A) $(NL_LIBS) -lpthread -lm
+SELFTEST_LDLIBS := $(LIBMETER_ANALYSIS_A) $(LIBMETER_A) $(NL_LIBS) -lpthread -lm
 
 SELFTEST_HOST_C := $(wildcard selftests/host/test_*.c)
 SELFTEST_HOST_SH := $(wildcard selftests/host/test_*.sh)
@@ -23,11 +23,11 @@ HOST_TESTS += $(patsubst selftests/host/%.c,$(BUILD)/selftests/host/%,$(SELFTEST
 VM_TESTS += $(patsubst selftests/vm/%.c,$(BUILD)/selftests/vm/%,$(SELFTEST_VM_C)) \
 	$(patsubst selftests/vm/%.sh,$(BUILD)/selftests/vm/%,$(SELFTEST_VM_SH))
 
-$(BUILD)/selftests/host/%: selftests/host/%.c $(LIBMETER_A)
+$(BUILD)/selftests/host/%: selftests/host/%.c $(LIBMETER_ANALYSIS_A) $(LIBMETER_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(NL_CFLAGS) -Iselftests -o $@ $< $(LDFLAGS) $(SELFTEST_LDLIBS)
 
-$(BUILD)/selftests/vm/%: selftests/vm/%.c $(LIBMETER_A)
+$(BUILD)/selftests/vm/%: selftests/vm/%.c $(LIBMETER_ANALYSIS_A) $(LIBMETER_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(NL_CFLAGS) -Iselftests -o $@ $< $(LDFLAGS) $(SELFTEST_LDLIBS)
 

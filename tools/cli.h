@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
-#include "nlclient.h"
+#include "nldump.h"
 
 enum {
 	OPT_ORDER = 0x100,

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "nlclient.h"
+#include "nldump.h"
 
 enum {
 	OPT_PERIOD = OPT_CLI_LAST,
@@ -32,6 +32,7 @@ enum {
 	OPT_FOLLOW_FORK,
 	OPT_NO_PROGRESS,
 	OPT_KEEP,
+	OPT_ALLOC,
 };
 
 struct run_opts {
@@ -42,6 +43,7 @@ struct run_opts {
 	unsigned repeat;
 	bool follow_fork;
 	bool progress;
+	char alloc_lib[1024];	/* --alloc: libmeter-alloc.so, "": off */
 	char **argv;
 };
 
@@ -86,6 +88,8 @@ static void usage(FILE *out)
 "      --repeat N       run PROG N times and merge the profiles\n"
 "      --periodic SECS  print a live report on stderr every SECS seconds\n"
 "                       (kernel backend)\n"
+"      --alloc          also count malloc, calloc and realloc calls and bytes\n"
+"                       per function (preloads libmeter-alloc.so)\n"
 "      --no-progress    no progress line on a terminal\n"
 "  -h, --help           this help\n"
 "\n" CLI_REPORT_HELP
@@ -111,6 +115,33 @@ static int parse_uint(const char *s, unsigned long long max,
 	return 0;
 }
 
+/*
+ * libmeter-alloc.so: $METER_ALLOC_LIB, else beside meter-run (../lib, the
+ * build tree and a default install), else the LIBDIR it was built for.
+ */
+static void find_alloc_lib(char *out, size_t outlen)
+{
+	const char *env = getenv("METER_ALLOC_LIB");
+	char exe[900];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, outlen, "%s", env);
+	} else {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		if (strrchr(exe, '/'))
+			*strrchr(exe, '/') = '\0';
+		snprintf(out, outlen, "%s/../lib/libmeter-alloc.so", exe);
+		if (access(out, R_OK))
+			snprintf(out, outlen, "%s/libmeter-alloc.so",
+				 METER_LIBDIR);
+	}
+	if (access(out, R_OK))
+		cli_die_usage("--alloc needs libmeter-alloc.so: %s: %s", out,
+			      strerror(errno));
+}
+
 static void parse_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
@@ -122,6 +153,7 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "follow-fork", no_argument, NULL, OPT_FOLLOW_FORK },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "alloc", no_argument, NULL, OPT_ALLOC },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -177,6 +209,9 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_NO_PROGRESS:
 			o->progress = false;
+			break;
+		case OPT_ALLOC:
+			find_alloc_lib(o->alloc_lib, sizeof(o->alloc_lib));
 			break;
 		case 'h':
 			usage(stdout);
@@ -449,6 +484,20 @@ static struct meter_profile *files_collect(const struct run_result *rr,
 
 /* --- running --- */
 
+/* In the child: METER_ALLOC=1 and lib first in LD_PRELOAD. */
+static void preload_alloc(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v;
+
+	setenv("METER_ALLOC", "1", 1);
+	if (asprintf(&v, "%s%s%s", lib, old && *old ? " " : "",
+		     old ? old : "") < 0)
+		_exit(126);
+	setenv("LD_PRELOAD", v, 1);
+	free(v);
+}
+
 static void setenv_u64(const char *name, uint64_t v)
 {
 	char buf[32];
@@ -578,6 +627,8 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 			setenv_u64("METER_PERIOD_NS", o->period_ns);
 		snprintf(out, sizeof(out), "%s/meter.out.%%p", tmpdir);
 		setenv("METER_OUTPUT", out, 1);
+		if (o->alloc_lib[0])
+			preload_alloc(o->alloc_lib);
 		execvp(o->argv[0], o->argv);
 		e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)

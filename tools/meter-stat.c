@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "nlclient.h"
+#include "nldump.h"
 
 #define OPT_INTERVAL OPT_CLI_LAST
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* JSON: the schema of Documentation/json-format.md, lib/profile_json.c. */
+/* JSON: the schema of Documentation/json-format.md, common/profile_write.c. */
 #include <errno.h>
 
 #include "analysis.h"

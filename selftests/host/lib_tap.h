@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "model.h"
 
 /* paths in these tests are short; snprintf truncation is checked by use */
 #pragma GCC diagnostic ignored "-Wformat-truncation"

@@ -7,7 +7,7 @@
  * METER_OUTPUT's %p is the pid.
  */
 #include "lib_tap.h"
-#include "nlclient.h"
+#include "nldump.h"
 
 static int lines(const char *s)
 {

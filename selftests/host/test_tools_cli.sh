@@ -4,7 +4,7 @@
 # Host tests of meter-run and meter-stat as commands: meter-run on a real
 # instrumented program with the signal backend (no kernel module on the
 # host), exit statuses, the message for a program without libmeter, -o,
-# --repeat, --follow-fork, bad options (status 2), malformed JSON (status 1,
+# --repeat, --follow-fork, --alloc, bad options (status 2), malformed JSON (status 1,
 # one line, no crash) and merge.
 set -u
 
@@ -22,7 +22,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..31"
+echo "1..34"
 
 # --- meter-run on a real program (signal backend) ------------------------
 
@@ -91,6 +91,21 @@ check "meter-run --follow-fork: a forked child's profile is merged (child_rounds
 
 "$RUN" --backend signal -f pprof -o run.pb.gz -- "$APPEL" 300 > /dev/null 2>&1
 check "meter-run --format pprof: a gzip file" gzip -t run.pb.gz
+
+# --alloc preloads libmeter-alloc.so; without it nothing is counted
+WORKLOAD=$ROOT/build/selftests/host/lib_workload_manual
+alloc_of() { tr '{' '\n' < "$1" | awk -F'"alloc_calls": ' '/"name": "allocator"/ { split($2, a, ","); print a[1] }'; }
+"$RUN" -b off --alloc -f json -o alloc.json -- "$WORKLOAD" alloc 1000 > /dev/null 2>&1
+check "meter-run --alloc: 1000 x (malloc, calloc, realloc) are 3000 allocation calls of allocator" \
+	test "$(alloc_of alloc.json)" = 3000
+"$RUN" -b off -f json -o noalloc.json -- "$WORKLOAD" alloc 1000 > /dev/null 2>&1
+check "meter-run without --alloc: no allocation counted" \
+	test "$(alloc_of noalloc.json)" = 0
+METER_ALLOC_LIB=/nonexistent/libmeter-alloc.so "$RUN" --alloc -- "$WORKLOAD" > /dev/null 2> alloc.err
+rc=$?
+check "meter-run --alloc without the library: status 2, says where it looked" \
+	bash -c "[ $rc -eq 2 ] && grep -q /nonexistent/libmeter-alloc.so alloc.err"
+
 
 # --- exit statuses and programs without libmeter ------------------------------
 

@@ -2,7 +2,7 @@
 /*
  * Helpers of the meter.ko tests (selftests/vm/test_kmod_*.c).  The tests
  * fill struct meter_page themselves and talk to the module through
- * lib/nlclient.c only, so they test the kernel independently of libmeter.
+ * common/nlclient.c only, so they test the kernel independently of libmeter.
  */
 #ifndef METER_KMOD_UTIL_H
 #define METER_KMOD_UTIL_H
@@ -21,7 +21,8 @@
 
 #include <linux/meter.h>
 
-#include "nlclient.h"
+#include "nldump.h"
+#include "nlreg.h"
 
 static int ku_failed __attribute__((unused));
 static int ku_num __attribute__((unused));

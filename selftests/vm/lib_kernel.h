@@ -7,7 +7,8 @@
 #define LIB_KERNEL_H
 
 #include "host/lib_tap.h"
-#include "nlclient.h"
+#include "nldump.h"
+#include "nlreg.h"
 
 static struct meter_nl *knl;
 

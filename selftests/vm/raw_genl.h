@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Raw generic netlink for the tests that talk to meter.ko below
- * lib/nlclient.c (test_harden_fuzz.c, test_harden_unload.c).
+ * common/nlclient.c (test_harden_fuzz.c, test_harden_unload.c).
  */
 #ifndef METER_RAW_GENL_H
 #define METER_RAW_GENL_H

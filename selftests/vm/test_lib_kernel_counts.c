@@ -62,16 +62,21 @@ static void churn(void)
 
 static void alloc(void)
 {
-	char out[256];
+	char out[256], preload[PATH_MAX + 16];
 	const char *args[] = { "alloc", "1000", NULL };
 	const struct meter_func *f;
 	struct meter_profile *p;
 
+	/* what meter-run --alloc sets */
+	snprintf(preload, sizeof(preload),
+		 "LD_PRELOAD=%s/../../lib/libmeter-alloc.so", self_dir());
+	setenv("METER_ALLOC", "1", 1);
 	p = run_kernel_env("lib_workload_manual", args, out, sizeof(out),
-			   "alloc", "METER_ALLOC=1");
+			   "alloc", preload);
+	unsetenv("METER_ALLOC");
 	f = func_named(p, "allocator");
 	ok(f && f->alloc_calls == 3000 && f->alloc_bytes == 400000,
-	   "METER_ALLOC=1: allocation calls and bytes reach the session (%llu calls, %llu bytes)",
+	   "libmeter-alloc.so, METER_ALLOC=1: allocation calls and bytes reach the session (%llu calls, %llu bytes)",
 	   f ? (unsigned long long)f->alloc_calls : 0ULL,
 	   f ? (unsigned long long)f->alloc_bytes : 0ULL);
 	meter_profile_free(p);

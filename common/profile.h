@@ -2,8 +2,10 @@
 /*
  * The profile as userspace holds it: what the kernel's PROFILE_GET dump
  * returns, what the signal backend collects, what the JSON file stores and
- * what every renderer reads.  One model, so that the kernel and signal
+ * what every renderer reads.  One shape, so that the kernel and signal
  * backends produce the same reports and merged profiles stay comparable.
+ * libmeter fills it once at exit and writes it; everything that builds,
+ * reads or combines profiles is in analysis/.
  *
  * Internal to meter (libmeter and the tools); not installed.
  */
@@ -58,7 +60,7 @@ struct meter_profile {
 	uint64_t truncated;
 	uint64_t call_cost_ps;	/* calibrated cost of one call, 0: unknown */
 	uint64_t flat_call_cost_ps;	/* the same for a flat function */
-	/* set by the reports' correction (tools/correct.c), never stored */
+	/* set by the reports' correction (analysis/correct.c), never stored */
 	bool corrected;
 	double corrected_samples;	/* samples taken out */
 
@@ -70,40 +72,14 @@ struct meter_profile {
 	size_t nthreads, threads_cap;
 };
 
-struct meter_profile *meter_profile_new(void);
-void meter_profile_free(struct meter_profile *p);
-
-/* Appenders copy their arguments; they return NULL or -1 on ENOMEM. */
-struct meter_func *meter_profile_add_func(struct meter_profile *p,
-					  uint32_t id, const char *name);
-struct meter_stack *meter_profile_add_stack(struct meter_profile *p,
-					    const uint32_t *frames,
-					    uint32_t depth, uint64_t samples);
-struct meter_thread_row *meter_profile_add_thread(struct meter_profile *p,
-					      uint32_t tid, uint64_t samples);
-
-/* NULL when no function has that id. */
-struct meter_func *meter_profile_find(const struct meter_profile *p,
-				      uint32_t id);
-
 /*
- * Recompute total_samples of every function from the stacks (each function
- * once per sample).  Used where stacks are the source of truth: the signal
- * backend, merges.
+ * JSON, the schema in Documentation/json-format.md: the one writer
+ * (common/profile_write.c).  The reader and the model's operations are
+ * the analysis library's (analysis/model.h).
  */
-void meter_profile_compute_totals(struct meter_profile *p);
+#define METER_JSON_FORMAT	"meter-profile"
+#define METER_JSON_VERSION	1
 
-/*
- * Add src into dst, matching functions by name (ids are renumbered in
- * dst).  runs add up; counters add up.  Returns 0 or -1 (ENOMEM).
- */
-int meter_profile_merge(struct meter_profile *dst,
-			const struct meter_profile *src);
-
-/* JSON, the schema in Documentation/json-format.md. */
 int meter_profile_write_json(const struct meter_profile *p, FILE *out);
-/* On error returns NULL and writes a one-line reason into err. */
-struct meter_profile *meter_profile_read_json(FILE *in, char *err,
-					      size_t errlen);
 
 #endif /* METER_PROFILE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The userspace profile model (lib/profile.h): construction, look-up,
+ * The userspace profile model (common/profile.h, analysis/model.h): construction, look-up,
  * totals from stacks, and merging by function name.
  *
  * Functions are kept in the order they were added.  Look-up by id tries
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "model.h"
 
 struct meter_profile *meter_profile_new(void)
 {

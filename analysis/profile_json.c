@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The JSON form of a profile (Documentation/json-format.md): a writer whose
- * output is deterministic (fixed key order, integers only), and a reader
- * that parses any JSON text into a small tree, then checks it against the
- * schema.  The reader never trusts its input: every error -- a syntax
+ * The JSON profile's reader (Documentation/json-format.md; the writer is
+ * common/profile_write.c): it parses any JSON text into a small tree, then
+ * checks it against the schema.  The reader never trusts its input: every error -- a syntax
  * error, a wrong type, an out-of-range number, a stack naming an unknown
  * function -- ends in NULL and one line saying what and where.
  */
@@ -13,136 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "model.h"
 
-#define METER_JSON_FORMAT	"meter-profile"
-#define METER_JSON_VERSION	1
 #define JSON_DEPTH_MAX		64
 #define JSON_INPUT_MAX		((size_t)1 << 31)	/* 2 GiB */
-
-/* ------------------------------------------------------------------ */
-/* Writer                                                              */
-/* ------------------------------------------------------------------ */
-
-static void put_string(FILE *out, const char *s)
-{
-	const unsigned char *c = (const unsigned char *)s;
-
-	fputc('"', out);
-	for (; *c; c++) {
-		switch (*c) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		case '\r':
-			fputs("\\r", out);
-			break;
-		default:
-			if (*c < 0x20 || *c == 0x7f)
-				fprintf(out, "\\u%04x", *c);
-			else
-				fputc(*c, out);
-		}
-	}
-	fputc('"', out);
-}
-
-int meter_profile_write_json(const struct meter_profile *p, FILE *out)
-{
-	size_t i, k;
-
-	fprintf(out, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n",
-		METER_JSON_FORMAT, METER_JSON_VERSION);
-	fputs("  \"command\": ", out);
-	if (p->command)
-		put_string(out, p->command);
-	else
-		fputs("null", out);
-	fputs(",\n  \"backend\": ", out);
-	{
-		char b[sizeof(p->backend) + 1];
-
-		memcpy(b, p->backend, sizeof(p->backend));
-		b[sizeof(p->backend)] = '\0';
-		put_string(out, b);
-	}
-	fprintf(out, ",\n  \"pid\": %" PRId32 ",\n  \"uid\": %" PRIu32
-		",\n  \"cookie\": %" PRIu64 ",\n  \"parent_cookie\": %" PRIu64
-		",\n  \"exited\": %s,\n  \"runs\": %" PRIu32
-		",\n  \"period_ns\": %" PRIu64 ",\n  \"start_ns\": %" PRIu64
-		",\n  \"end_ns\": %" PRIu64 ",\n  \"samples\": %" PRIu64,
-		p->pid, p->uid, p->cookie, p->parent_cookie,
-		p->exited ? "true" : "false", p->runs, p->period_ns,
-		p->start_ns, p->end_ns, p->samples);
-	/* Interrupts taken (kernel backend); absent means 0, as in files
-	 * written before the key existed.
-	 */
-	if (p->ticks)
-		fprintf(out, ",\n  \"ticks\": %" PRIu64, p->ticks);
-	fprintf(out, ",\n  \"no_current\": %" PRIu64 ",\n  \"invalid\": %" PRIu64
-		",\n  \"lost\": %" PRIu64 ",\n  \"truncated\": %" PRIu64
-		",\n  \"call_cost_ps\": %" PRIu64,
-		p->no_current, p->invalid, p->lost, p->truncated,
-		p->call_cost_ps);
-	/* the flat sequence's cost; absent means unknown (older files) */
-	if (p->flat_call_cost_ps)
-		fprintf(out, ",\n  \"flat_call_cost_ps\": %" PRIu64,
-			p->flat_call_cost_ps);
-	fputs(",\n", out);
-
-	fputs("  \"functions\": [", out);
-	for (i = 0; i < p->nfuncs; i++) {
-		const struct meter_func *f = &p->funcs[i];
-
-		fprintf(out, "%s\n    {\"id\": %" PRIu32 ", \"name\": ",
-			i ? "," : "", f->id);
-		put_string(out, f->name ? f->name : "");
-		fprintf(out, ", \"calls\": %" PRIu64 ", \"self_samples\": %"
-			PRIu64 ", \"total_samples\": %" PRIu64
-			", \"alloc_calls\": %" PRIu64 ", \"alloc_bytes\": %"
-			PRIu64 "%s}", f->calls, f->self_samples,
-			f->total_samples, f->alloc_calls, f->alloc_bytes,
-			f->flat ? ", \"flat\": true" : "");
-	}
-	fputs(p->nfuncs ? "\n  ],\n" : "],\n", out);
-
-	fputs("  \"stacks\": [", out);
-	for (i = 0; i < p->nstacks; i++) {
-		const struct meter_stack *s = &p->stacks[i];
-
-		fprintf(out, "%s\n    {\"frames\": [", i ? "," : "");
-		for (k = 0; k < s->depth; k++)
-			fprintf(out, "%s%" PRIu32, k ? ", " : "",
-				s->frames[k]);
-		fprintf(out, "], \"samples\": %" PRIu64
-			", \"truncated\": %s}", s->samples,
-			s->truncated ? "true" : "false");
-	}
-	fputs(p->nstacks ? "\n  ],\n" : "],\n", out);
-
-	fputs("  \"threads\": [", out);
-	for (i = 0; i < p->nthreads; i++) {
-		const struct meter_thread_row *t = &p->threads[i];
-
-		fprintf(out, "%s\n    {\"tid\": %" PRIu32 ", \"samples\": %"
-			PRIu64 ", \"exited\": %s}", i ? "," : "", t->tid,
-			t->samples, t->exited ? "true" : "false");
-	}
-	fputs(p->nthreads ? "\n  ]\n}\n" : "]\n}\n", out);
-
-	if (fflush(out) || ferror(out))
-		return -1;
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* Parser: JSON text -> tree                                           */

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "model.h"
 
 enum render_format {
 	FMT_TEXT,	/* flat profile, then call graph */

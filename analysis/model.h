@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The profile model's operations (analysis/profile.c, profile_json.c): build
+ * a profile row by row (the netlink dumps, the JSON reader), find, total,
+ * merge and read.  The tools and the tests link them from
+ * libmeter-analysis.a; a profiled process never does.
+ */
+#ifndef METER_MODEL_H
+#define METER_MODEL_H
+
+#include "profile.h"
+
+struct meter_profile *meter_profile_new(void);
+void meter_profile_free(struct meter_profile *p);
+
+/* Appenders copy their arguments; they return NULL or -1 on ENOMEM. */
+struct meter_func *meter_profile_add_func(struct meter_profile *p,
+					  uint32_t id, const char *name);
+struct meter_stack *meter_profile_add_stack(struct meter_profile *p,
+					    const uint32_t *frames,
+					    uint32_t depth, uint64_t samples);
+struct meter_thread_row *meter_profile_add_thread(struct meter_profile *p,
+						  uint32_t tid, uint64_t samples);
+
+/* NULL when no function has that id. */
+struct meter_func *meter_profile_find(const struct meter_profile *p,
+				      uint32_t id);
+
+/*
+ * Recompute total_samples of every function from the stacks (each function
+ * once per sample).  Used where stacks are the source of truth: the signal
+ * backend's file, merges.
+ */
+void meter_profile_compute_totals(struct meter_profile *p);
+
+/*
+ * Add src into dst, matching functions by name (ids are renumbered in
+ * dst).  runs add up; counters add up.  Returns 0 or -1 (ENOMEM).
+ */
+int meter_profile_merge(struct meter_profile *dst,
+			const struct meter_profile *src);
+
+/*
+ * The reader of common/profile_write.c's JSON.  On error returns NULL and
+ * writes a one-line reason into err.
+ */
+struct meter_profile *meter_profile_read_json(FILE *in, char *err,
+					      size_t errlen);
+
+#endif /* METER_MODEL_H */

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tools' requests to meter.ko (see nldump.h): sessions listed, dumped
+ * into the profile model, reset, deleted, their period changed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "nldump.h"
+
+int meter_nl_set_period(struct meter_nl *nl, uint64_t period_ns,
+			char *err, size_t errlen)
+{
+	struct nl_msg *msg = meter_nl_msg(nl, METER_CMD_SET_PERIOD, 0, 0);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64(msg, METER_A_PERIOD_NS, period_ns)) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return meter_nl_transact(nl, msg, NULL, NULL, "set period", err,
+				 errlen);
+}
+
+/* Session attributes (top level or inside METER_A_SESSION) into p. */
+static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
+{
+	int bad = 0;
+
+	free(p->command);
+	p->command = meter_nl_get_str(tb[METER_A_COMM], &bad);
+	if (bad)
+		return -ENOMEM;
+	snprintf(p->backend, sizeof(p->backend), "kernel");
+	p->cookie = meter_nl_get_u64(tb[METER_A_COOKIE]);
+	p->parent_cookie = meter_nl_get_u64(tb[METER_A_PARENT_COOKIE]);
+	p->pid = (int32_t)meter_nl_get_u32(tb[METER_A_PID]);
+	p->uid = meter_nl_get_u32(tb[METER_A_UID]);
+	p->exited = meter_nl_get_u32(tb[METER_A_STATE]) == METER_STATE_EXITED;
+	p->runs = 1;
+	p->period_ns = meter_nl_get_u64(tb[METER_A_PERIOD_NS]);
+	p->start_ns = meter_nl_get_u64(tb[METER_A_START_NS]);
+	p->end_ns = meter_nl_get_u64(tb[METER_A_END_NS]);
+	p->samples = meter_nl_get_u64(tb[METER_A_SAMPLES]);
+	p->ticks = meter_nl_get_u64(tb[METER_A_TICKS]);
+	p->no_current = meter_nl_get_u64(tb[METER_A_NO_CURRENT]);
+	p->invalid = meter_nl_get_u64(tb[METER_A_INVALID]);
+	p->lost = meter_nl_get_u64(tb[METER_A_LOST]);
+	p->truncated = meter_nl_get_u64(tb[METER_A_TRUNCATED]);
+	p->call_cost_ps = meter_nl_get_u64(tb[METER_A_CALL_COST_PS]);
+	return 0;
+}
+
+struct meter_nl_list {
+	struct meter_profile **v;
+	size_t n, cap;
+};
+
+static int meter_nl_parse_list(struct nlattr **tb, void *arg)
+{
+	struct meter_nl_list *l = arg;
+	struct meter_profile *p;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct meter_profile **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	p = meter_profile_new();
+	if (!p)
+		return -ENOMEM;
+	if (meter_nl_fill_session(p, tb)) {
+		meter_profile_free(p);
+		return -ENOMEM;
+	}
+	l->v[l->n++] = p;
+	return 0;
+}
+
+int meter_nl_list(struct meter_nl *nl, struct meter_profile ***out,
+		  size_t *n, char *err, size_t errlen)
+{
+	struct meter_nl_list l = { NULL, 0, 0 };
+	struct nl_msg *msg;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	msg = meter_nl_msg(nl, METER_CMD_SESSION_GET, NLM_F_DUMP, 0);
+	if (!msg)
+		return -ENOMEM;
+	ret = meter_nl_transact(nl, msg, meter_nl_parse_list, &l,
+				"list sessions", err, errlen);
+	if (ret) {
+		for (i = 0; i < l.n; i++)
+			meter_profile_free(l.v[i]);
+		free(l.v);
+		return ret;
+	}
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+static int meter_nl_put_sel(struct nl_msg *msg, const struct meter_nl_sel *sel)
+{
+	if (sel->cookie)
+		return nla_put_u64(msg, METER_A_COOKIE, sel->cookie);
+	return nla_put_u32(msg, METER_A_PID, (uint32_t)sel->pid);
+}
+
+static int meter_nl_parse_func(struct meter_profile *p, struct nlattr *nest)
+{
+	struct nlattr *tb[METER_A_FUNC_MAX + 1];
+	struct meter_func *f;
+	char *name;
+	int bad = 0;
+
+	if (nla_parse_nested(tb, METER_A_FUNC_MAX, nest, NULL) < 0 ||
+	    !tb[METER_A_FUNC_ID])
+		return -EPROTO;
+	name = meter_nl_get_str(tb[METER_A_FUNC_NAME], &bad);
+	if (bad)
+		return -ENOMEM;
+	f = meter_profile_add_func(p, meter_nl_get_u32(tb[METER_A_FUNC_ID]), name);
+	free(name);
+	if (!f)
+		return -ENOMEM;
+	f->calls = meter_nl_get_u64(tb[METER_A_FUNC_CALLS]);
+	f->self_samples = meter_nl_get_u64(tb[METER_A_FUNC_SELF]);
+	f->total_samples = meter_nl_get_u64(tb[METER_A_FUNC_TOTAL]);
+	f->alloc_calls = meter_nl_get_u64(tb[METER_A_FUNC_ALLOC_CALLS]);
+	f->alloc_bytes = meter_nl_get_u64(tb[METER_A_FUNC_ALLOC_BYTES]);
+	return 0;
+}
+
+static int meter_nl_parse_stack(struct meter_profile *p, struct nlattr *nest)
+{
+	struct nlattr *tb[METER_A_STACK_MAX + 1];
+	struct meter_stack *s;
+	uint32_t *frames;
+	int len;
+
+	if (nla_parse_nested(tb, METER_A_STACK_MAX, nest, NULL) < 0 ||
+	    !tb[METER_A_STACK_FRAMES])
+		return -EPROTO;
+	len = nla_len(tb[METER_A_STACK_FRAMES]);
+	if (len < 0 || len % 4)
+		return -EPROTO;
+	frames = malloc(len ? (size_t)len : 1);
+	if (!frames)
+		return -ENOMEM;
+	memcpy(frames, nla_data(tb[METER_A_STACK_FRAMES]), (size_t)len);
+	s = meter_profile_add_stack(p, frames, (uint32_t)(len / 4),
+				    meter_nl_get_u64(tb[METER_A_STACK_SAMPLES]));
+	free(frames);
+	if (!s)
+		return -ENOMEM;
+	s->truncated = tb[METER_A_STACK_TRUNCATED] != NULL;
+	return 0;
+}
+
+static int meter_nl_parse_thread(struct meter_profile *p, struct nlattr *nest)
+{
+	struct nlattr *tb[METER_A_THREAD_MAX + 1];
+	struct meter_thread_row *t;
+
+	if (nla_parse_nested(tb, METER_A_THREAD_MAX, nest, NULL) < 0 ||
+	    !tb[METER_A_THREAD_TID])
+		return -EPROTO;
+	t = meter_profile_add_thread(p, meter_nl_get_u32(tb[METER_A_THREAD_TID]),
+				     meter_nl_get_u64(tb[METER_A_THREAD_SAMPLES]));
+	if (!t)
+		return -ENOMEM;
+	t->exited = meter_nl_get_u32(tb[METER_A_THREAD_STATE]) == METER_THREAD_EXITED;
+	return 0;
+}
+
+static int meter_nl_parse_profile(struct nlattr **tb, void *arg)
+{
+	struct meter_profile *p = arg;
+	struct nlattr *stb[METER_A_MAX + 1];
+
+	if (tb[METER_A_SESSION]) {
+		if (nla_parse_nested(stb, METER_A_MAX, tb[METER_A_SESSION],
+				     NULL) < 0)
+			return -EPROTO;
+		return meter_nl_fill_session(p, stb);
+	}
+	if (tb[METER_A_FUNC])
+		return meter_nl_parse_func(p, tb[METER_A_FUNC]);
+	if (tb[METER_A_STACK])
+		return meter_nl_parse_stack(p, tb[METER_A_STACK]);
+	if (tb[METER_A_THREAD])
+		return meter_nl_parse_thread(p, tb[METER_A_THREAD]);
+	return 0;	/* newer kernel, unknown nest: skip */
+}
+
+int meter_nl_get_profile(struct meter_nl *nl, const struct meter_nl_sel *sel,
+			 struct meter_profile **out, char *err, size_t errlen)
+{
+	struct meter_profile *p;
+	struct nl_msg *msg;
+	int ret;
+
+	*out = NULL;
+	p = meter_profile_new();
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->backend, sizeof(p->backend), "kernel");
+	msg = meter_nl_msg(nl, METER_CMD_PROFILE_GET, NLM_F_DUMP, 0);
+	if (!msg || meter_nl_put_sel(msg, sel)) {
+		if (msg)
+			nlmsg_free(msg);
+		meter_profile_free(p);
+		return -ENOMEM;
+	}
+	ret = meter_nl_transact(nl, msg, meter_nl_parse_profile, p,
+				"get profile", err, errlen);
+	if (ret) {
+		meter_profile_free(p);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+static int meter_nl_sel_cmd(struct meter_nl *nl, int cmd, const char *what,
+			    const struct meter_nl_sel *sel, char *err,
+			    size_t errlen)
+{
+	struct nl_msg *msg = meter_nl_msg(nl, cmd, 0, 0);
+
+	if (!msg)
+		return -ENOMEM;
+	if (meter_nl_put_sel(msg, sel)) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return meter_nl_transact(nl, msg, NULL, NULL, what, err, errlen);
+}
+
+int meter_nl_reset(struct meter_nl *nl, const struct meter_nl_sel *sel,
+		   char *err, size_t errlen)
+{
+	return meter_nl_sel_cmd(nl, METER_CMD_SESSION_RESET, "reset session",
+				sel, err, errlen);
+}
+
+int meter_nl_delete(struct meter_nl *nl, const struct meter_nl_sel *sel,
+		    char *err, size_t errlen)
+{
+	return meter_nl_sel_cmd(nl, METER_CMD_SESSION_DEL, "delete session",
+				sel, err, errlen);
+}

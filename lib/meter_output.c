@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The profile file of the signal and off backends, written once at process
+ * exit (METER_OUTPUT): libmeter's counters laid out as a struct
+ * meter_profile and handed to the one JSON writer (common/profile_write.c).
+ * The arrays are sized from what is known at exit and the stacks point into
+ * the signal backend's table, so nothing of the analysis library's model
+ * is needed in a profiled process.  Called with meter_g.lock held.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "meter_internal.h"
+#include "profile.h"
+
+static char *output_path(void)
+{
+	char *out = malloc(sizeof(meter_g.output) + 32);
+	const char *s = meter_g.output;
+	size_t n = 0;
+
+	if (!out)
+		return NULL;
+	while (*s && n < sizeof(meter_g.output)) {
+		if (s[0] == '%' && s[1] == 'p') {
+			n += (size_t)sprintf(out + n, "%d", (int)getpid());
+			s += 2;
+		} else {
+			out[n++] = *s++;
+		}
+	}
+	out[n] = 0;
+	return out;
+}
+
+static void fill_header(struct meter_profile *p)
+{
+	snprintf(p->backend, sizeof(p->backend), "%s",
+		 meter_g.backend == METER_BK_SIGNAL ? "signal" : "off");
+	p->command = program_invocation_short_name;
+	p->pid = getpid();
+	p->uid = getuid();
+	p->cookie = meter_g.cookie;
+	p->parent_cookie = meter_g.parent_cookie;
+	p->exited = true;
+	p->runs = 1;
+	p->period_ns = meter_g.backend == METER_BK_SIGNAL ?
+		       meter_g.period_ns : 0;
+	p->start_ns = meter_g.start_ns;
+	p->end_ns = meter_now_ns(CLOCK_BOOTTIME);
+	p->samples = atomic_load(&meter_g.samples);
+	p->ticks = atomic_load(&meter_g.ticks);
+	p->no_current = atomic_load(&meter_g.no_current);
+	p->invalid = atomic_load(&meter_g.invalid);
+	p->lost = atomic_load(&meter_g.lost);
+	p->truncated = atomic_load(&meter_g.truncated);
+	p->call_cost_ps = meter_g.call_cost_ps;
+	p->flat_call_cost_ps = meter_g.flat_cost_ps;
+}
+
+/* funcs[id - 1] is function id: ids are dense from 1. */
+static void fill_func(struct meter_func *f, uint32_t id)
+{
+	struct meter_thr *th;
+
+	f->id = id;
+	f->name = (char *)meter_rec_name(id);
+	f->flat = meter_g.recs[id].flat;
+	f->calls = meter_g.calls_done[id];
+	if (meter_g.alloc_calls_done) {
+		f->alloc_calls = meter_g.alloc_calls_done[id];
+		f->alloc_bytes = meter_g.alloc_bytes_done[id];
+	}
+	for (th = meter_g.threads; th; th = th->next) {
+		if (th->exited || !th->counts)
+			continue;
+		f->calls += th->counts[id];
+		if (th->alloc_calls) {
+			f->alloc_calls += th->alloc_calls[id];
+			f->alloc_bytes += th->alloc_bytes[id];
+		}
+	}
+	if (meter_g.self)
+		f->self_samples = atomic_load(&meter_g.self[id]);
+}
+
+/*
+ * A function's total counts each sample whose stack holds it once, however
+ * often it recurses there; seen[id] is the last stack that counted it.
+ */
+static int fill_totals(struct meter_profile *p)
+{
+	size_t *seen = calloc(p->nfuncs + 1, sizeof(*seen));
+	size_t i, k;
+
+	if (!seen)
+		return -1;
+	for (i = 0; i < p->nstacks; i++) {
+		const struct meter_stack *s = &p->stacks[i];
+
+		for (k = 0; k < s->depth; k++) {
+			uint32_t id = s->frames[k];
+
+			if (!id || id > p->nfuncs || seen[id] == i + 1)
+				continue;
+			seen[id] = i + 1;
+			p->funcs[id - 1].total_samples += s->samples;
+		}
+	}
+	free(seen);
+	return 0;
+}
+
+static int fill(struct meter_profile *p)
+{
+	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
+					   memory_order_acquire) - 1;
+	struct meter_thr *th;
+	size_t n = 0;
+	uint32_t id;
+
+	fill_header(p);
+	for (th = meter_g.threads; th; th = th->next)
+		n++;
+	p->funcs = calloc(hi ? hi : 1, sizeof(*p->funcs));
+	p->threads = calloc(n ? n : 1, sizeof(*p->threads));
+	if (!p->funcs || !p->threads)
+		return -1;
+	p->nfuncs = hi;
+	for (id = 1; id <= hi; id++)
+		fill_func(&p->funcs[id - 1], id);
+	for (th = meter_g.threads; th; th = th->next)
+		/* written at process exit: every thread has ended */
+		p->threads[p->nthreads++] = (struct meter_thread_row){
+			.tid = (uint32_t)th->tid, .samples = th->samples,
+			.exited = true,
+		};
+	if (meter_g.backend == METER_BK_SIGNAL) {
+		n = meter_signal_stacks(NULL, 0);
+		p->stacks = calloc(n ? n : 1, sizeof(*p->stacks));
+		if (!p->stacks)
+			return -1;
+		p->nstacks = meter_signal_stacks(p->stacks, n);
+	}
+	return fill_totals(p);
+}
+
+void meter_write_profile(void)
+{
+	struct meter_profile p = { 0 };
+	char *path = output_path();
+	FILE *f;
+
+	if (!path || fill(&p)) {
+		meter_notice("out of memory writing the profile");
+		goto out;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		if (!meter_g.quiet)
+			fprintf(stderr, "meter: %s: %s\n", path,
+				strerror(errno));
+		goto out;
+	}
+	if (meter_profile_write_json(&p, f) || fclose(f)) {
+		if (!meter_g.quiet)
+			fprintf(stderr, "meter: writing %s failed\n", path);
+	}
+out:
+	free(p.funcs);
+	free(p.stacks);
+	free(p.threads);
+	free(path);
+}

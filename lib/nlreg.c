@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libmeter's requests to meter.ko (see nlreg.h): what a profiled process
+ * says about itself.  Nothing here reads a session back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "nlreg.h"
+
+/* Bound on the payload packed into one ADD_FUNCS / ADD_CALLS message. */
+#define METER_NL_BATCH_BYTES	(16 * 1024)
+
+struct meter_nl_reg_reply {
+	uint64_t cookie, period_ns;
+};
+
+static int meter_nl_parse_reg(struct nlattr **tb, void *arg)
+{
+	struct meter_nl_reg_reply *r = arg;
+
+	if (!tb[METER_A_COOKIE])
+		return -EPROTO;
+	r->cookie = meter_nl_get_u64(tb[METER_A_COOKIE]);
+	r->period_ns = meter_nl_get_u64(tb[METER_A_PERIOD_NS]);
+	return 0;
+}
+
+int meter_nl_register(struct meter_nl *nl, const struct meter_nl_reg *reg,
+		      uint64_t *cookie, uint64_t *period_ns,
+		      char *err, size_t errlen)
+{
+	struct meter_nl_reg_reply r = { 0, 0 };
+	struct nl_msg *msg;
+	int ret;
+
+	msg = meter_nl_msg(nl, METER_CMD_REGISTER, 0, 0);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64(msg, METER_A_PAGE_ADDR, reg->page_addr) ||
+	    (reg->period_ns &&
+	     nla_put_u64(msg, METER_A_PERIOD_NS, reg->period_ns)) ||
+	    (reg->parent_cookie &&
+	     nla_put_u64(msg, METER_A_PARENT_COOKIE, reg->parent_cookie)) ||
+	    (reg->call_cost_ps &&
+	     nla_put_u64(msg, METER_A_CALL_COST_PS, reg->call_cost_ps))) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	ret = meter_nl_transact(nl, msg, meter_nl_parse_reg, &r, "register",
+				err, errlen);
+	if (ret)
+		return ret;
+	if (cookie)
+		*cookie = r.cookie;
+	if (period_ns)
+		*period_ns = r.period_ns;
+	return 0;
+}
+
+int meter_nl_unregister(struct meter_nl *nl, char *err, size_t errlen)
+{
+	struct nl_msg *msg = meter_nl_msg(nl, METER_CMD_UNREGISTER, 0, 0);
+
+	if (!msg)
+		return -ENOMEM;
+	return meter_nl_transact(nl, msg, NULL, NULL, "unregister", err,
+				 errlen);
+}
+
+int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,
+		       size_t n, char *err, size_t errlen)
+{
+	size_t i = 0;
+	int ret;
+
+	while (i < n) {
+		struct nlattr *funcs, *one;
+		struct nl_msg *msg;
+		size_t used = 0;
+
+		msg = meter_nl_msg(nl, METER_CMD_ADD_FUNCS, 0,
+				   METER_NL_BATCH_BYTES + 4096);
+		if (!msg)
+			return -ENOMEM;
+		funcs = nla_nest_start(msg, METER_A_FUNCS);
+		if (!funcs)
+			goto nomem;
+		for (; i < n && used < METER_NL_BATCH_BYTES; i++) {
+			const char *name = f[i].name ? f[i].name : "";
+			char cut[METER_FUNC_NAME_MAX];
+
+			/* The kernel takes names of up to 255 bytes. */
+			snprintf(cut, sizeof(cut), "%s", name);
+			one = nla_nest_start(msg, METER_A_FUNC);
+			if (!one ||
+			    nla_put_u32(msg, METER_A_FUNC_ID, f[i].id) ||
+			    nla_put_string(msg, METER_A_FUNC_NAME, cut))
+				goto nomem;
+			nla_nest_end(msg, one);
+			used += 24 + strlen(cut);
+		}
+		nla_nest_end(msg, funcs);
+		ret = meter_nl_transact(nl, msg, NULL, NULL, "add functions",
+					err, errlen);
+		if (ret)
+			return ret;
+		continue;
+nomem:
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int meter_nl_add_calls(struct meter_nl *nl,
+		       const struct meter_call_counts *c, size_t n,
+		       char *err, size_t errlen)
+{
+	const size_t per_msg = METER_NL_BATCH_BYTES / sizeof(*c);
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i += per_msg) {
+		size_t k = n - i < per_msg ? n - i : per_msg;
+		struct nl_msg *msg;
+
+		msg = meter_nl_msg(nl, METER_CMD_ADD_CALLS, 0,
+				   METER_NL_BATCH_BYTES + 4096);
+		if (!msg)
+			return -ENOMEM;
+		if (nla_put(msg, METER_A_CALLS, (int)(k * sizeof(*c)), c + i)) {
+			nlmsg_free(msg);
+			return -ENOMEM;
+		}
+		ret = meter_nl_transact(nl, msg, NULL, NULL, "add call counts",
+					err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
