@@ -10,7 +10,7 @@
 #
 # Instructions come from callgrind (valgrind): the program is run with N and
 # 2N calls and the difference divided by N, so start-up work (libmeter's
-# calibration, uftrace's set-up) cancels out.  "overhead" subtracts the
+# calibration, measured in both runs, uftrace's set-up) cancels out.  "overhead" subtracts the
 # uninstrumented loop.  Host ns/call is the loop's own timing with 10M calls
 # (median of 5 runs).  meter runs with METER_BACKEND=off: sampling does not
 # change the per-call path.  Needs the libmeter build (make).
@@ -63,7 +63,10 @@ ir() {
 		[ -n "$f" ] || { echo NA; return; }
 		awk '/^summary:/ { print $2 }' "$f"
 	else
+		# calibration measured in every run (its instructions are
+		# fixed), never kept: both runs start the same way
 		METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
+		METER_CACHE_DIR=off \
 			valgrind --tool=callgrind --callgrind-out-file=$out.1 \
 			$B/$prog "$@" >/dev/null 2>&1
 		awk '/^summary:/ { print $2 }' $out.1
@@ -114,3 +117,27 @@ for v in baseline appel flat manual plugin_flat plugin auto auto_noplt auto_stat
 	if [ "$pc" = NA ]; then ov=NA; else ov=$(echo "scale=1; $pc - $base" | bc); fi
 	printf '%-42s %10s %10s %10s\n' "$label" "$pc" "$ov" "$(ns_call $v)"
 done
+
+# Start-up: the instructions of an empty main built with
+# -finstrument-functions and libmeter (callgrind), the first run on this
+# machine (which measures the calibration and keeps it) and the next (which
+# finds it), beside the same main without meter.
+printf 'int main(void) { return 0; }\n' > $B/empty.c
+gcc $CFLAGS -finstrument-functions -o $B/empty_meter $B/empty.c $LM
+gcc $CFLAGS -o $B/empty_plain $B/empty.c
+startup_ir() {
+	local out=$B/startup.cg
+	METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
+	METER_CACHE_DIR=$B/startup.cache \
+		valgrind --tool=callgrind --callgrind-out-file=$out $B/$1 \
+		>/dev/null 2>&1
+	awk '/^summary:/ { print $2 }' $out
+	rm -f $out
+}
+rm -rf $B/startup.cache
+cold=$(startup_ir empty_meter)
+warm=$(startup_ir empty_meter)
+plain=$(startup_ir empty_plain)
+echo
+printf 'startup: empty main, instructions: meter first run %s, meter later runs %s, without meter %s\n' \
+	"$cold" "$warm" "$plain"

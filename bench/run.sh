@@ -330,6 +330,7 @@ icount_part() {
 				next_id i
 				mkdir -p "$OUT/runs/$id"
 				METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
+				METER_CACHE_DIR=off \
 					"$ICOUNT_CMD" -o "$OUT/runs/$id/icount.txt" -- \
 					"$ROOT/build/bench/callcost/$v" "$sc" > /dev/null 2>&1 &&
 					echo "$id percall $v - callcost 1 ok $sc" >> "$OUT/index"

@@ -475,9 +475,18 @@ def real_json(real):
     } for prog, d in real.items()}
 
 
+def startup(out):
+    """The start-up line of bench/callcost.sh: (first run, later runs, plain)."""
+    m = re.search(r"^startup: .*meter first run (\d+), meter later runs (\d+), without meter (\d+)",
+                  read(os.path.join(out, "host", "callcost.txt")), re.M)
+    return tuple(int(x) for x in m.groups()) if m else (None, None, None)
+
+
 def percall(out):
     rows = {}
     for line in read(os.path.join(out, "host", "callcost.txt")).splitlines():
+        if line.startswith("startup:"):
+            continue
         m = re.match(r"^(.*?)\s+(\S+)\s+(\S+)\s+(\S+)\s*$", line)
         if not m or m.group(1).strip() == "variant":
             continue
@@ -503,6 +512,7 @@ def main():
     ovh_whole = overheads(runs, "tree_cpu")
     split, caller, truth = accuracy(runs)
     pc = percall(out)
+    su = startup(out)
     real = real_programs(runs)
     real_ic = real_programs(runs, "icount")
     counted = insns.summary(runs, WORKLOADS)
@@ -538,6 +548,11 @@ def main():
     p("Per-call cost (host, bench/callcost.sh: callgrind instructions, ns/call noisy):")
     for k, (ins, ov, ns) in pc.items():
         p("  %-44s %8s instr %8s over baseline %8s ns" % (k, fmt(ins), fmt(ov), fmt(ns, 2)))
+    p("")
+    p("Start-up (host, callgrind, an empty main built with -finstrument-functions):")
+    p("  meter, later runs (calibration kept) %s instr; first run on the machine %s;" % (
+        fmt(su[1], 0), fmt(su[0], 0)))
+    p("  without meter %s" % fmt(su[2], 0))
     p("")
     for title, rp in (("VM", real), ("VM under -icount (deterministic clock)", real_ic)):
         if not rp:
@@ -630,6 +645,9 @@ def main():
         "caller_share_f_pct": dict({"truth": rnd(truth, 2)},
                                    **{k: rnd(v, 1) for k, v in sorted(caller.items())}),
         "resolution_per_cpu_s": {k: rnd(v, 0) for k, v in sorted(res.items())},
+        "startup_instr": su[1],
+        "startup_instr_first_run": su[0],
+        "startup_instr_without_meter": su[2],
         "percall_instr": {
             "appel_by_hand": pcv("Appel increment", 1),
             "meter_flat": pcv("meter flat", 1),

@@ -6,8 +6,8 @@
 # with the figures the fixture implies.
 set -u
 root=$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)
-echo "1..3"
-command -v python3 >/dev/null || { echo "ok 1 # SKIP no python3"; echo "ok 2 # SKIP"; echo "ok 3 # SKIP"; exit 0; }
+echo "1..4"
+command -v python3 >/dev/null || { echo "ok 1 # SKIP no python3"; echo "ok 2 # SKIP"; echo "ok 3 # SKIP"; echo "ok 4 # SKIP"; exit 0; }
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 mk() {	# mk ENV ID PHASE TOOL RATE W REP WORK_CPU TREE_CPU [JSON]
 	local d=$t/$1/runs/$2
@@ -28,6 +28,9 @@ mk vm v5 ovh meter-kernel 1000 tree 1 1100 1200
 mk vm v6 acc meter-kernel 10000 split 1 1 1 "$(prof 100 "$(fn 1 heavy 51), $(fn 2 medium 30), $(fn 3 light 19)" "")"
 mk vm v7 acc meter-kernel 10000 appel 1 1 1 "$(prof 100 "$(fn 1 f 0), $(fn 2 g 0), $(fn 3 is_prime 100)" '{"frames": [1, 3], "samples": 90}, {"frames": [2, 3], "samples": 10}')"
 mkdir -p "$t/host"; : > "$t/host/index"
+printf '%s\n' "variant instr/call overhead ns/call" "baseline 4.0 0.0 1.00" "" \
+	"startup: empty main, instructions: meter first run 83000000, meter later runs 297100, without meter 123546" \
+	> "$t/host/callcost.txt"
 out=$(python3 "$root/bench/summarize.py" "$t" 2>&1)
 last=$(printf '%s\n' "$out" | tail -n 1)
 if printf '%s' "$last" | python3 -c '
@@ -54,3 +57,11 @@ assert d["accuracy_max_error_pp"] == 1.0, d["accuracy_max_error_pp"]
 assert d["caller_share_f_pct"]["vm:meter-kernel@10000"] == 90.0
 '; then echo "ok 3 - split error and caller share"
 else echo "not ok 3 - split error and caller share"; fi
+if printf '%s' "$last" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert d["startup_instr"] == 297100, d["startup_instr"]
+assert d["startup_instr_first_run"] == 83000000
+assert d["startup_instr_without_meter"] == 123546
+'; then echo "ok 4 - start-up instructions from bench/callcost.sh's line"
+else echo "not ok 4 - start-up instructions from bench/callcost.sh's line"; fi

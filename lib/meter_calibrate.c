@@ -5,14 +5,18 @@
  * difference per call.  The instrumentation is METER_FUNCTION's inline
  * path, or, when the program's first profiled call came through the
  * -finstrument-functions hooks, the two hook calls a compiler emits; and
- * the flat path (METER_FUNCTION_FLAT, the plugin's leaves).  Runs
- * once per process, on the first thread, before sampling starts; a few
- * milliseconds.  The stub's id is reserved: it never appears in a profile.
+ * the flat path (METER_FUNCTION_FLAT, the plugin's leaves).  It is
+ * measured once per machine and kept (meter_calib_cache.c): a process
+ * finds its figures there in a few thousand instructions, and only one
+ * whose key (libmeter's build, the CPU, the kernel, the mode) is not there
+ * yet measures, on the first thread, before sampling starts: 30 million
+ * instructions, about 10 ms.  The stub's id is reserved: it never appears
+ * in a profile.
  */
 #include "meter_internal.h"
 
 #define CALIB_CALLS 100000
-#define CALIB_ROUNDS 5
+#define CALIB_ROUNDS 10
 
 static struct meter_record calib_rec = {
 	.id = METER_CALIB_ID,
@@ -71,15 +75,13 @@ static uint64_t per_call_ps(uint64_t best, uint64_t plain)
 	return (best - plain) * 1000 / CALIB_CALLS;
 }
 
-uint64_t meter_calibrate(bool automatic, uint64_t *flat_ps)
+static uint64_t measure(bool automatic, uint64_t *flat_ps, uint64_t *plain_ps)
 {
 	uint64_t best_plain = UINT64_MAX, best_metered = UINT64_MAX, t;
 	uint64_t best_flat = UINT64_MAX;
 	void (*metered)(void) = automatic ? stub_hooked : stub_metered;
 	int r;
 
-	if (automatic)
-		meter_auto_reserve((uintptr_t)stub_hooked, METER_CALIB_ID);
 	for (r = 0; r < CALIB_ROUNDS; r++) {
 		t = time_calls(stub_plain);
 		if (t < best_plain)
@@ -93,5 +95,48 @@ uint64_t meter_calibrate(bool automatic, uint64_t *flat_ps)
 	}
 	meter_counts()[METER_CALIB_ID] = 0;
 	*flat_ps = per_call_ps(best_flat, best_plain);
+	*plain_ps = per_call_ps(best_plain, 0);
 	return per_call_ps(best_metered, best_plain);
+}
+
+/*
+ * Whether this process runs at the speed the kept figures were measured
+ * at: the uninstrumented loop, timed briefly (CHECK_CALLS, best of two,
+ * about 10,000 instructions), within a factor of two of the kept time.
+ * That catches what the key cannot name: a run under valgrind, another
+ * clock speed, a loaded or migrated VM.
+ */
+#define CHECK_CALLS 2000
+#define CHECK_SLACK 2
+
+static bool same_speed(uint64_t plain_ps)
+{
+	uint64_t best = UINT64_MAX, t0, t, now_ps;
+	int r, i;
+
+	for (r = 0; r < 2; r++) {
+		t0 = meter_now_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (i = 0; i < CHECK_CALLS; i++)
+			stub_plain();
+		t = meter_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		if (t < best)
+			best = t;
+	}
+	now_ps = best * 1000 / CHECK_CALLS;
+	return now_ps * CHECK_SLACK >= plain_ps &&
+	       now_ps <= plain_ps * CHECK_SLACK;
+}
+
+uint64_t meter_calibrate(bool automatic, uint64_t *flat_ps)
+{
+	uint64_t ps, plain_ps;
+
+	if (automatic)
+		meter_auto_reserve((uintptr_t)stub_hooked, METER_CALIB_ID);
+	if (meter_calib_cached(automatic, &ps, flat_ps, &plain_ps) &&
+	    same_speed(plain_ps))
+		return ps;
+	ps = measure(automatic, flat_ps, &plain_ps);
+	meter_calib_store(automatic, ps, *flat_ps, plain_ps);
+	return ps;
 }

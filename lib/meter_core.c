@@ -63,6 +63,9 @@ struct meter_global meter_g = {
 	.next_id = 1,
 };
 
+/* ld.so's: the main thread's stack at start-up, above main's frames */
+extern void *__libc_stack_end;
+
 static pthread_key_t thread_key;
 
 #define FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
@@ -434,7 +437,10 @@ static struct meter_thr *thread_alloc(void)
 	th->page->magic = METER_PAGE_MAGIC;
 	th->page->version = METER_PAGE_VERSION;
 	METER__SPS(th->page)[-1] = UINTPTR_MAX;
-	{
+	if (gettid() == getpid()) {
+		/* what glibc reads /proc/self/maps for, 120,000 instructions */
+		th->stack_hi = (uintptr_t)__libc_stack_end;
+	} else {
 		pthread_attr_t attr;
 		void *lo;
 		size_t sz;

@@ -198,6 +198,14 @@ void meter_notice(const char *msg) METER_HIDDEN;
 /* meter_calibrate.c: cost of the manual or the automatic path, and of
  * the flat path into *flat_ps */
 uint64_t meter_calibrate(bool automatic, uint64_t *flat_ps) METER_HIDDEN;
+/*
+ * meter_calib_cache.c: the figures kept for this machine and mode: a call,
+ * a flat call, and a call of the uninstrumented stub (the speed check)
+ */
+bool meter_calib_cached(bool automatic, uint64_t *ps, uint64_t *flat_ps,
+			uint64_t *plain_ps) METER_HIDDEN;
+void meter_calib_store(bool automatic, uint64_t ps, uint64_t flat_ps,
+		       uint64_t plain_ps) METER_HIDDEN;
 /* Set by the automatic hooks before they first set a thread up. */
 extern __thread int meter_via_hooks METER_HIDDEN
 	__attribute__((tls_model("initial-exec")));
