@@ -98,7 +98,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	struct meter_page *pg = meter__tls.page;
 	struct meter_thr *th = meter_self;
 	uint32_t frames[METER_SAMPLE_DEPTH_MAX];
-	uint32_t cur, depth, n, i, maxid, trunc;
+	uint32_t cur, depth, avail, n, i, maxid, trunc;
 	int saved = errno;
 	uint64_t w = 1;
 
@@ -129,28 +129,33 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 		goto out;
 	}
 	atomic_fetch_add_explicit(&meter_g.self[cur], w, memory_order_relaxed);
-	n = depth < METER_STACK_CAP ? depth : METER_STACK_CAP;
-	trunc = depth > METER_STACK_CAP;
-	if (n > METER_SAMPLE_DEPTH_MAX) {
-		n = METER_SAMPLE_DEPTH_MAX;
-		trunc = 1;
-	}
+	/*
+	 * The kernel's rule (kmod/sample.c): the leaf-most frames the page
+	 * holds, then the current function when it is not the top (a flat
+	 * function, or a call between its two stores), dropping the
+	 * root-most frame to make room.  Past the page's capacity the top
+	 * is unknown and left as it is.
+	 */
+	avail = depth < METER_STACK_CAP ? depth : METER_STACK_CAP;
+	n = avail < METER_SAMPLE_DEPTH_MAX ? avail : METER_SAMPLE_DEPTH_MAX;
+	trunc = depth > METER_SAMPLE_DEPTH_MAX;
 	for (i = 0; i < n; i++) {
-		frames[i] = pg->stack[i];
+		frames[i] = pg->stack[avail - n + i];
 		if (!frames[i] || frames[i] > maxid) {
 			atomic_fetch_add_explicit(&meter_g.invalid, w,
 						  memory_order_relaxed);
 			goto out;
 		}
 	}
-	/*
-	 * A current function that is not the top of the stack (a flat
-	 * function, or a call between its two stores) is the leaf: the
-	 * stacked chain, then current.
-	 */
-	if (n == depth && n < METER_SAMPLE_DEPTH_MAX &&
-	    (!n || frames[n - 1] != cur))
+	if (depth <= METER_STACK_CAP && (!n || frames[n - 1] != cur)) {
+		if (n == METER_SAMPLE_DEPTH_MAX) {
+			for (i = 0; i + 1 < n; i++)
+				frames[i] = frames[i + 1];
+			n--;
+			trunc = 1;
+		}
 		frames[n++] = cur;
+	}
 	if (trunc)
 		atomic_fetch_add_explicit(&meter_g.truncated, w,
 					  memory_order_relaxed);

@@ -4,6 +4,9 @@
  * exceptions through 20 frames and 3000-deep recursion (past
  * METER_STACK_CAP) all leave exact counts, no stale frames in the sampled
  * stacks and no invalid samples; the deep run's samples are truncated.
+ * 300-deep recursion (past the 128 frames a sample keeps, within the page)
+ * keeps the leaf-most frames: the stacks end in spin and have lost main,
+ * as with the signal backend (test_lib_deep).
  */
 #include "lib_kernel.h"
 
@@ -88,8 +91,42 @@ static void deep(const char *mode)
 	meter_profile_free(p);
 }
 
+static void leaf_kept(const char *mode)
+{
+	char prog[64], label[64], out[256];
+	const char *args[] = { "deep", "300", "200", NULL };
+	uint64_t leaf_spin = 0, with_main = 0, truncated = 0;
+	const struct meter_func *spin, *mn;
+	struct meter_profile *p;
+	size_t i;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
+	snprintf(label, sizeof(label), "%s deep300", mode);
+	p = run_kernel(prog, args, out, sizeof(out), label);
+	spin = p ? func_named(p, "spin") : NULL;
+	mn = p ? func_named(p, "main") : NULL;
+	for (i = 0; spin && mn && i < p->nstacks; i++) {
+		const struct meter_stack *st = &p->stacks[i];
+
+		if (!st->truncated)
+			continue;
+		truncated += st->samples;
+		if (st->depth && st->frames[st->depth - 1] == spin->id)
+			leaf_spin += st->samples;
+		if (st->depth && st->frames[0] == mn->id)
+			with_main += st->samples;
+	}
+	ok(truncated && leaf_spin == truncated && !with_main,
+	   "%s: stacks deeper than kept end in the running function and drop the root (%llu of %llu samples end in spin, %llu start at main)",
+	   mode, (unsigned long long)leaf_spin, (unsigned long long)truncated,
+	   (unsigned long long)with_main);
+	meter_profile_free(p);
+}
+
 int main(void)
 {
+	leaf_kept("manual");
+	leaf_kept("plugin");
 	longjmps("manual");
 	longjmps("auto");
 	longjmps("plugin");
