@@ -116,7 +116,8 @@ static void leaf_kept(const char *mode)
 		if (st->depth && st->frames[0] == mn->id)
 			with_main += st->samples;
 	}
-	ok(truncated && leaf_spin == truncated && !with_main,
+	/* a sample taken on the way down may end in deep: spin runs 200 ms */
+	ok(truncated && leaf_spin * 10 >= truncated * 9 && !with_main,
 	   "%s: stacks deeper than kept end in the running function and drop the root (%llu of %llu samples end in spin, %llu start at main)",
 	   mode, (unsigned long long)leaf_spin, (unsigned long long)truncated,
 	   (unsigned long long)with_main);
