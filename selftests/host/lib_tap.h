@@ -205,6 +205,32 @@ TAP_HELPER long long calls_of(const struct meter_profile *p, const char *name)
 	return f ? (long long)f->calls : -1;
 }
 
+/*
+ * Over the truncated stacks of p: their samples, those whose leaf is the
+ * function named leaf, and those whose root is the function named root.
+ */
+TAP_HELPER void truncated_ends(const struct meter_profile *p, const char *leaf,
+			       const char *root, uint64_t *truncated,
+			       uint64_t *at_leaf, uint64_t *at_root)
+{
+	const struct meter_func *lf = p ? func_named(p, leaf) : NULL;
+	const struct meter_func *rt = p ? func_named(p, root) : NULL;
+	size_t i;
+
+	*truncated = *at_leaf = *at_root = 0;
+	for (i = 0; lf && rt && i < p->nstacks; i++) {
+		const struct meter_stack *st = &p->stacks[i];
+
+		if (!st->truncated || !st->depth)
+			continue;
+		*truncated += st->samples;
+		if (st->frames[st->depth - 1] == lf->id)
+			*at_leaf += st->samples;
+		if (st->frames[0] == rt->id)
+			*at_root += st->samples;
+	}
+}
+
 /* "a;b;c" for a stack, using function names. */
 TAP_HELPER void stack_string(const struct meter_profile *p,
 			 const struct meter_stack *s, char *buf, size_t len)

@@ -41,9 +41,8 @@ static void leaf_kept(const char *mode)
 {
 	char prog[64], label[64], out[256], cmd[PATH_MAX * 2], line[8192];
 	const char *args[] = { "deep", "300", "200", NULL };
-	uint64_t leaf_spin = 0, with_main = 0, truncated = 0;
+	uint64_t leaf_spin, with_main, truncated;
 	struct meter_profile *p;
-	const struct meter_func *spin, *mn;
 	long folded = 0, folded_bad = 0;
 	size_t i;
 	FILE *f;
@@ -51,19 +50,7 @@ static void leaf_kept(const char *mode)
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
 	snprintf(label, sizeof(label), "%s: 300-deep recursion", mode);
 	p = run_backend(prog, "signal", args, out, sizeof(out), label, NULL);
-	spin = func_named(p, "spin");
-	mn = func_named(p, "main");
-	for (i = 0; p && spin && mn && i < p->nstacks; i++) {
-		const struct meter_stack *st = &p->stacks[i];
-
-		if (!st->truncated)
-			continue;
-		truncated += st->samples;
-		if (st->depth && st->frames[st->depth - 1] == spin->id)
-			leaf_spin += st->samples;
-		if (st->depth && st->frames[0] == mn->id)
-			with_main += st->samples;
-	}
+	truncated_ends(p, "spin", "main", &truncated, &leaf_spin, &with_main);
 	/* a sample taken on the way down may end in deep: spin runs 200 ms */
 	ok(truncated && leaf_spin * 10 >= truncated * 9 && !with_main,
 	   "%s: stacks deeper than kept end in the running function and drop the root (%llu of %llu samples end in spin, %llu start at main)",
