@@ -197,16 +197,80 @@ struct meter_thread {
 	const struct meter_page *kpage;	/* kernel mapping of the page */
 	struct perf_event *event;	/* under meter_mutex */
 	struct work_struct release;
+	/* live.c, under meter_mutex */
+	u64 counts_addr;		/* live counters; 0: none or folded */
+	u32 counts_folded;		/* ids 1..counts_folded were sent */
+	u64 *counts_base;		/* what the last reset saw, or NULL */
+	u32 counts_base_n;		/* ids in counts_base, with 0 */
 };
 
-int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
-			  u64 call_cost_ps, u64 *cookie, u64 *eff_period,
-			  struct netlink_ext_ack *extack);
+struct meter_thread_reg {
+	u64 page_addr;
+	u64 period_ns;		/* 0: the module's default */
+	u64 parent_cookie;
+	u64 call_cost_ps;
+	u64 counts_addr;	/* 0: no live counts */
+};
+
+int meter_thread_register(const struct meter_thread_reg *reg, u64 *cookie,
+			  u64 *eff_period, struct netlink_ext_ack *extack);
 int meter_thread_unregister(struct netlink_ext_ack *extack);
 struct meter_thread *meter_thread_find(struct task_struct *tsk);
 void meter_thread_end(struct meter_thread *t, enum meter_end_reason why);
 int meter_thread_set_period(struct meter_thread *t, u64 period_ns);
 void meter_threads_end_all(void);
+
+/*
+ * live.c: the call counts a live thread keeps in its own memory.  Callers
+ * hold meter_mutex; these may sleep.
+ */
+int meter_live_read(struct meter_thread *t, u32 max_id, u64 *out);
+struct meter_thread *meter_live_thread(struct meter_session *s, pid_t tid);
+u64 meter_live_base(const struct meter_thread *t, u32 id);
+void meter_live_fold(struct meter_thread *t, u32 upto, bool last);
+void meter_live_rebase(struct meter_session *s);
+
+/* snapshot.c: a session copied for PROFILE_GET and SESSION_GET. */
+struct meter_session_info {
+	u64 cookie, parent_cookie, period_ns, start_ns, end_ns;
+	u64 samples, ticks, no_current, invalid, lost, truncated;
+	u64 call_cost_ps;
+	u32 pid, uid, state, threads, threads_total, nfuncs, nstacks;
+	char comm[TASK_COMM_LEN];
+};
+
+struct meter_snap_func {
+	u64 calls, self, total, alloc_calls, alloc_bytes;
+	u32 id;
+	u32 name_off;		/* into names; U32_MAX: no name */
+	u32 last_stack;		/* for totals: last stack counted + 1 */
+};
+
+struct meter_snap_thread {
+	u64 samples;
+	u32 tid;
+	u32 state;
+};
+
+struct meter_snap {
+	int err;			/* deferred error of the dump start */
+	const char *errmsg;
+	struct meter_session_info si;
+	u32 nfuncs, nstacks, nthreads;
+	struct meter_snap_func *funcs;	/* sorted by id */
+	char *names;
+	struct meter_stack_entry *stacks;
+	u32 *pool;
+	struct meter_snap_thread *threads;
+};
+
+/* Caller holds meter_mutex and s->lock. */
+void meter_session_info_fill(struct meter_session *s,
+			     struct meter_session_info *si);
+/* Caller holds meter_mutex. */
+int meter_snap_take(struct meter_session *s, struct meter_snap *sn);
+/* Frees what the snapshot holds, not the snapshot itself. */
+void meter_snap_clear(struct meter_snap *sn);
 
 /* sample.c: the tick. */
 void meter_sample_tick(struct perf_event *event,

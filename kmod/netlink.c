@@ -47,6 +47,7 @@ static const struct nla_policy meter_register_policy[METER_A_MAX + 1] = {
 						    &meter_period_range),
 	[METER_A_PARENT_COOKIE] = { .type = NLA_U64 },
 	[METER_A_CALL_COST_PS] = { .type = NLA_U64 },
+	[METER_A_COUNTS_ADDR] = { .type = NLA_U64 },
 };
 
 static const struct nla_policy meter_func_policy[METER_A_FUNC_MAX + 1] = {
@@ -61,6 +62,8 @@ static const struct nla_policy meter_add_funcs_policy[METER_A_MAX + 1] = {
 
 static const struct nla_policy meter_add_calls_policy[METER_A_MAX + 1] = {
 	[METER_A_CALLS] = { .type = NLA_BINARY },
+	[METER_A_TID] = { .type = NLA_U32 },
+	[METER_A_LAST] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy meter_set_period_policy[METER_A_MAX + 1] = {
@@ -74,41 +77,6 @@ static const struct nla_policy meter_select_policy[METER_A_MAX + 1] = {
 };
 
 /* --- helpers --- */
-
-struct meter_session_info {
-	u64 cookie, parent_cookie, period_ns, start_ns, end_ns;
-	u64 samples, ticks, no_current, invalid, lost, truncated;
-	u64 call_cost_ps;
-	u32 pid, uid, state, threads, threads_total, nfuncs, nstacks;
-	char comm[TASK_COMM_LEN];
-};
-
-/* Caller holds meter_mutex and s->lock. */
-static void meter_session_info_fill(struct meter_session *s,
-				    struct meter_session_info *si)
-{
-	si->cookie = s->cookie;
-	si->parent_cookie = s->parent_cookie;
-	si->period_ns = s->period_ns;
-	si->start_ns = s->start_ns;
-	si->end_ns = s->end_ns;
-	si->samples = atomic64_read(&s->samples);
-	si->ticks = atomic64_read(&s->ticks);
-	si->no_current = atomic64_read(&s->no_current);
-	si->invalid = atomic64_read(&s->invalid);
-	si->lost = atomic64_read(&s->lost);
-	si->truncated = atomic64_read(&s->truncated);
-	si->call_cost_ps = s->call_cost_ps;
-	/* As the reader's pid namespace sees it; 0 if it cannot. */
-	si->pid = pid_nr_ns(s->tgid, task_active_pid_ns(current));
-	si->uid = from_kuid_munged(current_user_ns(), s->uid);
-	si->state = s->state;
-	si->threads = s->threads_live;
-	si->threads_total = s->threads_total;
-	si->nfuncs = s->nfuncs;
-	si->nstacks = s->stacks.nused;
-	memcpy(si->comm, s->comm, sizeof(si->comm));
-}
 
 static int meter_put_session(struct sk_buff *skb,
 			     const struct meter_session_info *si)
@@ -196,6 +164,7 @@ static struct meter_session *meter_own_session(struct netlink_ext_ack *extack)
 static int meter_genl_register(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
+	struct meter_thread_reg reg = {};
 	u64 cookie, period;
 	struct sk_buff *msg;
 	void *hdr;
@@ -215,14 +184,16 @@ static int meter_genl_register(struct sk_buff *skb, struct genl_info *info)
 		ret = -EMSGSIZE;
 		goto err_free;
 	}
-	ret = meter_thread_register(nla_get_u64(a[METER_A_PAGE_ADDR]),
-				    a[METER_A_PERIOD_NS] ?
-				    nla_get_u64(a[METER_A_PERIOD_NS]) : 0,
-				    a[METER_A_PARENT_COOKIE] ?
-				    nla_get_u64(a[METER_A_PARENT_COOKIE]) : 0,
-				    a[METER_A_CALL_COST_PS] ?
-				    nla_get_u64(a[METER_A_CALL_COST_PS]) : 0,
-				    &cookie, &period, info->extack);
+	reg.page_addr = nla_get_u64(a[METER_A_PAGE_ADDR]);
+	if (a[METER_A_PERIOD_NS])
+		reg.period_ns = nla_get_u64(a[METER_A_PERIOD_NS]);
+	if (a[METER_A_PARENT_COOKIE])
+		reg.parent_cookie = nla_get_u64(a[METER_A_PARENT_COOKIE]);
+	if (a[METER_A_CALL_COST_PS])
+		reg.call_cost_ps = nla_get_u64(a[METER_A_CALL_COST_PS]);
+	if (a[METER_A_COUNTS_ADDR])
+		reg.counts_addr = nla_get_u64(a[METER_A_COUNTS_ADDR]);
+	ret = meter_thread_register(&reg, &cookie, &period, info->extack);
 	if (ret)
 		goto err_free;
 	if (nla_put_u64_64bit(msg, METER_A_COOKIE, cookie, METER_A_PAD) ||
@@ -329,6 +300,8 @@ out:
 static int meter_genl_add_calls(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct meter_call_counts *c;
+	struct meter_thread *t;
+	u32 top = 0;
 	struct meter_func_slot *slot;
 	struct meter_session *s;
 	size_t n, i;
@@ -377,20 +350,34 @@ static int meter_genl_add_calls(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 		}
 	}
+	/* every slot first, so that a request applies whole or not at all */
 	for (i = 0; i < n; i++) {
-		slot = meter_session_slot(s, c[i].id, true);
-		if (!slot) {
+		if (!meter_session_slot(s, c[i].id, true)) {
 			NL_SET_ERR_MSG_MOD(info->extack,
 					   "function table over its memory bound");
 			ret = -ENOMEM;
 			goto out;
 		}
-		if (!slot->name && !slot->calls && c[i].calls)
+	}
+	t = meter_live_thread(s, info->attrs[METER_A_TID] ?
+			      nla_get_u32(info->attrs[METER_A_TID]) :
+			      task_pid_nr(current));
+	for (i = 0; i < n; i++) {
+		u64 calls = c[i].calls;
+
+		top = max(top, c[i].id);
+		slot = meter_session_slot(s, c[i].id, false);
+		if (t)
+			calls -= min(calls, meter_live_base(t, c[i].id));
+		if (!slot->name && !slot->calls && calls)
 			s->nfuncs++;
-		slot->calls += c[i].calls;
+		slot->calls += calls;
 		slot->alloc_calls += c[i].alloc_calls;
 		slot->alloc_bytes += c[i].alloc_bytes;
 	}
+	/* these ids are the session's now, not the thread's memory */
+	if (t)
+		meter_live_fold(t, top, nla_get_flag(info->attrs[METER_A_LAST]));
 out:
 	mutex_unlock(&meter_mutex);
 	return ret;
@@ -523,171 +510,6 @@ static int meter_genl_session_del(struct sk_buff *skb, struct genl_info *info)
 
 /* --- PROFILE_GET --- */
 
-struct meter_snap_func {
-	u64 calls, self, total, alloc_calls, alloc_bytes;
-	u32 id;
-	u32 name_off;		/* into names; U32_MAX: no name */
-	u32 last_stack;		/* for totals: last stack counted + 1 */
-};
-
-struct meter_snap_thread {
-	u64 samples;
-	u32 tid;
-	u32 state;
-};
-
-struct meter_snap {
-	int err;			/* deferred error of the dump start */
-	const char *errmsg;
-	struct meter_session_info si;
-	u32 nfuncs, nstacks, nthreads;
-	struct meter_snap_func *funcs;	/* sorted by id */
-	char *names;
-	struct meter_stack_entry *stacks;
-	u32 *pool;
-	struct meter_snap_thread *threads;
-};
-
-static void meter_snap_free(struct meter_snap *sn)
-{
-	if (!sn)
-		return;
-	kvfree(sn->funcs);
-	kvfree(sn->names);
-	kvfree(sn->stacks);
-	kvfree(sn->pool);
-	kvfree(sn->threads);
-	kfree(sn);
-}
-
-static int meter_snap_cmp_id(const void *key, const void *elt)
-{
-	u32 id = *(const u32 *)key;
-	const struct meter_snap_func *f = elt;
-
-	return id < f->id ? -1 : id > f->id;
-}
-
-/* FUNC_TOTAL: each stack's samples once per distinct function in it. */
-static void meter_snap_totals(struct meter_snap *sn)
-{
-	u32 i, j;
-
-	for (i = 0; i < sn->nstacks; i++) {
-		const struct meter_stack_entry *e = &sn->stacks[i];
-
-		for (j = 0; j < e->depth; j++) {
-			u32 id = sn->pool[e->off + j];
-			struct meter_snap_func *f;
-
-			f = bsearch(&id, sn->funcs, sn->nfuncs, sizeof(*f),
-				    meter_snap_cmp_id);
-			if (!f || f->last_stack == i + 1)
-				continue;
-			f->last_stack = i + 1;
-			f->total += e->samples;
-		}
-	}
-}
-
-static int meter_snap_funcs(struct meter_session *s, struct meter_snap *sn)
-{
-	size_t names_len = 0, off = 0;
-	u32 c, i, n = 0;
-
-	for (c = 0; c < METER_NCHUNKS; c++) {
-		struct meter_func_slot *chunk = s->chunks[c];
-
-		if (!chunk)
-			continue;
-		for (i = 0; i < METER_CHUNK_IDS; i++) {
-			if (!chunk[i].name && !chunk[i].calls &&
-			    !atomic64_read(&chunk[i].self))
-				continue;
-			n++;
-			if (chunk[i].name)
-				names_len += strlen(chunk[i].name) + 1;
-		}
-	}
-	sn->funcs = kvcalloc(max(n, 1U), sizeof(*sn->funcs), GFP_KERNEL);
-	sn->names = kvmalloc(max_t(size_t, names_len, 1), GFP_KERNEL);
-	if (!sn->funcs || !sn->names)
-		return -ENOMEM;
-	for (c = 0; c < METER_NCHUNKS && sn->nfuncs < n; c++) {
-		struct meter_func_slot *chunk = s->chunks[c];
-
-		if (!chunk)
-			continue;
-		for (i = 0; i < METER_CHUNK_IDS && sn->nfuncs < n; i++) {
-			struct meter_func_slot *sl = &chunk[i];
-			struct meter_snap_func *f = &sn->funcs[sn->nfuncs];
-			u64 self = atomic64_read(&sl->self);
-
-			if (!sl->name && !sl->calls && !self)
-				continue;
-			f->id = (c << METER_CHUNK_SHIFT) | i;
-			f->calls = sl->calls;
-			f->self = self;
-			f->alloc_calls = sl->alloc_calls;
-			f->alloc_bytes = sl->alloc_bytes;
-			f->name_off = U32_MAX;
-			if (sl->name) {
-				size_t len = strlen(sl->name) + 1;
-
-				f->name_off = off;
-				memcpy(sn->names + off, sl->name, len);
-				off += len;
-			}
-			sn->nfuncs++;
-		}
-	}
-	return 0;
-}
-
-/* Caller holds meter_mutex. */
-static int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
-{
-	struct meter_stacks *st = &s->stacks;
-	struct meter_thread *t;
-	unsigned long flags;
-	u32 i, nthreads = 0;
-	int ret;
-
-	ret = meter_snap_funcs(s, sn);
-	if (ret)
-		return ret;
-	list_for_each_entry(t, &s->threads, node)
-		nthreads++;
-	sn->threads = kvcalloc(max(nthreads, 1U), sizeof(*sn->threads),
-			       GFP_KERNEL);
-	sn->stacks = kvmalloc_array(st->nslots / 2, sizeof(*sn->stacks),
-				    GFP_KERNEL);
-	sn->pool = kvmalloc_array(st->pool_size, sizeof(u32), GFP_KERNEL);
-	if (!sn->threads || !sn->stacks || !sn->pool)
-		return -ENOMEM;
-
-	raw_spin_lock_irqsave(&s->lock, flags);
-	meter_session_info_fill(s, &sn->si);
-	for (i = 0; i < st->nslots && sn->nstacks < st->nslots / 2; i++)
-		if (st->slots[i].depth)
-			sn->stacks[sn->nstacks++] = st->slots[i];
-	memcpy(sn->pool, st->pool, st->pool_used * sizeof(u32));
-	list_for_each_entry(t, &s->threads, node) {
-		if (sn->nthreads == nthreads)
-			break;
-		sn->threads[sn->nthreads].tid = t->tid;
-		sn->threads[sn->nthreads].samples = READ_ONCE(t->samples);
-		sn->threads[sn->nthreads].state = READ_ONCE(t->state);
-		sn->nthreads++;
-	}
-	raw_spin_unlock_irqrestore(&s->lock, flags);
-
-	sn->si.nfuncs = sn->nfuncs;
-	sn->si.nstacks = sn->nstacks;
-	meter_snap_totals(sn);
-	return 0;
-}
-
 /* Out of tree, for 6.1 and later: where the dump's parsed attributes are. */
 static struct nlattr **meter_dump_attrs(struct netlink_callback *cb)
 {
@@ -721,17 +543,13 @@ static int meter_genl_profile_start(struct netlink_callback *cb)
 	mutex_unlock(&meter_mutex);
 	if (ret == -ENOMEM)
 		NL_SET_ERR_MSG_MOD(extack, "out of memory for the snapshot");
+	if (ret)
+		meter_snap_clear(sn);
 	if (ret && cb->extack) {
-		meter_snap_free(sn);
+		kfree(sn);
 		return ret;
 	}
 	if (ret) {
-		kvfree(sn->funcs);
-		kvfree(sn->names);
-		kvfree(sn->stacks);
-		kvfree(sn->pool);
-		kvfree(sn->threads);
-		memset(sn, 0, sizeof(*sn));
 		sn->err = ret;
 		sn->errmsg = local._msg;
 	}
@@ -743,7 +561,12 @@ static int meter_genl_profile_start(struct netlink_callback *cb)
 
 static int meter_genl_profile_done(struct netlink_callback *cb)
 {
-	meter_snap_free((struct meter_snap *)cb->args[0]);
+	struct meter_snap *sn = (struct meter_snap *)cb->args[0];
+
+	if (sn) {
+		meter_snap_clear(sn);
+		kfree(sn);
+	}
 	cb->args[0] = 0;
 	return 0;
 }

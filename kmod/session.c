@@ -301,6 +301,7 @@ void meter_session_reset(struct meter_session *s)
 	unsigned long flags;
 	u32 c, i;
 
+	meter_live_rebase(s);
 	atomic64_set(&s->samples, 0);
 	atomic64_set(&s->ticks, 0);
 	atomic64_set(&s->no_current, 0);

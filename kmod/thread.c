@@ -51,6 +51,8 @@ static void meter_thread_release(struct work_struct *work)
 		perf_event_release_kernel(t->event);
 		t->event = NULL;
 	}
+	/* counts not sent by now are not read: the mm is about to go */
+	meter_live_fold(t, 0, true);
 	mutex_unlock(&meter_mutex);
 
 	/* No tick can run any more: the page and mm can go. */
@@ -229,10 +231,18 @@ static struct perf_event *meter_thread_counter(struct meter_thread *t,
 						meter_sample_tick, t);
 }
 
-int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
-			  u64 call_cost_ps, u64 *cookie, u64 *eff_period,
-			  struct netlink_ext_ack *extack)
+static bool meter_counts_addr_ok(u64 addr)
 {
+	u64 bytes = (u64)(METER_FUNCS_MAX + 1) * sizeof(u64);
+
+	return IS_ALIGNED(addr, sizeof(u64)) && addr < TASK_SIZE &&
+	       TASK_SIZE - addr >= bytes;
+}
+
+int meter_thread_register(const struct meter_thread_reg *reg, u64 *cookie,
+			  u64 *eff_period, struct netlink_ext_ack *extack)
+{
+	u64 page_addr = reg->page_addr, period_ns = reg->period_ns;
 	struct task_struct *tsk = current;
 	struct mm_struct *mm = tsk->mm;
 	bool priv = perfmon_capable();
@@ -258,6 +268,11 @@ int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
 	    page_addr > TASK_SIZE - PAGE_SIZE) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "page address is not a page-aligned user address");
+		return -EINVAL;
+	}
+	if (reg->counts_addr && !meter_counts_addr_ok(reg->counts_addr)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "counters address is not an aligned user address with room for every id");
 		return -EINVAL;
 	}
 	period_ns = meter_period_clamp(period_ns, priv, extack, &ret);
@@ -317,8 +332,8 @@ int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
 	if (ret)
 		goto err_unlock;
 	if (!s) {
-		s = meter_session_create(tsk, period_ns, parent_cookie,
-					 call_cost_ps, priv, extack);
+		s = meter_session_create(tsk, period_ns, reg->parent_cookie,
+					 reg->call_cost_ps, priv, extack);
 		if (IS_ERR(s)) {
 			ret = PTR_ERR(s);
 			goto err_unlock;
@@ -342,6 +357,7 @@ int meter_thread_register(u64 page_addr, u64 period_ns, u64 parent_cookie,
 	t->page = page;
 	t->kpage = kpage;
 	t->state = METER_THREAD_LIVE;
+	t->counts_addr = reg->counts_addr;
 	INIT_WORK(&t->release, meter_thread_release);
 
 	event = meter_thread_counter(t, period_ns);

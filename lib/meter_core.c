@@ -276,7 +276,8 @@ static void send_calls_locked(struct meter_thr *th)
 		c[n].alloc_bytes = ab;
 		n++;
 	}
-	if (n && meter_nl_add_calls(meter_g.nl, c, n, err, sizeof(err)) &&
+	if (n && meter_nl_add_calls(meter_g.nl, (uint32_t)th->tid, c, n, err,
+				    sizeof(err)) &&
 	    !meter_g.quiet)
 		fprintf(stderr, "meter: sending call counts: %s\n", err);
 	free(c);
@@ -472,6 +473,7 @@ static int thread_register_locked(struct meter_thr *th)
 		reg.parent_cookie = meter_g.registered ? 0 :
 				    meter_g.parent_cookie;
 		reg.call_cost_ps = meter_g.call_cost_ps;
+		reg.counts_addr = (uintptr_t)th->counts;
 		rc = meter_nl_register(meter_g.nl, &reg, &cookie, &period,
 				       err, sizeof(err));
 		if (rc && meter_g.chose_auto && !meter_g.registered &&

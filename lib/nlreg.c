@@ -49,7 +49,9 @@ int meter_nl_register(struct meter_nl *nl, const struct meter_nl_reg *reg,
 	    (reg->parent_cookie &&
 	     nla_put_u64(msg, METER_A_PARENT_COOKIE, reg->parent_cookie)) ||
 	    (reg->call_cost_ps &&
-	     nla_put_u64(msg, METER_A_CALL_COST_PS, reg->call_cost_ps))) {
+	     nla_put_u64(msg, METER_A_CALL_COST_PS, reg->call_cost_ps)) ||
+	    (reg->counts_addr &&
+	     nla_put_u64(msg, METER_A_COUNTS_ADDR, reg->counts_addr))) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -119,7 +121,7 @@ nomem:
 	return 0;
 }
 
-int meter_nl_add_calls(struct meter_nl *nl,
+int meter_nl_add_calls(struct meter_nl *nl, uint32_t tid,
 		       const struct meter_call_counts *c, size_t n,
 		       char *err, size_t errlen)
 {
@@ -135,7 +137,9 @@ int meter_nl_add_calls(struct meter_nl *nl,
 				   METER_NL_BATCH_BYTES + 4096);
 		if (!msg)
 			return -ENOMEM;
-		if (nla_put(msg, METER_A_CALLS, (int)(k * sizeof(*c)), c + i)) {
+		if (nla_put(msg, METER_A_CALLS, (int)(k * sizeof(*c)), c + i) ||
+		    (tid && nla_put_u32(msg, METER_A_TID, tid)) ||
+		    (i + k == n && nla_put_flag(msg, METER_A_LAST))) {
 			nlmsg_free(msg);
 			return -ENOMEM;
 		}

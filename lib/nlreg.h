@@ -16,6 +16,7 @@ struct meter_nl_reg {
 	uint64_t period_ns;	/* 0: module default */
 	uint64_t parent_cookie;	/* 0: none */
 	uint64_t call_cost_ps;	/* 0: unknown */
+	uint64_t counts_addr;	/* the thread's live call counters, 0: none */
 };
 
 int meter_nl_register(struct meter_nl *nl, const struct meter_nl_reg *reg,
@@ -30,7 +31,11 @@ struct meter_nl_func {
 /* Sends as many messages as needed. */
 int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,
 		       size_t n, char *err, size_t errlen);
-int meter_nl_add_calls(struct meter_nl *nl,
+/*
+ * Thread tid's counts (0: the sender's), ids ascending; the last message
+ * is marked so.
+ */
+int meter_nl_add_calls(struct meter_nl *nl, uint32_t tid,
 		       const struct meter_call_counts *c, size_t n,
 		       char *err, size_t errlen);
 #endif /* METER_NLREG_H */

@@ -40,7 +40,7 @@ int main(void)
 	}
 	ret = meter_nl_add_funcs(nl, f, N, err, sizeof(err));
 	ku_ok(ret == 0, "%d names in several ADD_FUNCS messages (%s)", N, err);
-	ret = meter_nl_add_calls(nl, cc, N, err, sizeof(err));
+	ret = meter_nl_add_calls(nl, 0, cc, N, err, sizeof(err));
 	ku_ok(ret == 0, "%d call counts in several ADD_CALLS messages (%s)", N,
 	      err);
 	p = ku_profile(nl, cookie, 0);

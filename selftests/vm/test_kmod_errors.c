@@ -77,15 +77,15 @@ int main(void)
 	expect_reg(pg, 0, -EEXIST, "second registration of a thread rejected");
 
 	cc.id = 0;
-	ret = meter_nl_add_calls(nl, &cc, 1, err, sizeof(err));
+	ret = meter_nl_add_calls(nl, 0, &cc, 1, err, sizeof(err));
 	ku_ok(ret == -EINVAL && err[0], "ADD_CALLS id 0 rejected: %s", err);
 	cc.id = METER_FUNCS_MAX + 1;
-	ret = meter_nl_add_calls(nl, &cc, 1, err, sizeof(err));
+	ret = meter_nl_add_calls(nl, 0, &cc, 1, err, sizeof(err));
 	ku_ok(ret == -EINVAL && err[0], "ADD_CALLS id above the limit rejected: %s",
 	      err);
 	cc.id = 1;
 	cc.reserved = 1;
-	ret = meter_nl_add_calls(nl, &cc, 1, err, sizeof(err));
+	ret = meter_nl_add_calls(nl, 0, &cc, 1, err, sizeof(err));
 	ku_ok(ret == -EINVAL && err[0], "ADD_CALLS reserved field rejected: %s",
 	      err);
 	p = ku_profile(nl, cookie, 0);

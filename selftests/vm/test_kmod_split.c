@@ -48,7 +48,7 @@ int main(void)
 		}
 	ku_leave(pg);
 
-	ret = meter_nl_add_calls(nl, cc, 3, err, sizeof(err));
+	ret = meter_nl_add_calls(nl, 0, cc, 3, err, sizeof(err));
 	ku_ok(ret == 0, "ADD_CALLS accepted (%s)", err);
 	p = ku_profile(nl, cookie, 0);
 	for (i = 0; i < 3; i++) {

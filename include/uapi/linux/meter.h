@@ -42,6 +42,8 @@
  *                                      process (set by a forked child)
  *        METER_A_CALL_COST_PS     u64  optional, calibrated cost of one
  *                                      instrumented call, picoseconds
+ *        METER_A_COUNTS_ADDR      u64  optional, the thread's live call
+ *                                      counters (below)
  *   out: METER_A_COOKIE, METER_A_PERIOD_NS (effective period)
  *   The first thread of a process creates its session; later threads of
  *   the same process (same mm) join it.
@@ -56,8 +58,28 @@
  *
  * METER_CMD_ADD_CALLS (do; the sender's session)
  *   in:  METER_A_CALLS  binary, an array of struct meter_call_counts
+ *        METER_A_TID      u32  optional, the thread whose counters these
+ *                              are (default: the sender)
+ *        METER_A_LAST     flag optional, the thread's last ADD_CALLS
  *   Adds call counts (Appel's CC), kept per thread in userspace and
- *   flushed at thread exit and process exit.
+ *   flushed at thread exit and process exit, ids in ascending order over
+ *   as many messages as needed.  The thread's live counters (below) are
+ *   folded as they arrive: ids up to the highest id of the message are no
+ *   longer read from its memory, none after METER_A_LAST; the session
+ *   holds them from then on.
+ *
+ * Live call counts.  A thread that gives METER_A_COUNTS_ADDR keeps its
+ * call counts there: an array of __u64 indexed by function id (index 0
+ * unused), 8-byte aligned, in private anonymous memory, each counter
+ * written with one aligned 64-bit store (a plain increment).  Until its
+ * counts are folded by ADD_CALLS, a PROFILE_GET reads counters 1..the
+ * highest named id from the thread's memory and adds them to FUNC_CALLS,
+ * so that a running program's snapshot has every call made so far: never
+ * more than were made, never fewer than an earlier snapshot's.  Memory
+ * that is not private anonymous, or not mapped, is not read (the thread's
+ * counts are then missing from the snapshot).  SESSION_RESET keeps the
+ * values it saw as the thread's base and subtracts them from what is read
+ * and folded later.
  *
  * METER_CMD_SET_PERIOD (do; the sender's session)
  *   in:  METER_A_PERIOD_NS u64; applies to all the session's threads.
@@ -198,6 +220,9 @@ enum meter_attr {
 	METER_A_STACK,		/* nest, enum meter_stack_attr */
 	METER_A_THREAD,		/* nest, enum meter_thread_attr */
 	METER_A_TICKS,		/* u64, interrupts taken */
+	METER_A_COUNTS_ADDR,	/* u64, the thread's __u64 counters by id */
+	METER_A_TID,		/* u32 */
+	METER_A_LAST,		/* flag */
 	__METER_A_MAX
 };
 #define METER_A_MAX (__METER_A_MAX - 1)

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Live call counts.
+ *
+ * A registered thread counts its calls in its own memory (Appel's
+ * counters: one u64 per function id, a plain increment on the call path)
+ * at the address it gave at registration.  A snapshot reads them from the
+ * thread's address space, so a running program's profile has exact call
+ * counts without a signal, a flush or any cost on the call path.
+ *
+ * When the thread sends its counts with ADD_CALLS (naming its tid, ids in
+ * ascending order over several messages), they are folded message by
+ * message: the session holds ids up to the highest one sent, and those
+ * are not read from the memory again.  Folding and reading both happen
+ * under meter_mutex, so a call is never counted twice and never goes
+ * missing between two snapshots.
+ *
+ * Only private anonymous memory is read: a file mapping (FUSE) could keep
+ * the reader waiting under meter_mutex.  The target's mmap lock is held
+ * for read while the VMA is checked and each page is looked up, and every
+ * counter is read with one 64-bit load so that none is ever torn.
+ */
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/version.h>
+
+#include "meter.h"
+
+static long meter_live_gup(struct mm_struct *mm, unsigned long addr,
+			   struct page **page)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	return get_user_pages_remote(mm, addr, 1, 0, page, NULL);
+#else
+	return get_user_pages_remote(mm, addr, 1, 0, page, NULL, NULL);
+#endif
+}
+
+/* Copies n counters at addr; the mmap lock is held for read. */
+static int meter_live_copy(struct mm_struct *mm, unsigned long addr,
+			   u64 *out, size_t n)
+{
+	while (n) {
+		size_t off = offset_in_page(addr);
+		size_t k = min_t(size_t, n, (PAGE_SIZE - off) / sizeof(u64));
+		struct vm_area_struct *vma = vma_lookup(mm, addr);
+		const u64 *src;
+		struct page *page;
+		size_t i;
+
+		if (!vma || !vma_is_anonymous(vma) ||
+		    (vma->vm_flags & VM_SHARED))
+			return -EFAULT;
+		if (meter_live_gup(mm, addr, &page) != 1)
+			return -EFAULT;
+		src = kmap_local_page(page);
+		for (i = 0; i < k; i++)
+			out[i] = READ_ONCE(src[off / sizeof(u64) + i]);
+		kunmap_local(src);
+		put_page(page);
+		addr += k * sizeof(u64);
+		out += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* Reads counters 0..max_id of t, less its base, into out. */
+int meter_live_read(struct meter_thread *t, u32 max_id, u64 *out)
+{
+	struct mm_struct *mm = t->mm;
+	u32 i;
+	int ret;
+
+	if (!t->counts_addr || !mm || !mmget_not_zero(mm))
+		return -ESRCH;
+	ret = mmap_read_lock_killable(mm);
+	if (!ret) {
+		ret = meter_live_copy(mm, t->counts_addr, out, max_id + 1);
+		mmap_read_unlock(mm);
+	}
+	mmput(mm);
+	if (ret)
+		return ret;
+	for (i = 0; i <= max_id; i++)
+		out[i] = i <= t->counts_folded ? 0 :
+			 out[i] - min(out[i], meter_live_base(t, i));
+	return 0;
+}
+
+/* The session's thread with this tid whose counters are still live. */
+struct meter_thread *meter_live_thread(struct meter_session *s, pid_t tid)
+{
+	struct meter_thread *t;
+
+	list_for_each_entry(t, &s->threads, node)
+		if (t->tid == tid && t->counts_addr)
+			return t;
+	return NULL;
+}
+
+u64 meter_live_base(const struct meter_thread *t, u32 id)
+{
+	return t->counts_base && id < t->counts_base_n ? t->counts_base[id] : 0;
+}
+
+/* ADD_CALLS sent ids 1..upto of t (and all of them if last). */
+void meter_live_fold(struct meter_thread *t, u32 upto, bool last)
+{
+	t->counts_folded = max(t->counts_folded, upto);
+	if (!last)
+		return;
+	t->counts_addr = 0;
+	kvfree(t->counts_base);
+	t->counts_base = NULL;
+	t->counts_base_n = 0;
+}
+
+/*
+ * SESSION_RESET: what each live thread has counted so far becomes its
+ * base.  A thread whose memory cannot be read (or no memory for the base)
+ * keeps its old base: its calls before the reset will show.
+ */
+void meter_live_rebase(struct meter_session *s)
+{
+	u32 max_id = READ_ONCE(s->max_id);
+	struct meter_thread *t;
+	u64 *buf;
+	u32 i;
+
+	list_for_each_entry(t, &s->threads, node) {
+		if (!t->counts_addr)
+			continue;
+		buf = kvmalloc_array(max_id + 1, sizeof(*buf),
+				     GFP_KERNEL_ACCOUNT);
+		if (!buf)
+			continue;
+		if (meter_live_read(t, max_id, buf)) {
+			kvfree(buf);
+			continue;
+		}
+		/* meter_live_read() took the old base off: add it back */
+		for (i = t->counts_folded + 1; i <= max_id; i++)
+			buf[i] += meter_live_base(t, i);
+		kvfree(t->counts_base);
+		t->counts_base = buf;
+		t->counts_base_n = max_id + 1;
+	}
+}
