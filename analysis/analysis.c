@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "analysis.h"
+#include "interval.h"
 
 /* --- edges: an open-addressing map from (caller, callee) --- */
 
@@ -514,6 +515,18 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 		ret = render_json(p, out);
 		goto done;
 	}
+	/* a single profile: its interval is the whole run */
+	if (o->format == FMT_TOP) {
+		struct interval iv;
+
+		if (interval_build(&iv, p, NULL, o->order)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		ret = render_top(&iv, o, 0, out);
+		interval_free(&iv);
+		goto done;
+	}
 	if (!o->no_correction) {
 		corrected = corrected_copy(p, &failed);
 		if (failed) {
@@ -599,6 +612,7 @@ int parse_format(const char *s, enum render_format *out)
 		{ "callgraph", FMT_CALLGRAPH }, { "metering", FMT_METERING },
 		{ "json", FMT_JSON }, { "folded", FMT_FOLDED },
 		{ "pprof", FMT_PPROF }, { "dot", FMT_DOT },
+		{ "top", FMT_TOP },
 	};
 	size_t i;
 

@@ -28,6 +28,7 @@ enum render_format {
 	FMT_FOLDED,
 	FMT_PPROF,
 	FMT_DOT,
+	FMT_TOP,	/* per function: the interval beside the totals */
 };
 
 enum render_order {
@@ -104,6 +105,10 @@ double an_percent(const struct analysis *an, double samples);
 const char *an_name(const struct analysis *an, size_t node);
 
 /* The renderers (render_*.c).  Return 0 or -1 with errno set. */
+struct interval;
+/* max_rows: 0 for every row. */
+int render_top(const struct interval *iv, const struct render_opts *o,
+	       size_t max_rows, FILE *out);
 int render_flat(const struct analysis *an, const struct render_opts *o,
 		FILE *out);
 int render_callgraph(const struct analysis *an, const struct render_opts *o,

@@ -40,7 +40,8 @@ enum {
 #define CLI_REPORT_HELP							\
 "Report options:\n"							\
 "  -f, --format FMT     text (flat profile and call graph, default), flat,\n" \
-"                       callgraph, metering, json, folded, pprof, dot\n"	\
+"                       callgraph, metering, json, folded, pprof, dot,\n" \
+"                       top (per function: calls and samples)\n"	\
 "  -o, --output FILE    write the report to FILE\n"			\
 "      --order KEY      self, total, calls, name or topological\n"	\
 "      --threshold PCT  leave out functions below PCT %% of the time\n"	\
@@ -55,6 +56,7 @@ enum {
 
 struct cli_report {
 	struct render_opts ro;
+	bool format_set;	/* -f given */
 	const char *output;	/* NULL: stdout */
 };
 

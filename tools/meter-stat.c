@@ -17,10 +17,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "interval.h"
 #include "nldump.h"
 
 #define OPT_INTERVAL OPT_CLI_LAST
@@ -222,9 +224,54 @@ static void on_sigint(int sig)
 	stop_watch = 1;
 }
 
-static int cmd_watch(const char *what, const struct cli_report *r,
+/* Rows that fit the terminal under the view's five lines of header. */
+static size_t top_rows(bool tty)
+{
+	struct winsize ws;
+
+	if (!tty || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || ws.ws_row < 10)
+		return tty ? 20 : 0;
+	return (size_t)ws.ws_row - 7;
+}
+
+/* One view of the watch: the top view against prev, or a full report. */
+static int watch_one(const struct meter_profile *p,
+		     const struct meter_profile *prev,
+		     const struct cli_report *r, bool tty, double interval)
+{
+	FILE *out = cli_open_output(r);
+	struct interval iv;
+	int ret;
+
+	if (!out)
+		return -1;
+	if (tty)
+		fputs("\033[H\033[2J", out);
+	fprintf(out, "meter-stat: session 0x%" PRIx64 " (%s), every %g s; "
+		"Ctrl-C to stop\n\n", p->cookie,
+		p->exited ? "exited" : "running", interval);
+	if (r->ro.format != FMT_TOP)
+		return cli_write_report(p, r, out);
+	if (interval_build(&iv, p, prev, r->ro.order)) {
+		fprintf(stderr, "%s: out of memory\n", cli_prog);
+		ret = -1;
+	} else {
+		ret = render_top(&iv, &r->ro, top_rows(tty), out);
+		interval_free(&iv);
+	}
+	if (!tty)
+		fputc('\n', out);
+	if (out != stdout)
+		fclose(out);
+	else
+		fflush(out);
+	return ret;
+}
+
+static int cmd_watch(const char *what, struct cli_report *r,
 		     double interval)
 {
+	struct meter_profile *prev = NULL;
 	struct meter_nl_sel sel;
 	struct meter_nl *nl;
 	bool tty = isatty(STDOUT_FILENO) && !r->output;
@@ -234,6 +281,8 @@ static int cmd_watch(const char *what, const struct cli_report *r,
 		cli_die_usage("'%s' is neither a pid nor a cookie", what);
 	if (r->ro.format == FMT_PPROF)
 		cli_die_usage("watch cannot repeat a binary format; use show");
+	if (!r->format_set)
+		r->ro.format = FMT_TOP;
 	if (open_kernel(&nl))
 		return 1;
 	signal(SIGINT, on_sigint);
@@ -241,7 +290,6 @@ static int cmd_watch(const char *what, const struct cli_report *r,
 	while (!stop_watch) {
 		struct meter_profile *p = get_session(nl, &sel, what);
 		struct timespec ts;
-		FILE *out;
 		bool done;
 
 		if (!p) {
@@ -252,20 +300,10 @@ static int cmd_watch(const char *what, const struct cli_report *r,
 		if (!sel.cookie)
 			sel.cookie = p->cookie;
 		done = p->exited;
-		out = cli_open_output(r);
-		if (!out) {
-			meter_profile_free(p);
+		if (watch_one(p, prev, r, tty, interval))
 			ret = 1;
-			break;
-		}
-		if (tty)
-			fputs("\033[H\033[2J", out);
-		fprintf(out, "meter-stat: session 0x%" PRIx64 " (%s), every "
-			"%g s; Ctrl-C to stop\n\n", p->cookie,
-			p->exited ? "exited" : "running", interval);
-		if (cli_write_report(p, r, out))
-			ret = 1;
-		meter_profile_free(p);
+		meter_profile_free(prev);
+		prev = p;
 		if (ret || done)
 			break;
 		ts.tv_sec = (time_t)interval;
@@ -273,6 +311,7 @@ static int cmd_watch(const char *what, const struct cli_report *r,
 		while (nanosleep(&ts, &ts) && errno == EINTR && !stop_watch)
 			;
 	}
+	meter_profile_free(prev);
 	meter_nl_close(nl);
 	return ret;
 }

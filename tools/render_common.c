@@ -38,10 +38,6 @@ void render_header(const struct analysis *an, FILE *out)
 			" stacks truncated\n", p->no_current, p->invalid,
 			p->lost, p->truncated);
 	profile_correction_line(p, out, "");
-	if (!p->exited && !strcmp(p->backend, "kernel") && !an->calls &&
-	    an->samples)
-		fprintf(out, "The process is still running: its call counts "
-			"arrive when its threads exit.\n");
 	if (!an->samples && !strcmp(p->backend, "off"))
 		fprintf(out, "No samples: the off backend counts calls only.\n");
 	else if (!an->samples)

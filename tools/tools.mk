@@ -7,7 +7,7 @@
 TOOLS_COMMON_SRCS := tools/cli.c tools/render_common.c \
 	tools/render_flat.c tools/render_callgraph.c tools/render_metering.c \
 	tools/render_json.c tools/render_folded.c tools/render_pprof.c \
-	tools/render_dot.c
+	tools/render_dot.c tools/render_top.c
 TOOLS_COMMON_OBJS := $(patsubst tools/%.c,$(BUILD)/tools/%.o,$(TOOLS_COMMON_SRCS))
 TOOLS_HDRS := $(wildcard tools/*.h) $(ANALYSIS_HDRS)
 

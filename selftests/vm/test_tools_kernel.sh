@@ -20,7 +20,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_kernel.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..25"
+echo "1..30"
 
 if ! grep -q '^meter ' /proc/modules; then
 	echo "# meter.ko is not loaded"
@@ -148,6 +148,34 @@ check "meter-stat watch: reports until the session exits, then stops" \
 	{ tail -n 20 watch.out > watch.tail; diag watch.tail; diag watch.err; }
 wait $bgpid
 "$STAT" delete $bgpid > /dev/null 2>&1
+
+# --- the top view: the last interval beside the totals, live call counts ------
+
+METER_BACKEND=kernel "$APPEL" $((ROUNDS * 20)) > /dev/null &
+bgpid=$!
+sleep 1
+timeout 120 "$STAT" watch $bgpid --interval 0.5 > top.out 2> top.err
+wait $bgpid
+"$STAT" delete $bgpid > /dev/null 2>&1
+# frames: "meter-stat: session" starts one; rows: %self samples calls (the
+# interval), %self samples calls (the totals), name
+top_rows() {
+	awk '/^meter-stat: session/ { frame++; run = ($0 ~ /running/) }
+	     NF == 7 && $1 ~ /^[0-9.]+$/ { print frame, run, $2, $3, $5, $6, $7 }' top.out
+}
+top_rows > top.rows
+check "meter-stat watch (piped): plain lines, no escape sequences, 3 frames or more" \
+	bash -c "! grep -q \$'\\033' top.out && [ \$(grep -c '^meter-stat: session' top.out) -ge 3 ]" ||
+	{ head -n 20 top.out > top.head; diag top.head; diag top.err; }
+check "meter-stat watch: a running program's call counts are live (is_prime > 0 before it exits)" \
+	awk '$2 == 1 && $7 == "is_prime" && $6 > 0 { f = 1 } END { exit !f }' top.rows || diag top.rows
+check "meter-stat watch: each interval's calls and samples are the totals' change since the last frame" \
+	awk '{ k = $7 } (k in c) && $1 == f[k] + 1 { n++; if ($4 != $6 - c[k] || $3 != $5 - s[k]) bad++ }
+	     { f[k] = $1; c[k] = $6; s[k] = $5 } END { exit !(n >= 4 && !bad) }' top.rows || diag top.rows
+check "meter-stat watch: rows sorted by the last interval's self samples" \
+	awk '$1 == fr && $3 > last { bad++ } { fr = $1; last = $3 } END { exit bad > 0 }' top.rows || diag top.rows
+check "meter-stat show -f top: the whole run as the interval (interval = total)" \
+	bash -c "'$STAT' -i '$tmp/run.json' -f top 2>&1 | awk 'NF == 7 && \$1 ~ /^[0-9.]+\$/ { n++; if (\$2 != \$5 || \$3 != \$6) bad++ } END { exit !(n >= 3 && !bad) }'"
 
 echo "# $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What changed between two snapshots of one session: per function, the
+ * samples and calls of the interval beside the totals (meter-stat watch).
+ * Internal to meter; not installed.
+ */
+#ifndef METER_INTERVAL_H
+#define METER_INTERVAL_H
+
+#include "analysis.h"
+
+struct interval_row {
+	const struct meter_func *f;	/* in the newer profile */
+	uint64_t self, calls;		/* during the interval */
+};
+
+struct interval {
+	const struct meter_profile *now;
+	bool whole;			/* no earlier snapshot: since the start */
+	uint64_t samples, calls;	/* during the interval, all functions */
+	struct interval_row *rows;	/* every function of now */
+	size_t n;
+};
+
+/*
+ * Rows of now against prev, an earlier snapshot of the same session (NULL:
+ * since the start), sorted by ORDER_DEFAULT (the interval's self samples,
+ * then its calls), ORDER_SELF / ORDER_CALLS / ORDER_TOTAL (the totals) or
+ * ORDER_NAME.  A counter that went down (a reset in between) counts from
+ * zero.  0, or -1 out of memory.
+ */
+int interval_build(struct interval *iv, const struct meter_profile *now,
+		   const struct meter_profile *prev, enum render_order order);
+void interval_free(struct interval *iv);
+
+#endif
