@@ -299,7 +299,7 @@ void meter_session_reset(struct meter_session *s)
 {
 	struct meter_thread *t;
 	unsigned long flags;
-	u32 c, i;
+	u32 c, i, nfuncs = 0;
 
 	meter_live_rebase(s);
 	atomic64_set(&s->samples, 0);
@@ -318,8 +318,12 @@ void meter_session_reset(struct meter_session *s)
 			chunk[i].calls = 0;
 			chunk[i].alloc_calls = 0;
 			chunk[i].alloc_bytes = 0;
+			/* what is left in use: the names */
+			if (chunk[i].name)
+				nfuncs++;
 		}
 	}
+	s->nfuncs = nfuncs;
 	raw_spin_lock_irqsave(&s->lock, flags);
 	meter_stacks_reset(&s->stacks);
 	list_for_each_entry(t, &s->threads, node)

@@ -7,7 +7,7 @@
  * twice or dropped in between); a reset takes what was counted off; a
  * counters address that is misaligned or out of range is refused, and
  * counters in memory that is not private anonymous, or not mapped, are
- * not read.
+ * not read.  NFUNCS does not drift over a reset.
  *
  * The registered threads only register and wait; the main thread writes
  * their counters and sends ADD_CALLS on their behalf (METER_A_TID).
@@ -126,6 +126,28 @@ static int snap_differ(struct meter_nl *nl, const uint64_t *want)
 	return bad;
 }
 
+static int parse_nfuncs(struct nlattr **tb, void *arg)
+{
+	if (!tb[METER_A_NFUNCS])
+		return -EPROTO;
+	*(uint32_t *)arg = nla_get_u32(tb[METER_A_NFUNCS]);
+	return 0;
+}
+
+/* SESSION_GET's NFUNCS for this process. */
+static uint32_t session_nfuncs(struct meter_nl *nl)
+{
+	struct nl_msg *msg = meter_nl_msg(nl, METER_CMD_SESSION_GET, 0, 0);
+	char err[256] = "";
+	uint32_t n = 0;
+
+	if (!msg || nla_put_u32(msg, METER_A_PID, (uint32_t)getpid()) ||
+	    meter_nl_transact(nl, msg, parse_nfuncs, &n, "session", err,
+			      sizeof(err)))
+		ku_diag("SESSION_GET: %s", err);
+	return n;
+}
+
 static uint64_t *counters(void)
 {
 	uint64_t *c = mmap(NULL, (NIDS + 1) * sizeof(uint64_t),
@@ -147,7 +169,7 @@ int main(void)
 	uint32_t id;
 	int ret, fd;
 
-	ku_plan(14);
+	ku_plan(15);
 	nl = ku_open();
 	ca = counters();
 	cb = counters();
@@ -235,6 +257,23 @@ int main(void)
 	ku_ok(bad.ret == 0 && !snap_differ(nl, want),
 	      "counters not mapped: the snapshot works and adds nothing");
 	reg_stop(&bad);
+
+	/* NFUNCS: ids in use, named or counted, the same before and after */
+	{
+		struct meter_call_counts cc = { .id = NIDS + 10, .calls = 3 };
+		struct meter_nl_sel sel = { .pid = getpid() };
+		uint32_t n0 = session_nfuncs(nl), n1, n2, n3;
+
+		meter_nl_add_calls(nl, 0, &cc, 1, err, sizeof(err));
+		n1 = session_nfuncs(nl);
+		meter_nl_reset(nl, &sel, err, sizeof(err));
+		n2 = session_nfuncs(nl);
+		meter_nl_add_calls(nl, 0, &cc, 1, err, sizeof(err));
+		n3 = session_nfuncs(nl);
+		ku_ok(n1 == n0 + 1 && n2 == n0 && n3 == n0 + 1,
+		      "NFUNCS counts an unnamed id once, after a reset too (%u, %u, %u, %u)",
+		      n0, n1, n2, n3);
+	}
 
 	reg_stop(&a);
 	reg_stop(&b);
