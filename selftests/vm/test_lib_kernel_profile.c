@@ -28,7 +28,10 @@ static struct meter_profile *spin(const char *mode)
 	   mode, (unsigned long long)p->samples);
 	s = func_named(p, "spin");
 	ok(s && s->self_samples * 10 >= p->samples * 9,
-	   "%s: >= 90%% of samples are self time of spin", mode);
+	   "%s: >= 90%% of samples are self time of spin (%llu of %llu; %llu with no current function)",
+	   mode, s ? (unsigned long long)s->self_samples : 0ULL,
+	   (unsigned long long)p->samples,
+	   (unsigned long long)p->no_current);
 	ab = samples_of_stack(p, "main;a;b;spin");
 	c = samples_of_stack(p, "main;c;spin");
 	ok(ab * 10 >= p->samples * 3 && c * 10 >= p->samples * 3,
