@@ -67,11 +67,10 @@ static int meter_live_copy(struct mm_struct *mm, unsigned long addr,
 	return 0;
 }
 
-/* Reads counters 0..max_id of t, less its base, into out. */
-int meter_live_read(struct meter_thread *t, u32 max_id, u64 *out)
+/* Copies counters 0..max_id of t from its memory into out, as they are. */
+static int meter_live_raw(struct meter_thread *t, u32 max_id, u64 *out)
 {
 	struct mm_struct *mm = t->mm;
-	u32 i;
 	int ret;
 
 	if (!t->counts_addr || !mm || !mmget_not_zero(mm))
@@ -82,6 +81,15 @@ int meter_live_read(struct meter_thread *t, u32 max_id, u64 *out)
 		mmap_read_unlock(mm);
 	}
 	mmput(mm);
+	return ret;
+}
+
+/* Reads the calls of t not yet sent, less its base, into out[0..max_id]. */
+int meter_live_read(struct meter_thread *t, u32 max_id, u64 *out)
+{
+	u32 i;
+	int ret = meter_live_raw(t, max_id, out);
+
 	if (ret)
 		return ret;
 	for (i = 0; i <= max_id; i++)
@@ -137,13 +145,13 @@ void meter_live_rebase(struct meter_session *s)
 				     GFP_KERNEL_ACCOUNT);
 		if (!buf)
 			continue;
-		if (meter_live_read(t, max_id, buf)) {
+		if (meter_live_raw(t, max_id, buf)) {
 			kvfree(buf);
 			continue;
 		}
-		/* meter_live_read() took the old base off: add it back */
-		for (i = t->counts_folded + 1; i <= max_id; i++)
-			buf[i] += meter_live_base(t, i);
+		/* ids already sent are the session's: no base */
+		for (i = 0; i <= min(t->counts_folded, max_id); i++)
+			buf[i] = 0;
 		kvfree(t->counts_base);
 		t->counts_base = buf;
 		t->counts_base_n = max_id + 1;
