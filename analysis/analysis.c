@@ -89,11 +89,13 @@ static int build_edges(struct analysis *an)
 	size_t cap = 0, i, k;
 	size_t *idx = NULL, idx_cap = 0;
 	uint32_t *occ;		/* per node: occurrences in this stack */
+	size_t *seen;		/* per node: last stack counted off, + 1 */
 	int ret = -1;
 
 	occ = calloc(an->n ? an->n : 1, sizeof(*occ));
-	if (!occ)
-		return -1;
+	seen = calloc(an->n ? an->n : 1, sizeof(*seen));
+	if (!occ || !seen)
+		goto out;
 	for (i = 0; i < p->nstacks; i++) {
 		const struct meter_stack *s = &p->stacks[i];
 		size_t d = s->depth;
@@ -132,6 +134,16 @@ static int build_edges(struct analysis *an)
 			if (!e)
 				goto out;
 			e->callee_time += share;
+			if (s->state != METER_STATE_ONCPU) {
+				e->callee_off += share;
+				if (caller != NODE_ROOT)
+					e->caller_off += (double)s->samples /
+							 (double)occ[caller];
+				if (seen[x] != i + 1) {
+					seen[x] = i + 1;
+					an->nodes[x].total_off += s->samples;
+				}
+			}
 			/* samples: once per stack for each distinct pair. */
 			if (e->stamp != i + 1) {
 				e->stamp = i + 1;
@@ -151,6 +163,7 @@ static int build_edges(struct analysis *an)
 	ret = 0;
 out:
 	free(occ);
+	free(seen);
 	free(idx);
 	free(map.slot);
 	return ret;
@@ -415,6 +428,8 @@ struct analysis *analysis_new(const struct meter_profile *p,
 
 		an->nodes[i].f = f;
 		an->nodes[i].self = f->self_samples;
+		an->nodes[i].self_off = f->self_off[METER_OFF_RUNQ] +
+					f->self_off[METER_OFF_BLOCKED];
 		an->nodes[i].total = f->total_samples > f->self_samples ?
 				     f->total_samples : f->self_samples;
 		self_sum += f->self_samples;

@@ -59,6 +59,8 @@ struct an_edge {
 	uint64_t samples;	/* samples whose stack holds this edge */
 	double caller_time;	/* samples, from the caller's side (1/k) */
 	double callee_time;	/* samples, from the callee's side (1/k) */
+	double caller_off;	/* wall clock: the part of each taken off */
+	double callee_off;	/* the CPU */
 	size_t stamp;		/* analysis.c: last stack that counted it, + 1 */
 };
 
@@ -66,6 +68,8 @@ struct an_node {
 	const struct meter_func *f;
 	uint64_t self;		/* samples */
 	uint64_t total;		/* samples */
+	uint64_t self_off;	/* wall clock: of self, off the CPU */
+	uint64_t total_off;	/* of total, off the CPU (from stacks) */
 	double leaf_time;	/* samples as the stack's leaf, 1/k */
 	bool recursive;		/* occurs twice in some sampled stack */
 	bool hidden;		/* by hide_self / hide_subs */

@@ -57,10 +57,14 @@ static void excess_to_callers(const struct meter_profile *p, double *due,
 {
 	size_t i, d;
 
-	/* under[c]: samples of stack frames where c has a caller */
+	/* under[c]: samples of stack frames where c has a caller; calls
+	 * are made on the CPU, so wall-clock samples off it do not count
+	 */
 	for (i = 0; i < p->nstacks; i++) {
 		const struct meter_stack *s = &p->stacks[i];
 
+		if (s->state != METER_STATE_ONCPU)
+			continue;
 		for (d = 1; d < s->depth; d++) {
 			size_t c = func_index(p, s->frames[d]);
 
@@ -74,6 +78,8 @@ static void excess_to_callers(const struct meter_profile *p, double *due,
 	for (i = 0; i < p->nstacks; i++) {
 		const struct meter_stack *s = &p->stacks[i];
 
+		if (s->state != METER_STATE_ONCPU)
+			continue;
 		for (d = 1; d < s->depth; d++) {
 			size_t c = func_index(p, s->frames[d]);
 			size_t q = func_index(p, s->frames[d - 1]);
@@ -124,14 +130,19 @@ int profile_correct(struct meter_profile *p)
 		from_stacks[i] = p->funcs[i].total_samples;
 	for (i = 0; i < p->nfuncs; i++) {
 		struct meter_func *f = &p->funcs[i];
-		double self = (double)f->self_samples;
-		double left = self - due[i];
+		/* the instrumentation runs on the CPU: wall-clock samples
+		 * taken off it keep what they are
+		 */
+		uint64_t off = f->self_off[METER_OFF_RUNQ] +
+			       f->self_off[METER_OFF_BLOCKED];
+		uint64_t on = f->self_samples > off ? f->self_samples - off : 0;
+		double left = (double)on - due[i];
 
 		if (left < 0)
 			left = 0;
-		ratio[i] = self > 0 ? left / self : 1;
-		removed += self - left;
-		f->self_samples = scaled(f->self_samples, ratio[i]);
+		ratio[i] = on ? left / (double)on : 1;
+		removed += (double)on - left;
+		f->self_samples = scaled(on, ratio[i]) + off;
 	}
 	/* a stack's leaf is its current function: scale it as that one */
 	for (i = 0, kept = 0; i < p->nstacks; i++) {
@@ -139,7 +150,7 @@ int profile_correct(struct meter_profile *p)
 		const struct meter_func *leaf = s->depth ?
 			meter_profile_find(p, s->frames[s->depth - 1]) : NULL;
 
-		if (leaf)
+		if (leaf && s->state == METER_STATE_ONCPU)
 			s->samples = scaled(s->samples,
 					    ratio[leaf - p->funcs]);
 		if (s->samples)

@@ -35,10 +35,13 @@ void meter_profile_compute_totals(struct meter_profile *p);
 
 /*
  * Add src into dst, matching functions by name (ids are renumbered in
- * dst).  runs add up; counters add up.  Returns 0 or -1 (ENOMEM).
+ * dst).  runs add up; counters add up.  Returns 0 or -1: errno ENOMEM, or
+ * EINVAL when one is sampled on CPU time and the other on wall time.
  */
 int meter_profile_merge(struct meter_profile *dst,
 			const struct meter_profile *src);
+/* What a failed merge's errno means, for a message. */
+const char *meter_profile_merge_strerror(int err);
 
 /*
  * The reader of common/profile_write.c's JSON.  On error returns NULL and

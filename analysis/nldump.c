@@ -55,6 +55,11 @@ static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
 	p->lost = meter_nl_get_u64(tb[METER_A_LOST]);
 	p->truncated = meter_nl_get_u64(tb[METER_A_TRUNCATED]);
 	p->call_cost_ps = meter_nl_get_u64(tb[METER_A_CALL_COST_PS]);
+	p->wall = meter_nl_get_u32(tb[METER_A_CLOCK]) == METER_CLOCK_WALL;
+	p->samples_off[METER_OFF_RUNQ] =
+		meter_nl_get_u64(tb[METER_A_SAMPLES_RUNQ]);
+	p->samples_off[METER_OFF_BLOCKED] =
+		meter_nl_get_u64(tb[METER_A_SAMPLES_BLOCKED]);
 	return 0;
 }
 
@@ -143,6 +148,10 @@ static int meter_nl_parse_func(struct meter_profile *p, struct nlattr *nest)
 	f->total_samples = meter_nl_get_u64(tb[METER_A_FUNC_TOTAL]);
 	f->alloc_calls = meter_nl_get_u64(tb[METER_A_FUNC_ALLOC_CALLS]);
 	f->alloc_bytes = meter_nl_get_u64(tb[METER_A_FUNC_ALLOC_BYTES]);
+	f->self_off[METER_OFF_RUNQ] =
+		meter_nl_get_u64(tb[METER_A_FUNC_SELF_RUNQ]);
+	f->self_off[METER_OFF_BLOCKED] =
+		meter_nl_get_u64(tb[METER_A_FUNC_SELF_BLOCKED]);
 	return 0;
 }
 
@@ -150,7 +159,7 @@ static int meter_nl_parse_stack(struct meter_profile *p, struct nlattr *nest)
 {
 	struct nlattr *tb[METER_A_STACK_MAX + 1];
 	struct meter_stack *s;
-	uint32_t *frames;
+	uint32_t *frames, state;
 	int len;
 
 	if (nla_parse_nested(tb, METER_A_STACK_MAX, nest, NULL) < 0 ||
@@ -169,6 +178,10 @@ static int meter_nl_parse_stack(struct meter_profile *p, struct nlattr *nest)
 	if (!s)
 		return -ENOMEM;
 	s->truncated = tb[METER_A_STACK_TRUNCATED] != NULL;
+	state = meter_nl_get_u32(tb[METER_A_STACK_STATE]);
+	if (state >= __METER_SAMPLE_STATE_MAX)
+		return -EPROTO;
+	s->state = (uint8_t)state;
 	return 0;
 }
 

@@ -208,10 +208,16 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-static uint64_t hash_stack(const uint32_t *frames, uint32_t depth,
-			   bool truncated)
+/* What besides its frames tells two stacks apart. */
+static unsigned stack_tag(const struct meter_stack *s)
 {
-	uint64_t h = 1469598103934665603ULL ^ (truncated ? 0x9e37 : 0);
+	return (unsigned)s->truncated | (unsigned)s->state << 1;
+}
+
+static uint64_t hash_stack(const uint32_t *frames, uint32_t depth,
+			   unsigned tag)
+{
+	uint64_t h = 1469598103934665603ULL ^ (tag * 0x9e37ULL);
 	uint32_t i;
 
 	for (i = 0; i < depth; i++) {
@@ -246,9 +252,9 @@ static int table_init(struct index_table *t, size_t expect)
 }
 
 static bool stack_equal(const struct meter_stack *s, const uint32_t *frames,
-			uint32_t depth, bool truncated)
+			uint32_t depth, unsigned tag)
 {
-	return s->depth == depth && s->truncated == truncated &&
+	return s->depth == depth && stack_tag(s) == tag &&
 	       (!depth || !memcmp(s->frames, frames, depth * sizeof(*frames)));
 }
 
@@ -280,13 +286,13 @@ static void func_insert(struct index_table *t,
 static size_t stack_lookup(const struct index_table *t,
 			   const struct meter_profile *dst,
 			   const uint32_t *frames, uint32_t depth,
-			   bool truncated)
+			   unsigned tag)
 {
-	size_t h = (size_t)hash_stack(frames, depth, truncated) & t->mask;
+	size_t h = (size_t)hash_stack(frames, depth, tag) & t->mask;
 
 	while (t->slot[h] != (size_t)-1) {
 		if (stack_equal(&dst->stacks[t->slot[h]], frames, depth,
-				truncated))
+				tag))
 			return t->slot[h];
 		h = (h + 1) & t->mask;
 	}
@@ -297,7 +303,7 @@ static void stack_insert(struct index_table *t,
 			 const struct meter_profile *dst, size_t idx)
 {
 	const struct meter_stack *s = &dst->stacks[idx];
-	size_t h = (size_t)hash_stack(s->frames, s->depth, s->truncated) &
+	size_t h = (size_t)hash_stack(s->frames, s->depth, stack_tag(s)) &
 		   t->mask;
 
 	while (t->slot[h] != (size_t)-1)
@@ -343,7 +349,13 @@ static int merge_header(struct meter_profile *dst,
 		dst->end_ns = src->end_ns;
 		dst->call_cost_ps = src->call_cost_ps;
 		dst->flat_call_cost_ps = src->flat_call_cost_ps;
+		dst->wall = src->wall;
 		return 0;
+	}
+	if (dst->wall != src->wall) {
+		/* periods of CPU time and of wall time do not add up */
+		errno = EINVAL;
+		return -1;
 	}
 	if (!dst->command && src->command &&
 	    !(dst->command = strdup(src->command)))
@@ -402,6 +414,12 @@ static uint32_t unnamed_id(struct meter_profile *dst,
 	return dst->funcs[dst->nfuncs - 1].id;
 }
 
+const char *meter_profile_merge_strerror(int err)
+{
+	return err == EINVAL ? "cannot merge a CPU-time profile with a wall-clock one" :
+			       "out of memory";
+}
+
 int meter_profile_merge(struct meter_profile *dst,
 			const struct meter_profile *src)
 {
@@ -421,6 +439,8 @@ int meter_profile_merge(struct meter_profile *dst,
 	dst->invalid += src->invalid;
 	dst->lost += src->lost;
 	dst->truncated += src->truncated;
+	for (k = 0; k < METER_OFF_KINDS; k++)
+		dst->samples_off[k] += src->samples_off[k];
 
 	if (table_init(&names, dst->nfuncs + src->nfuncs) ||
 	    table_init(&stacks, dst->nstacks + src->nstacks))
@@ -435,7 +455,7 @@ int meter_profile_merge(struct meter_profile *dst,
 	for (i = 0; i < dst->nstacks; i++)
 		if (stack_lookup(&stacks, dst, dst->stacks[i].frames,
 				 dst->stacks[i].depth,
-				 dst->stacks[i].truncated) == (size_t)-1)
+				 stack_tag(&dst->stacks[i])) == (size_t)-1)
 			stack_insert(&stacks, dst, i);
 
 	next_id = next_free_id(dst);
@@ -457,6 +477,8 @@ int meter_profile_merge(struct meter_profile *dst,
 		df->total_samples += sf->total_samples;
 		df->alloc_calls += sf->alloc_calls;
 		df->alloc_bytes += sf->alloc_bytes;
+		for (k = 0; k < METER_OFF_KINDS; k++)
+			df->self_off[k] += sf->self_off[k];
 		df->flat = df->flat || sf->flat;
 		map[i] = df->id;
 	}
@@ -484,7 +506,7 @@ int meter_profile_merge(struct meter_profile *dst,
 				goto out;
 		}
 		idx = stack_lookup(&stacks, dst, frames, ss->depth,
-				   ss->truncated);
+				   stack_tag(ss));
 		if (idx != (size_t)-1) {
 			dst->stacks[idx].samples += ss->samples;
 			continue;
@@ -494,6 +516,7 @@ int meter_profile_merge(struct meter_profile *dst,
 		if (!ds)
 			goto out;
 		ds->truncated = ss->truncated;
+		ds->state = ss->state;
 		stack_insert(&stacks, dst, dst->nstacks - 1);
 	}
 

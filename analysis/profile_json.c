@@ -632,6 +632,53 @@ static const struct jval *get_array(struct schema *sc, const struct jval *obj,
 	return v;
 }
 
+/* "clock" (absent: cpu) and, for the wall clock, the off-CPU parts. */
+static int read_clock(struct schema *sc, const struct jval *root,
+		      struct meter_profile *p)
+{
+	const struct jval *v = get(root, "clock");
+
+	if (v && (v->type != J_STR || (strcmp(v->u.str, "cpu") &&
+				       strcmp(v->u.str, "wall")))) {
+		serr(sc, "\"clock\" must be \"cpu\" or \"wall\"");
+		return -1;
+	}
+	p->wall = v && !strcmp(v->u.str, "wall");
+	p->samples_off[METER_OFF_RUNQ] =
+		get_uint(sc, root, "", "samples_runq", p->samples, false);
+	p->samples_off[METER_OFF_BLOCKED] =
+		get_uint(sc, root, "", "samples_blocked",
+			 p->samples - p->samples_off[METER_OFF_RUNQ], false);
+	if (!sc->failed && !p->wall &&
+	    (p->samples_off[METER_OFF_RUNQ] ||
+	     p->samples_off[METER_OFF_BLOCKED])) {
+		serr(sc, "off-CPU samples in a profile whose \"clock\" is not \"wall\"");
+		return -1;
+	}
+	return sc->failed ? -1 : 0;
+}
+
+/* A stack's "state": absent or "cpu", "runq", "blocked". */
+static uint8_t read_state(struct schema *sc, const struct jval *o,
+			  const char *ctx, const struct meter_profile *p)
+{
+	const struct jval *v = get(o, "state");
+
+	if (!v || sc->failed)
+		return METER_STATE_ONCPU;
+	if (v->type == J_STR && p->wall) {
+		if (!strcmp(v->u.str, "cpu"))
+			return METER_STATE_ONCPU;
+		if (!strcmp(v->u.str, "runq"))
+			return 1 + METER_OFF_RUNQ;
+		if (!strcmp(v->u.str, "blocked"))
+			return 1 + METER_OFF_BLOCKED;
+	}
+	serr(sc, "%s: \"state\" must be \"cpu\", \"runq\" or \"blocked\", in a wall-clock profile",
+	     ctx);
+	return METER_STATE_ONCPU;
+}
+
 static int read_header(struct schema *sc, const struct jval *root,
 		       struct meter_profile *p)
 {
@@ -714,7 +761,7 @@ static int read_header(struct schema *sc, const struct jval *root,
 				   false);
 	p->flat_call_cost_ps = get_uint(sc, root, "", "flat_call_cost_ps",
 					UINT64_MAX, false);
-	return sc->failed ? -1 : 0;
+	return sc->failed ? -1 : read_clock(sc, root, p);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -773,8 +820,19 @@ static int read_functions(struct schema *sc, const struct jval *root,
 		f->alloc_bytes = get_uint(sc, o, ctx, "alloc_bytes",
 					  UINT64_MAX, false);
 		f->flat = get_bool(sc, o, ctx, "flat");
+		f->self_off[METER_OFF_RUNQ] =
+			get_uint(sc, o, ctx, "self_runq", f->self_samples,
+				 false);
+		f->self_off[METER_OFF_BLOCKED] =
+			get_uint(sc, o, ctx, "self_blocked", f->self_samples -
+				 f->self_off[METER_OFF_RUNQ], false);
 		if (sc->failed)
 			return -1;
+		if (!p->wall && (f->self_off[0] || f->self_off[1])) {
+			serr(sc, "%s: off-CPU samples in a profile whose \"clock\" is not \"wall\"",
+			     ctx);
+			return -1;
+		}
 	}
 	/* Ids must be unique. */
 	ids = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(*ids));
@@ -865,6 +923,7 @@ static int read_stacks(struct schema *sc, const struct jval *root,
 			goto fail;
 		}
 		s->truncated = get_bool(sc, o, ctx, "truncated");
+		s->state = read_state(sc, o, ctx, p);
 		if (sc->failed)
 			goto fail;
 	}

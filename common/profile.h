@@ -17,6 +17,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * Wall clock: why a sample found its thread off the CPU.  A sample is on
+ * the CPU, or off it for one of these reasons (the kernel's enum
+ * meter_sample_state, less one).
+ */
+enum meter_off_kind {
+	METER_OFF_RUNQ,		/* runnable, waiting for a CPU */
+	METER_OFF_BLOCKED,	/* sleeping, waiting for I/O, a lock */
+	METER_OFF_KINDS
+};
+
+/* 0: on a CPU, else 1 + enum meter_off_kind */
+#define METER_STATE_ONCPU	0
+
 struct meter_func {
 	uint32_t id;		/* unique within the profile, >= 1 */
 	char *name;
@@ -25,6 +39,8 @@ struct meter_func {
 	uint64_t total_samples;	/* once per sample, recursion or not */
 	uint64_t alloc_calls;
 	uint64_t alloc_bytes;
+	/* wall clock: the part of self_samples off the CPU, by why */
+	uint64_t self_off[METER_OFF_KINDS];
 	bool flat;		/* instrumented with the flat sequence */
 };
 
@@ -33,6 +49,7 @@ struct meter_stack {
 	uint32_t *frames;	/* function ids, root first */
 	uint64_t samples;
 	bool truncated;
+	uint8_t state;		/* METER_STATE_ONCPU or 1 + meter_off_kind */
 };
 
 struct meter_thread_row {
@@ -52,7 +69,9 @@ struct meter_profile {
 	uint32_t runs;		/* profiles merged into this one, >= 1 */
 	uint64_t period_ns;
 	uint64_t start_ns, end_ns;
-	uint64_t samples;	/* periods of CPU time sampled */
+	bool wall;		/* sampled on wall-clock time, not CPU time */
+	uint64_t samples;	/* periods of CPU (or wall) time sampled */
+	uint64_t samples_off[METER_OFF_KINDS];	/* wall: off the CPU */
 	uint64_t ticks;		/* sampling interrupts taken (kernel) */
 	uint64_t no_current;
 	uint64_t invalid;

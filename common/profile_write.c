@@ -74,6 +74,12 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 	 */
 	if (p->ticks)
 		fprintf(out, ",\n  \"ticks\": %" PRIu64, p->ticks);
+	/* the wall clock's keys; absent: CPU time, as before they existed */
+	if (p->wall)
+		fprintf(out, ",\n  \"clock\": \"wall\",\n  \"samples_runq\": %"
+			PRIu64 ",\n  \"samples_blocked\": %" PRIu64,
+			p->samples_off[METER_OFF_RUNQ],
+			p->samples_off[METER_OFF_BLOCKED]);
 	fprintf(out, ",\n  \"no_current\": %" PRIu64 ",\n  \"invalid\": %" PRIu64
 		",\n  \"lost\": %" PRIu64 ",\n  \"truncated\": %" PRIu64
 		",\n  \"call_cost_ps\": %" PRIu64,
@@ -95,9 +101,14 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		fprintf(out, ", \"calls\": %" PRIu64 ", \"self_samples\": %"
 			PRIu64 ", \"total_samples\": %" PRIu64
 			", \"alloc_calls\": %" PRIu64 ", \"alloc_bytes\": %"
-			PRIu64 "%s}", f->calls, f->self_samples,
-			f->total_samples, f->alloc_calls, f->alloc_bytes,
-			f->flat ? ", \"flat\": true" : "");
+			PRIu64, f->calls, f->self_samples,
+			f->total_samples, f->alloc_calls, f->alloc_bytes);
+		if (p->wall)
+			fprintf(out, ", \"self_runq\": %" PRIu64
+				", \"self_blocked\": %" PRIu64,
+				f->self_off[METER_OFF_RUNQ],
+				f->self_off[METER_OFF_BLOCKED]);
+		fprintf(out, "%s}", f->flat ? ", \"flat\": true" : "");
 	}
 	fputs(p->nfuncs ? "\n  ],\n" : "],\n", out);
 
@@ -110,8 +121,13 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 			fprintf(out, "%s%" PRIu32, k ? ", " : "",
 				s->frames[k]);
 		fprintf(out, "], \"samples\": %" PRIu64
-			", \"truncated\": %s}", s->samples,
+			", \"truncated\": %s", s->samples,
 			s->truncated ? "true" : "false");
+		if (s->state)
+			fprintf(out, ", \"state\": \"%s\"",
+				s->state == 1 + METER_OFF_RUNQ ? "runq" :
+				"blocked");
+		fputc('}', out);
 	}
 	fputs(p->nstacks ? "\n  ],\n" : "],\n", out);
 

@@ -19,6 +19,7 @@
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -64,7 +65,8 @@ struct meter_stack_entry {
 	u32 hash;
 	u32 off;		/* first frame in the frame pool */
 	u16 depth;		/* 0: slot empty */
-	u16 truncated;
+	u8 truncated;
+	u8 state;		/* enum meter_sample_state, part of the key */
 };
 
 struct meter_stacks {
@@ -80,7 +82,7 @@ int meter_stacks_init(struct meter_stacks *st, u32 entries, u32 frames);
 void meter_stacks_free(struct meter_stacks *st);
 /* Caller holds the session lock.  false: table full (lost). */
 bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
-		      bool truncated, u64 weight);
+		      bool truncated, u8 state, u64 weight);
 void meter_stacks_reset(struct meter_stacks *st);
 size_t meter_stacks_bytes(const struct meter_stacks *st);
 
@@ -91,6 +93,7 @@ size_t meter_stacks_bytes(const struct meter_stacks *st);
 
 struct meter_func_slot {
 	atomic64_t self;	/* the tick's counter */
+	atomic64_t self_off[2];	/* of self: RUNQ, BLOCKED (wall clock) */
 	u64 calls;		/* under meter_mutex */
 	u64 alloc_calls;
 	u64 alloc_bytes;
@@ -118,6 +121,7 @@ struct meter_session {
 	struct mm_struct *mm;		/* mmgrab'd: identity while live */
 	u64 start_ns, end_ns;
 	u64 period_ns;			/* under meter_mutex */
+	u32 clock;			/* enum meter_clock, fixed */
 
 	raw_spinlock_t lock;
 	u32 state;			/* enum meter_session_state */
@@ -132,6 +136,7 @@ struct meter_session {
 	atomic64_t invalid;
 	atomic64_t lost;
 	atomic64_t truncated;
+	atomic64_t samples_off[2];	/* RUNQ, BLOCKED (wall clock) */
 
 	u32 max_id;			/* highest id named; READ_ONCE */
 	u32 nfuncs;			/* ids with a slot in use */
@@ -142,9 +147,10 @@ struct meter_session {
 extern struct list_head meter_sessions;
 
 struct meter_session *meter_session_find_live(struct task_struct *tsk);
+struct meter_thread_reg;
 struct meter_session *meter_session_create(struct task_struct *tsk,
-					   u64 period_ns, u64 parent_cookie,
-					   u64 call_cost_ps, bool privileged,
+					   const struct meter_thread_reg *reg,
+					   u64 period_ns, bool privileged,
 					   struct netlink_ext_ack *extack);
 bool meter_task_restricted(struct task_struct *tsk);
 struct meter_session *meter_session_lookup(u64 cookie, pid_t pid);
@@ -187,7 +193,7 @@ struct meter_thread {
 	struct list_head node;		/* session->threads */
 	struct hlist_node hnode;	/* meter_reg_hash, RCU */
 	struct meter_session *session;	/* referenced while resources held */
-	struct task_struct *task;	/* identity only */
+	struct task_struct *task;	/* identity; referenced (wall) */
 	struct mm_struct *mm;		/* mmgrab'd until release */
 	pid_t tid;
 	u32 state;			/* enum meter_thread_state, cmpxchg */
@@ -195,7 +201,9 @@ struct meter_thread {
 	u64 clock_seen;			/* task clock accounted, ns (tick) */
 	struct page *page;
 	const struct meter_page *kpage;	/* kernel mapping of the page */
-	struct perf_event *event;	/* under meter_mutex */
+	struct perf_event *event;	/* CPU clock; under meter_mutex */
+	struct hrtimer timer;		/* wall clock */
+	u64 period_ns;			/* wall clock; READ_ONCE */
 	struct work_struct release;
 	/* live.c, under meter_mutex */
 	u64 counts_addr;		/* live counters; 0: none or folded */
@@ -204,16 +212,19 @@ struct meter_thread {
 	u32 counts_base_n;		/* ids in counts_base, with 0 */
 };
 
+/* REGISTER's request; cookie, period_ns and clock are also its reply. */
 struct meter_thread_reg {
 	u64 page_addr;
 	u64 period_ns;		/* 0: the module's default */
+	u64 cookie;
 	u64 parent_cookie;
 	u64 call_cost_ps;
 	u64 counts_addr;	/* 0: no live counts */
+	u32 clock;		/* enum meter_clock of a new session */
 };
 
-int meter_thread_register(const struct meter_thread_reg *reg, u64 *cookie,
-			  u64 *eff_period, struct netlink_ext_ack *extack);
+int meter_thread_register(struct meter_thread_reg *reg,
+			  struct netlink_ext_ack *extack);
 int meter_thread_unregister(struct netlink_ext_ack *extack);
 struct meter_thread *meter_thread_find(struct task_struct *tsk);
 void meter_thread_end(struct meter_thread *t, enum meter_end_reason why);
@@ -234,13 +245,16 @@ void meter_live_rebase(struct meter_session *s);
 struct meter_session_info {
 	u64 cookie, parent_cookie, period_ns, start_ns, end_ns;
 	u64 samples, ticks, no_current, invalid, lost, truncated;
+	u64 samples_off[2];
 	u64 call_cost_ps;
+	u32 clock;
 	u32 pid, uid, state, threads, threads_total, nfuncs, nstacks;
 	char comm[TASK_COMM_LEN];
 };
 
 struct meter_snap_func {
 	u64 calls, self, total, alloc_calls, alloc_bytes;
+	u64 self_off[2];
 	u32 id;
 	u32 name_off;		/* into names; U32_MAX: no name */
 	u32 last_stack;		/* for totals: last stack counted + 1 */
@@ -271,10 +285,21 @@ void meter_session_info_fill(struct meter_session *s,
 int meter_snap_take(struct meter_session *s, struct meter_snap *sn);
 /* Frees what the snapshot holds, not the snapshot itself. */
 void meter_snap_clear(struct meter_snap *sn);
+/* The nests and attributes of the dumps; -EMSGSIZE when skb is full. */
+struct sk_buff;
+int meter_put_session(struct sk_buff *skb,
+		      const struct meter_session_info *si);
+int meter_put_func(struct sk_buff *skb, const struct meter_snap *sn,
+		   const struct meter_snap_func *f);
+int meter_put_stack(struct sk_buff *skb, const struct meter_snap *sn,
+		    const struct meter_stack_entry *e);
+int meter_put_thread(struct sk_buff *skb,
+		     const struct meter_snap_thread *th);
 
-/* sample.c: the tick. */
+/* sample.c: the ticks, CPU clock (perf) and wall clock (hrtimer). */
 void meter_sample_tick(struct perf_event *event,
 		       struct perf_sample_data *data, struct pt_regs *regs);
+enum hrtimer_restart meter_sample_wall_tick(struct hrtimer *timer);
 
 /* lifecycle.c: exit tracepoint. */
 int meter_lifecycle_init(void);

@@ -48,6 +48,7 @@ static const struct nla_policy meter_register_policy[METER_A_MAX + 1] = {
 	[METER_A_PARENT_COOKIE] = { .type = NLA_U64 },
 	[METER_A_CALL_COST_PS] = { .type = NLA_U64 },
 	[METER_A_COUNTS_ADDR] = { .type = NLA_U64 },
+	[METER_A_CLOCK] = NLA_POLICY_MAX(NLA_U32, __METER_CLOCK_MAX - 1),
 };
 
 static const struct nla_policy meter_func_policy[METER_A_FUNC_MAX + 1] = {
@@ -77,41 +78,6 @@ static const struct nla_policy meter_select_policy[METER_A_MAX + 1] = {
 };
 
 /* --- helpers --- */
-
-static int meter_put_session(struct sk_buff *skb,
-			     const struct meter_session_info *si)
-{
-	if (nla_put_u64_64bit(skb, METER_A_COOKIE, si->cookie, METER_A_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_PARENT_COOKIE, si->parent_cookie,
-			      METER_A_PAD) ||
-	    nla_put_u32(skb, METER_A_PID, si->pid) ||
-	    nla_put_u32(skb, METER_A_UID, si->uid) ||
-	    nla_put_string(skb, METER_A_COMM, si->comm) ||
-	    nla_put_u32(skb, METER_A_STATE, si->state) ||
-	    nla_put_u32(skb, METER_A_THREADS, si->threads) ||
-	    nla_put_u32(skb, METER_A_THREADS_TOTAL, si->threads_total) ||
-	    nla_put_u64_64bit(skb, METER_A_PERIOD_NS, si->period_ns,
-			      METER_A_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_START_NS, si->start_ns,
-			      METER_A_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_END_NS, si->end_ns, METER_A_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_SAMPLES, si->samples,
-			      METER_A_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_NO_CURRENT, si->no_current,
-			      METER_A_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_INVALID, si->invalid,
-			      METER_A_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_LOST, si->lost, METER_A_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_TRUNCATED, si->truncated,
-			      METER_A_PAD) ||
-	    nla_put_u32(skb, METER_A_NFUNCS, si->nfuncs) ||
-	    nla_put_u32(skb, METER_A_NSTACKS, si->nstacks) ||
-	    nla_put_u64_64bit(skb, METER_A_CALL_COST_PS, si->call_cost_ps,
-			      METER_A_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_TICKS, si->ticks, METER_A_PAD))
-		return -EMSGSIZE;
-	return 0;
-}
 
 /* The session named by COOKIE or PID that the caller may read. */
 static struct meter_session *meter_select(struct nlattr **attrs,
@@ -165,7 +131,6 @@ static int meter_genl_register(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
 	struct meter_thread_reg reg = {};
-	u64 cookie, period;
 	struct sk_buff *msg;
 	void *hdr;
 	int ret;
@@ -193,11 +158,15 @@ static int meter_genl_register(struct sk_buff *skb, struct genl_info *info)
 		reg.call_cost_ps = nla_get_u64(a[METER_A_CALL_COST_PS]);
 	if (a[METER_A_COUNTS_ADDR])
 		reg.counts_addr = nla_get_u64(a[METER_A_COUNTS_ADDR]);
-	ret = meter_thread_register(&reg, &cookie, &period, info->extack);
+	if (a[METER_A_CLOCK])
+		reg.clock = nla_get_u32(a[METER_A_CLOCK]);
+	ret = meter_thread_register(&reg, info->extack);
 	if (ret)
 		goto err_free;
-	if (nla_put_u64_64bit(msg, METER_A_COOKIE, cookie, METER_A_PAD) ||
-	    nla_put_u64_64bit(msg, METER_A_PERIOD_NS, period, METER_A_PAD)) {
+	if (nla_put_u64_64bit(msg, METER_A_COOKIE, reg.cookie, METER_A_PAD) ||
+	    nla_put_u64_64bit(msg, METER_A_PERIOD_NS, reg.period_ns,
+			      METER_A_PAD) ||
+	    nla_put_u32(msg, METER_A_CLOCK, reg.clock)) {
 		ret = -EMSGSIZE;
 		goto err_free;
 	}
@@ -568,70 +537,6 @@ static int meter_genl_profile_done(struct netlink_callback *cb)
 		kfree(sn);
 	}
 	cb->args[0] = 0;
-	return 0;
-}
-
-static int meter_put_func(struct sk_buff *skb, const struct meter_snap *sn,
-			  const struct meter_snap_func *f)
-{
-	struct nlattr *nest = nla_nest_start(skb, METER_A_FUNC);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, METER_A_FUNC_ID, f->id) ||
-	    (f->name_off != U32_MAX &&
-	     nla_put_string(skb, METER_A_FUNC_NAME, sn->names + f->name_off)) ||
-	    nla_put_u64_64bit(skb, METER_A_FUNC_CALLS, f->calls,
-			      METER_A_FUNC_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_FUNC_SELF, f->self,
-			      METER_A_FUNC_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_FUNC_TOTAL, f->total,
-			      METER_A_FUNC_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_FUNC_ALLOC_CALLS, f->alloc_calls,
-			      METER_A_FUNC_PAD) ||
-	    nla_put_u64_64bit(skb, METER_A_FUNC_ALLOC_BYTES, f->alloc_bytes,
-			      METER_A_FUNC_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int meter_put_stack(struct sk_buff *skb, const struct meter_snap *sn,
-			   const struct meter_stack_entry *e)
-{
-	struct nlattr *nest = nla_nest_start(skb, METER_A_STACK);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, METER_A_STACK_SAMPLES, e->samples,
-			      METER_A_STACK_PAD) ||
-	    nla_put(skb, METER_A_STACK_FRAMES, e->depth * sizeof(u32),
-		    &sn->pool[e->off]) ||
-	    (e->truncated && nla_put_flag(skb, METER_A_STACK_TRUNCATED))) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int meter_put_thread(struct sk_buff *skb,
-			    const struct meter_snap_thread *th)
-{
-	struct nlattr *nest = nla_nest_start(skb, METER_A_THREAD);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, METER_A_THREAD_TID, th->tid) ||
-	    nla_put_u64_64bit(skb, METER_A_THREAD_SAMPLES, th->samples,
-			      METER_A_THREAD_PAD) ||
-	    nla_put_u32(skb, METER_A_THREAD_STATE, th->state)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
 	return 0;
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tick: perf's task-clock overflow handler.
+ * The ticks: perf's task-clock overflow handler (the CPU clock) and the
+ * thread's hrtimer (the wall clock, at the end).
  *
- * Runs in hard interrupt context on the CPU where the profiled thread is
- * running, with that thread as current.  It never allocates and never
- * sleeps; it takes only the session's raw spinlock.  Nothing read from
+ * The CPU tick runs in hard interrupt context on the CPU where the
+ * profiled thread is running, with that thread as current; the wall tick
+ * on any CPU, whether the thread runs or not.  Neither allocates nor
+ * sleeps; they take only the session's raw spinlock.  Nothing read from
  * the shared page is trusted: every id is bounds-checked before it is used
  * to find a counter, and is never used as an index otherwise.
  *
@@ -84,43 +86,26 @@ static u64 meter_sample_weight(struct meter_thread *t, struct perf_event *event)
 	return w;
 }
 
-void meter_sample_tick(struct perf_event *event,
-		       struct perf_sample_data *data, struct pt_regs *regs)
+/*
+ * Charges w periods to the thread's current function and stack, in the
+ * thread's state at the tick (always on a CPU for the CPU clock).
+ */
+static void meter_sample_charge(struct meter_thread *t, u64 w, u8 state)
 {
-	struct meter_thread *t = event->overflow_handler_context;
 	/* only frames[0..n) are read: the kernel's stack zeroing would clear
-	 * 512 bytes on every tick */
+	 * 512 bytes on every tick
+	 */
 	u32 frames[METER_SAMPLE_DEPTH_MAX] __uninitialized;
-	const struct meter_page *pg;
+	struct meter_session *s = t->session;
+	const struct meter_page *pg = t->kpage;
 	struct meter_func_slot *slot;
-	struct meter_session *s;
 	u32 cur, depth, max_id, n;
 	bool truncated, kept;
 	unsigned long flags;
-	u64 w;
 
-	if (READ_ONCE(t->state) != METER_THREAD_LIVE || current != t->task)
-		return;
-	if (unlikely(READ_ONCE(meter_tick_floor))) {
-		atomic64_inc(&t->session->ticks);
-		return;
-	}
-	if (current->mm != t->mm) {
-		/* exit_mm() already ran (the exit probe will end us), or exec
-		 * gave the thread a new mm: the registration is over.
-		 */
-		if (current->mm && !(current->flags & PF_EXITING))
-			meter_thread_end(t, METER_END_EXEC);
-		return;
-	}
-
-	s = t->session;
-	pg = t->kpage;
-	atomic64_inc(&s->ticks);
-	w = meter_sample_weight(t, event);
-	if (!w)
-		return;
 	atomic64_add(w, &s->samples);
+	if (state != METER_SAMPLE_ONCPU)
+		atomic64_add(w, &s->samples_off[state - 1]);
 	WRITE_ONCE(t->samples, t->samples + w);
 
 	cur = READ_ONCE(pg->current_id);
@@ -151,11 +136,86 @@ void meter_sample_tick(struct perf_event *event,
 	}
 
 	atomic64_add(w, &slot->self);
+	if (state != METER_SAMPLE_ONCPU)
+		atomic64_add(w, &slot->self_off[state - 1]);
 	if (truncated)
 		atomic64_add(w, &s->truncated);
 	raw_spin_lock_irqsave(&s->lock, flags);
-	kept = meter_stacks_add(&s->stacks, frames, n, truncated, w);
+	kept = meter_stacks_add(&s->stacks, frames, n, truncated, state, w);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	if (!kept)
 		atomic64_add(w, &s->lost);
+}
+
+void meter_sample_tick(struct perf_event *event,
+		       struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct meter_thread *t = event->overflow_handler_context;
+	u64 w;
+
+	if (READ_ONCE(t->state) != METER_THREAD_LIVE || current != t->task)
+		return;
+	if (unlikely(READ_ONCE(meter_tick_floor))) {
+		atomic64_inc(&t->session->ticks);
+		return;
+	}
+	if (current->mm != t->mm) {
+		/* exit_mm() already ran (the exit probe will end us), or exec
+		 * gave the thread a new mm: the registration is over.
+		 */
+		if (current->mm && !(current->flags & PF_EXITING))
+			meter_thread_end(t, METER_END_EXEC);
+		return;
+	}
+	atomic64_inc(&t->session->ticks);
+	w = meter_sample_weight(t, event);
+	if (w)
+		meter_sample_charge(t, w, METER_SAMPLE_ONCPU);
+}
+
+/*
+ * The thread's state as the scheduler has it, read without its locks: a
+ * task between set_current_state() and the switch still counts as on a
+ * CPU, a preempted or just woken one as runnable.
+ */
+static u8 meter_task_sample_state(struct task_struct *tsk)
+{
+	if (READ_ONCE(tsk->on_cpu))
+		return METER_SAMPLE_ONCPU;
+	if (READ_ONCE(tsk->__state) == TASK_RUNNING)
+		return METER_SAMPLE_RUNQ;
+	return METER_SAMPLE_BLOCKED;
+}
+
+/*
+ * The wall-clock tick: the thread's hrtimer, on any CPU, whether or not
+ * the thread runs.  The page is pinned and read through the kernel
+ * mapping, so a sleeping thread costs this read and nothing else.  A late
+ * interrupt weighs the periods it overran, as the CPU tick does.
+ */
+enum hrtimer_restart meter_sample_wall_tick(struct hrtimer *timer)
+{
+	struct meter_thread *t = container_of(timer, struct meter_thread,
+					      timer);
+	struct task_struct *tsk = t->task;
+	struct mm_struct *mm;
+	u64 w;
+
+	if (READ_ONCE(t->state) != METER_THREAD_LIVE)
+		return HRTIMER_NORESTART;
+	w = hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(t->period_ns)));
+	atomic64_inc(&t->session->ticks);
+	if (unlikely(READ_ONCE(meter_tick_floor)))
+		return HRTIMER_RESTART;
+	mm = READ_ONCE(tsk->mm);
+	if (mm != t->mm) {
+		/* as in the CPU tick: exiting (the probe ends us) or exec */
+		if (mm && !(READ_ONCE(tsk->flags) & PF_EXITING)) {
+			meter_thread_end(t, METER_END_EXEC);
+			return HRTIMER_NORESTART;
+		}
+		return HRTIMER_RESTART;
+	}
+	meter_sample_charge(t, w, meter_task_sample_state(tsk));
+	return HRTIMER_RESTART;
 }

@@ -93,8 +93,8 @@ static bool meter_cookie_used(u64 cookie)
 
 /* Caller holds meter_mutex. */
 struct meter_session *meter_session_create(struct task_struct *tsk,
-					   u64 period_ns, u64 parent_cookie,
-					   u64 call_cost_ps, bool privileged,
+					   const struct meter_thread_reg *reg,
+					   u64 period_ns, bool privileged,
 					   struct netlink_ext_ack *extack)
 {
 	struct meter_session *s;
@@ -116,9 +116,10 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 		s->cookie = get_random_u64();
 	} while (!s->cookie || meter_cookie_used(s->cookie));
 	s->seq = ++meter_session_seq;
-	s->parent_cookie = parent_cookie;
-	s->call_cost_ps = call_cost_ps;
+	s->parent_cookie = reg->parent_cookie;
+	s->call_cost_ps = reg->call_cost_ps;
 	s->period_ns = period_ns;
+	s->clock = reg->clock;
 	s->tgid = get_pid(task_tgid(tsk));
 	s->pid = task_tgid_nr(tsk);
 	s->uid = current_euid();
@@ -308,6 +309,8 @@ void meter_session_reset(struct meter_session *s)
 	atomic64_set(&s->invalid, 0);
 	atomic64_set(&s->lost, 0);
 	atomic64_set(&s->truncated, 0);
+	atomic64_set(&s->samples_off[0], 0);
+	atomic64_set(&s->samples_off[1], 0);
 	for (c = 0; c < METER_NCHUNKS; c++) {
 		struct meter_func_slot *chunk = s->chunks[c];
 
@@ -315,6 +318,8 @@ void meter_session_reset(struct meter_session *s)
 			continue;
 		for (i = 0; i < METER_CHUNK_IDS; i++) {
 			atomic64_set(&chunk[i].self, 0);
+			atomic64_set(&chunk[i].self_off[0], 0);
+			atomic64_set(&chunk[i].self_off[1], 0);
 			chunk[i].calls = 0;
 			chunk[i].alloc_calls = 0;
 			chunk[i].alloc_bytes = 0;

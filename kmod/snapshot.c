@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A session copied for a reader: PROFILE_GET's snapshot and the counters
- * of SESSION_GET.  The copy is taken under meter_mutex, the stack table
- * and counters under the session lock; call counts of live threads are
- * read from their memory (live.c) and added to what the session holds.
+ * of SESSION_GET, and their attributes in a message.  The copy is taken
+ * under meter_mutex, the stack table and counters under the session lock;
+ * call counts of live threads are read from their memory (live.c) and
+ * added to what the session holds.
  */
 #include <linux/bsearch.h>
 #include <linux/cred.h>
@@ -11,6 +12,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <net/netlink.h>
 
 #include "meter.h"
 
@@ -23,12 +25,16 @@ void meter_session_info_fill(struct meter_session *s,
 	si->period_ns = s->period_ns;
 	si->start_ns = s->start_ns;
 	si->end_ns = s->end_ns;
+	/* before the whole, which the tick adds to first */
+	si->samples_off[0] = atomic64_read(&s->samples_off[0]);
+	si->samples_off[1] = atomic64_read(&s->samples_off[1]);
 	si->samples = atomic64_read(&s->samples);
 	si->ticks = atomic64_read(&s->ticks);
 	si->no_current = atomic64_read(&s->no_current);
 	si->invalid = atomic64_read(&s->invalid);
 	si->lost = atomic64_read(&s->lost);
 	si->truncated = atomic64_read(&s->truncated);
+	si->clock = s->clock;
 	si->call_cost_ps = s->call_cost_ps;
 	/* As the reader's pid namespace sees it; 0 if it cannot. */
 	si->pid = pid_nr_ns(s->tgid, task_active_pid_ns(current));
@@ -112,7 +118,14 @@ static int meter_snap_funcs(struct meter_session *s, struct meter_snap *sn)
 		for (i = 0; i < METER_CHUNK_IDS && sn->nfuncs < n; i++) {
 			struct meter_func_slot *sl = &chunk[i];
 			struct meter_snap_func *f = &sn->funcs[sn->nfuncs];
-			u64 self = atomic64_read(&sl->self);
+			u64 self;
+
+			/* the tick adds to self first: read the parts first,
+			 * so that they never exceed the whole
+			 */
+			f->self_off[0] = atomic64_read(&sl->self_off[0]);
+			f->self_off[1] = atomic64_read(&sl->self_off[1]);
+			self = atomic64_read(&sl->self);
 
 			if (!sl->name && !sl->calls && !self)
 				continue;
@@ -207,5 +220,115 @@ int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 	sn->si.nfuncs = sn->nfuncs;
 	sn->si.nstacks = sn->nstacks;
 	meter_snap_totals(sn);
+	return 0;
+}
+
+/* The snapshot's pieces as PROFILE_GET and SESSION_GET put them. */
+int meter_put_session(struct sk_buff *skb,
+		      const struct meter_session_info *si)
+{
+	if (nla_put_u64_64bit(skb, METER_A_COOKIE, si->cookie, METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_PARENT_COOKIE, si->parent_cookie,
+			      METER_A_PAD) ||
+	    nla_put_u32(skb, METER_A_PID, si->pid) ||
+	    nla_put_u32(skb, METER_A_UID, si->uid) ||
+	    nla_put_string(skb, METER_A_COMM, si->comm) ||
+	    nla_put_u32(skb, METER_A_STATE, si->state) ||
+	    nla_put_u32(skb, METER_A_THREADS, si->threads) ||
+	    nla_put_u32(skb, METER_A_THREADS_TOTAL, si->threads_total) ||
+	    nla_put_u64_64bit(skb, METER_A_PERIOD_NS, si->period_ns,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_START_NS, si->start_ns,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_END_NS, si->end_ns, METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_SAMPLES, si->samples,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_NO_CURRENT, si->no_current,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_INVALID, si->invalid,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_LOST, si->lost, METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_TRUNCATED, si->truncated,
+			      METER_A_PAD) ||
+	    nla_put_u32(skb, METER_A_NFUNCS, si->nfuncs) ||
+	    nla_put_u32(skb, METER_A_NSTACKS, si->nstacks) ||
+	    nla_put_u64_64bit(skb, METER_A_CALL_COST_PS, si->call_cost_ps,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_TICKS, si->ticks, METER_A_PAD) ||
+	    nla_put_u32(skb, METER_A_CLOCK, si->clock) ||
+	    nla_put_u64_64bit(skb, METER_A_SAMPLES_RUNQ, si->samples_off[0],
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_SAMPLES_BLOCKED, si->samples_off[1],
+			      METER_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+int meter_put_func(struct sk_buff *skb, const struct meter_snap *sn,
+		   const struct meter_snap_func *f)
+{
+	struct nlattr *nest = nla_nest_start(skb, METER_A_FUNC);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, METER_A_FUNC_ID, f->id) ||
+	    (f->name_off != U32_MAX &&
+	     nla_put_string(skb, METER_A_FUNC_NAME, sn->names + f->name_off)) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_CALLS, f->calls,
+			      METER_A_FUNC_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_SELF, f->self,
+			      METER_A_FUNC_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_TOTAL, f->total,
+			      METER_A_FUNC_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_ALLOC_CALLS, f->alloc_calls,
+			      METER_A_FUNC_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_ALLOC_BYTES, f->alloc_bytes,
+			      METER_A_FUNC_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_SELF_RUNQ, f->self_off[0],
+			      METER_A_FUNC_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_FUNC_SELF_BLOCKED, f->self_off[1],
+			      METER_A_FUNC_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+int meter_put_stack(struct sk_buff *skb, const struct meter_snap *sn,
+		    const struct meter_stack_entry *e)
+{
+	struct nlattr *nest = nla_nest_start(skb, METER_A_STACK);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, METER_A_STACK_SAMPLES, e->samples,
+			      METER_A_STACK_PAD) ||
+	    nla_put(skb, METER_A_STACK_FRAMES, e->depth * sizeof(u32),
+		    &sn->pool[e->off]) ||
+	    (e->truncated && nla_put_flag(skb, METER_A_STACK_TRUNCATED)) ||
+	    (e->state && nla_put_u32(skb, METER_A_STACK_STATE, e->state))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+int meter_put_thread(struct sk_buff *skb,
+		     const struct meter_snap_thread *th)
+{
+	struct nlattr *nest = nla_nest_start(skb, METER_A_THREAD);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, METER_A_THREAD_TID, th->tid) ||
+	    nla_put_u64_64bit(skb, METER_A_THREAD_SAMPLES, th->samples,
+			      METER_A_THREAD_PAD) ||
+	    nla_put_u32(skb, METER_A_THREAD_STATE, th->state)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
 	return 0;
 }

@@ -60,21 +60,21 @@ void meter_stacks_reset(struct meter_stacks *st)
 }
 
 bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
-		      bool truncated, u64 weight)
+		      bool truncated, u8 state, u64 weight)
 {
 	u32 hash, mask = st->nslots - 1, i, probes;
 	struct meter_stack_entry *e;
 
 	if (!n || n > METER_SAMPLE_DEPTH_MAX)
 		return false;
-	hash = jhash2(frames, n, truncated);
+	hash = jhash2(frames, n, truncated | (u32)state << 1);
 	for (i = hash & mask, probes = 0; probes < st->nslots;
 	     i = (i + 1) & mask, probes++) {
 		e = &st->slots[i];
 		if (!e->depth)
 			break;
 		if (e->hash == hash && e->depth == n &&
-		    e->truncated == truncated &&
+		    e->truncated == truncated && e->state == state &&
 		    !memcmp(&st->pool[e->off], frames, n * sizeof(u32))) {
 			e->samples += weight;
 			return true;
@@ -89,6 +89,7 @@ bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
 	e->hash = hash;
 	e->depth = n;
 	e->truncated = truncated;
+	e->state = state;
 	e->samples = weight;
 	st->pool_used += n;
 	st->nused++;

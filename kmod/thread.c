@@ -19,6 +19,7 @@
 #include <linux/perf_event.h>
 #include <linux/rculist.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
 
@@ -46,6 +47,11 @@ static void meter_thread_release(struct work_struct *work)
 	struct meter_session *s = t->session;
 	struct mm_struct *mm = t->mm;
 
+	/* the wall tick sees the state and stops re-arming: this waits out
+	 * one that is running now
+	 */
+	if (s->clock == METER_CLOCK_WALL)
+		hrtimer_cancel(&t->timer);
 	mutex_lock(&meter_mutex);
 	if (t->event) {
 		perf_event_release_kernel(t->event);
@@ -66,6 +72,7 @@ static void meter_thread_release(struct work_struct *work)
 	/* Else the address space is gone and its charge with it. */
 	t->mm = NULL;
 	mmdrop(mm);
+	put_task_struct(t->task);
 	atomic_dec(&s->threads_held);
 	atomic_dec(&meter_threads_held);
 
@@ -104,6 +111,8 @@ void meter_thread_end(struct meter_thread *t, enum meter_end_reason why)
 /* Caller holds meter_mutex. */
 int meter_thread_set_period(struct meter_thread *t, u64 period_ns)
 {
+	/* the wall tick re-arms itself with the new period */
+	WRITE_ONCE(t->period_ns, period_ns);
 	if (!t->event || READ_ONCE(t->state) != METER_THREAD_LIVE)
 		return 0;
 	return perf_event_period(t->event, period_ns);
@@ -239,8 +248,38 @@ static bool meter_counts_addr_ok(u64 addr)
 	       TASK_SIZE - addr >= bytes;
 }
 
-int meter_thread_register(const struct meter_thread_reg *reg, u64 *cookie,
-			  u64 *eff_period, struct netlink_ext_ack *extack)
+/*
+ * The wall clock: a per-thread hrtimer that fires whether or not the
+ * thread runs, in hard interrupt context even on PREEMPT_RT (the tick
+ * takes the session's raw spinlock).
+ */
+static void meter_thread_wall_init(struct meter_thread *t)
+{
+	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	t->timer.function = meter_sample_wall_tick;
+}
+
+static int meter_thread_start(struct meter_thread *t, u32 clock,
+			      u64 period_ns, struct netlink_ext_ack *extack)
+{
+	struct perf_event *event;
+
+	t->period_ns = period_ns;
+	if (clock == METER_CLOCK_WALL) {
+		meter_thread_wall_init(t);
+		return 0;
+	}
+	event = meter_thread_counter(t, period_ns);
+	if (IS_ERR(event)) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot create the task-clock counter");
+		return PTR_ERR(event);
+	}
+	t->event = event;
+	return 0;
+}
+
+int meter_thread_register(struct meter_thread_reg *reg,
+			  struct netlink_ext_ack *extack)
 {
 	u64 page_addr = reg->page_addr, period_ns = reg->period_ns;
 	struct task_struct *tsk = current;
@@ -249,7 +288,6 @@ int meter_thread_register(const struct meter_thread_reg *reg, u64 *cookie,
 	struct meter_session *s = NULL;
 	struct meter_thread *t, *old;
 	const struct meter_page *kpage;
-	struct perf_event *event;
 	unsigned long flags;
 	bool created = false, registered;
 	struct page *page;
@@ -332,8 +370,7 @@ int meter_thread_register(const struct meter_thread_reg *reg, u64 *cookie,
 	if (ret)
 		goto err_unlock;
 	if (!s) {
-		s = meter_session_create(tsk, period_ns, reg->parent_cookie,
-					 reg->call_cost_ps, priv, extack);
+		s = meter_session_create(tsk, reg, period_ns, priv, extack);
 		if (IS_ERR(s)) {
 			ret = PTR_ERR(s);
 			goto err_unlock;
@@ -350,7 +387,7 @@ int meter_thread_register(const struct meter_thread_reg *reg, u64 *cookie,
 
 	meter_session_get(s);
 	t->session = s;
-	t->task = tsk;
+	t->task = get_task_struct(tsk);
 	t->tid = task_pid_nr(tsk);
 	mmgrab(mm);
 	t->mm = mm;
@@ -360,13 +397,9 @@ int meter_thread_register(const struct meter_thread_reg *reg, u64 *cookie,
 	t->counts_addr = reg->counts_addr;
 	INIT_WORK(&t->release, meter_thread_release);
 
-	event = meter_thread_counter(t, period_ns);
-	if (IS_ERR(event)) {
-		NL_SET_ERR_MSG_MOD(extack, "cannot create the task-clock counter");
-		ret = PTR_ERR(event);
+	ret = meter_thread_start(t, s->clock, period_ns, extack);
+	if (ret)
 		goto err_thread;
-	}
-	t->event = event;
 
 	atomic_inc(&s->threads_held);
 	atomic_inc(&meter_threads_held);
@@ -380,13 +413,18 @@ int meter_thread_register(const struct meter_thread_reg *reg, u64 *cookie,
 	hash_add_rcu(meter_reg_hash, &t->hnode, (unsigned long)tsk);
 	raw_spin_unlock_irqrestore(&meter_reg_lock, flags);
 
-	*cookie = s->cookie;
-	*eff_period = period_ns;
+	if (s->clock == METER_CLOCK_WALL)
+		hrtimer_start(&t->timer, ns_to_ktime(period_ns),
+			      HRTIMER_MODE_REL_HARD);
+	reg->cookie = s->cookie;
+	reg->period_ns = period_ns;
+	reg->clock = s->clock;
 	meter_sessions_evict();
 	mutex_unlock(&meter_mutex);
 	return 0;
 
 err_thread:
+	put_task_struct(tsk);
 	mmdrop(mm);
 	meter_session_put(s);
 	if (created)

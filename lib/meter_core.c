@@ -325,6 +325,20 @@ static void new_cookie(void)
 		meter_g.cookie = 1;
 }
 
+/* METER_CLOCK: cpu (the default) or wall, which needs meter.ko. */
+static uint32_t env_clock(void)
+{
+	const char *c = getenv("METER_CLOCK");
+
+	if (!c || !*c || !strcmp(c, "cpu"))
+		return METER_CLOCK_CPU;
+	if (!strcmp(c, "wall"))
+		return METER_CLOCK_WALL;
+	fprintf(stderr, "meter: unknown METER_CLOCK=%s (cpu or wall), using cpu\n",
+		c);
+	return METER_CLOCK_CPU;
+}
+
 /* Once per process, with the lock held. */
 static void process_init_locked(void)
 {
@@ -358,6 +372,7 @@ static void process_init_locked(void)
 	}
 	snprintf(meter_g.output, sizeof(meter_g.output), "%s",
 		 o && *o ? o : "meter.out.%p");
+	meter_g.clock = env_clock();
 
 	if (!b || !*b || !strcmp(b, "auto")) {
 		meter_g.chose_auto = true;
@@ -384,6 +399,15 @@ static void process_init_locked(void)
 			fprintf(stderr, "meter: unknown METER_BACKEND=%s, using off\n",
 				b);
 		meter_g.backend = METER_BK_OFF;
+	}
+	if (meter_g.backend != METER_BK_KERNEL &&
+	    meter_g.clock == METER_CLOCK_WALL) {
+		/* a signal timer on wall time would interrupt the program's
+		 * own waits: the wall clock is the module's alone
+		 */
+		if (!meter_g.quiet)
+			fprintf(stderr, "meter: METER_CLOCK=wall needs meter.ko; sampling CPU time\n");
+		meter_g.clock = METER_CLOCK_CPU;
 	}
 	if (meter_g.backend == METER_BK_SIGNAL && meter_signal_setup()) {
 		meter_notice("cannot set up SIGPROF; counting calls only");
@@ -474,6 +498,7 @@ static int thread_register_locked(struct meter_thr *th)
 				    meter_g.parent_cookie;
 		reg.call_cost_ps = meter_g.call_cost_ps;
 		reg.counts_addr = (uintptr_t)th->counts;
+		reg.clock = meter_g.clock;
 		rc = meter_nl_register(meter_g.nl, &reg, &cookie, &period,
 				       err, sizeof(err));
 		if (rc && meter_g.chose_auto && !meter_g.registered &&
@@ -493,6 +518,7 @@ static int thread_register_locked(struct meter_thr *th)
 			meter_g.cookie = cookie;
 			if (period)
 				meter_g.period_ns = period;
+			meter_g.clock = reg.clock;
 		}
 		break;
 	case METER_BK_SIGNAL:

@@ -73,6 +73,7 @@ struct meter_global {
 	enum meter_backend_kind backend;
 	uint64_t period_ns;
 	bool period_set;	/* METER_PERIOD_NS given */
+	uint32_t clock;		/* enum meter_clock: METER_CLOCK */
 	char output[4096];
 	pid_t pid;
 

@@ -19,6 +19,7 @@
 
 struct meter_nl_reg_reply {
 	uint64_t cookie, period_ns;
+	uint32_t clock;
 };
 
 static int meter_nl_parse_reg(struct nlattr **tb, void *arg)
@@ -29,14 +30,16 @@ static int meter_nl_parse_reg(struct nlattr **tb, void *arg)
 		return -EPROTO;
 	r->cookie = meter_nl_get_u64(tb[METER_A_COOKIE]);
 	r->period_ns = meter_nl_get_u64(tb[METER_A_PERIOD_NS]);
+	r->clock = tb[METER_A_CLOCK] ? nla_get_u32(tb[METER_A_CLOCK]) :
+				       METER_CLOCK_CPU;
 	return 0;
 }
 
-int meter_nl_register(struct meter_nl *nl, const struct meter_nl_reg *reg,
+int meter_nl_register(struct meter_nl *nl, struct meter_nl_reg *reg,
 		      uint64_t *cookie, uint64_t *period_ns,
 		      char *err, size_t errlen)
 {
-	struct meter_nl_reg_reply r = { 0, 0 };
+	struct meter_nl_reg_reply r = { 0, 0, 0 };
 	struct nl_msg *msg;
 	int ret;
 
@@ -51,7 +54,10 @@ int meter_nl_register(struct meter_nl *nl, const struct meter_nl_reg *reg,
 	    (reg->call_cost_ps &&
 	     nla_put_u64(msg, METER_A_CALL_COST_PS, reg->call_cost_ps)) ||
 	    (reg->counts_addr &&
-	     nla_put_u64(msg, METER_A_COUNTS_ADDR, reg->counts_addr))) {
+	     nla_put_u64(msg, METER_A_COUNTS_ADDR, reg->counts_addr)) ||
+	    /* only when asked: a module without wall clocks refuses it */
+	    (reg->clock &&
+	     nla_put_u32(msg, METER_A_CLOCK, reg->clock))) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -63,6 +69,7 @@ int meter_nl_register(struct meter_nl *nl, const struct meter_nl_reg *reg,
 		*cookie = r.cookie;
 	if (period_ns)
 		*period_ns = r.period_ns;
+	reg->clock = r.clock;
 	return 0;
 }
 

@@ -17,9 +17,11 @@ struct meter_nl_reg {
 	uint64_t parent_cookie;	/* 0: none */
 	uint64_t call_cost_ps;	/* 0: unknown */
 	uint64_t counts_addr;	/* the thread's live call counters, 0: none */
+	uint32_t clock;		/* enum meter_clock; on return the session's,
+				   which its first thread chose */
 };
 
-int meter_nl_register(struct meter_nl *nl, const struct meter_nl_reg *reg,
+int meter_nl_register(struct meter_nl *nl, struct meter_nl_reg *reg,
 		      uint64_t *cookie, uint64_t *period_ns,
 		      char *err, size_t errlen);
 int meter_nl_unregister(struct meter_nl *nl, char *err, size_t errlen);

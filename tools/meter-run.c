@@ -26,6 +26,7 @@
 
 enum {
 	OPT_PERIOD = OPT_CLI_LAST,
+	OPT_CLOCK,
 	OPT_BACKEND,
 	OPT_PERIODIC,
 	OPT_REPEAT,
@@ -39,6 +40,7 @@ struct run_opts {
 	struct cli_report r;
 	const char *backend;	/* NULL: leave METER_BACKEND as it is */
 	uint64_t period_ns;	/* 0: libmeter's default */
+	const char *clock;	/* NULL: leave METER_CLOCK as it is */
 	double periodic;	/* seconds, 0: off */
 	unsigned repeat;
 	bool follow_fork;
@@ -78,10 +80,14 @@ static void usage(FILE *out)
 "it).\n"
 "\n"
 "Sampling:\n"
-"  -F, --frequency HZ   samples per CPU-second of each thread\n"
+"  -F, --frequency HZ   samples per CPU-second of each thread (per second\n"
+"                       with --clock wall)\n"
 "      --period DUR     sampling period from 10us to 1s: 1ms, 100us,\n"
 "                       250000ns, 0.01s\n"
 "                       (default 1ms)\n"
+"      --clock CLOCK    cpu (default: each thread's CPU time) or wall (each\n"
+"                       thread's wall-clock time, running or not, split into\n"
+"                       on-CPU, runnable and blocked; kernel backend)\n"
 "  -b, --backend B      kernel, signal, off or auto (default: $METER_BACKEND\n"
 "                       or auto)\n"
 "      --follow-fork    also profile the processes PROG forks, merged\n"
@@ -142,12 +148,24 @@ static void find_alloc_lib(char *out, size_t outlen)
 			      strerror(errno));
 }
 
+static const char *backend_said(const struct run_opts *o)
+{
+	const char *b = o->backend ? o->backend : getenv("METER_BACKEND");
+
+	/* only the module samples wall time: say so rather than fall back */
+	if ((!b || !*b || !strcmp(b, "auto")) && o->clock &&
+	    !strcmp(o->clock, "wall"))
+		return "kernel";
+	return b && *b ? b : "auto";
+}
+
 static void parse_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
 		CLI_REPORT_LONGOPTS,
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "period", required_argument, NULL, OPT_PERIOD },
+		{ "clock", required_argument, NULL, OPT_CLOCK },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "periodic", required_argument, NULL, OPT_PERIODIC },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
@@ -183,6 +201,12 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 				cli_die_usage("--period wants a duration from "
 					      "10us to 1s such as 1ms or 100us, "
 					      "not '%s'", optarg);
+			break;
+		case OPT_CLOCK:
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))
+				cli_die_usage("--clock wants cpu or wall, not "
+					      "'%s'", optarg);
+			o->clock = optarg;
 			break;
 		case 'b':
 			if (strcmp(optarg, "kernel") &&
@@ -229,6 +253,10 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 					  !strcmp(o->backend, "off")))
 		cli_die_usage("--periodic reads the kernel session: it needs "
 			      "--backend kernel or auto");
+	if (o->clock && !strcmp(o->clock, "wall") &&
+	    strcmp(backend_said(o), "kernel"))
+		cli_die_usage("--clock wall samples threads while they sleep: "
+			      "only the kernel backend can (meter.ko)");
 	if (o->periodic && o->r.ro.format == FMT_PPROF)
 		cli_die_usage("--periodic cannot repeat the binary pprof "
 			      "format");
@@ -399,7 +427,8 @@ static struct meter_profile *kernel_collect(const struct run_result *rr,
 		if (!all)
 			all = meter_profile_new();
 		if (!all || meter_profile_merge(all, p)) {
-			fprintf(stderr, "meter-run: out of memory\n");
+			fprintf(stderr, "meter-run: %s\n",
+				meter_profile_merge_strerror(errno));
 			meter_profile_free(p);
 			break;
 		}
@@ -462,7 +491,8 @@ static struct meter_profile *files_collect(const struct run_result *rr,
 		if (!all)
 			all = meter_profile_new();
 		if (!all || meter_profile_merge(all, p)) {
-			fprintf(stderr, "meter-run: out of memory\n");
+			fprintf(stderr, "meter-run: %s\n",
+				meter_profile_merge_strerror(errno));
 			meter_profile_free(p);
 			break;
 		}
@@ -590,7 +620,6 @@ static void wait_child(const struct run_opts *o, struct run_result *rr)
 		rr->status = 1;
 }
 
-static const char *backend_said(const struct run_opts *o);
 
 static int run_once(const struct run_opts *o, struct run_result *rr)
 {
@@ -625,6 +654,8 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 			setenv("METER_BACKEND", backend_said(o), 1);
 		if (o->period_ns)
 			setenv_u64("METER_PERIOD_NS", o->period_ns);
+		if (o->clock)
+			setenv("METER_CLOCK", o->clock, 1);
 		snprintf(out, sizeof(out), "%s/meter.out.%%p", tmpdir);
 		setenv("METER_OUTPUT", out, 1);
 		if (o->alloc_lib[0])
@@ -656,12 +687,6 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 	return 0;
 }
 
-static const char *backend_said(const struct run_opts *o)
-{
-	const char *b = o->backend ? o->backend : getenv("METER_BACKEND");
-
-	return b && *b ? b : "auto";
-}
 
 static void explain_no_profile(const struct run_opts *o,
 			       const struct run_result *rr)
@@ -777,7 +802,8 @@ int main(int argc, char **argv)
 			if (!all)
 				all = meter_profile_new();
 			if (!all || meter_profile_merge(all, p)) {
-				fprintf(stderr, "meter-run: out of memory\n");
+				fprintf(stderr, "meter-run: %s\n",
+					meter_profile_merge_strerror(errno));
 				meter_profile_free(p);
 				status = 1;
 				break;

@@ -392,7 +392,8 @@ static int cmd_merge(char **files, int n, struct cli_report *r,
 			return 1;
 		}
 		if (meter_profile_merge(all, p)) {
-			fprintf(stderr, "meter-stat: out of memory\n");
+			fprintf(stderr, "meter-stat: %s\n",
+				meter_profile_merge_strerror(errno));
 			meter_profile_free(p);
 			meter_profile_free(all);
 			return 1;

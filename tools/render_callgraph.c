@@ -16,6 +16,7 @@
 struct line {
 	size_t node;
 	double time;	/* samples */
+	double off;	/* of time, off the CPU (wall clock) */
 };
 
 static const struct analysis *cmp_an;
@@ -29,9 +30,11 @@ static int cmp_lines(const void *pa, const void *pb)
 	return (a->node > b->node) - (a->node < b->node);
 }
 
-static void print_ref(const struct analysis *an, FILE *out, size_t node,
-		      double time, double of_total)
+static void print_ref(const struct analysis *an, FILE *out,
+		      const struct line *l, double of_total)
 {
+	size_t node = l->node;
+	double time = l->time;
 	char ref[512];
 
 	if (node == NODE_ROOT)
@@ -41,8 +44,12 @@ static void print_ref(const struct analysis *an, FILE *out, size_t node,
 			 an->nodes[node].label);
 	fprintf(out, "%53s", "");
 	put_padded(out, ref, 28);
-	fprintf(out, " %6.1f%% %8.3f s\n", of_total > 0 ? 100.0 * time / of_total : 0.0,
+	fprintf(out, " %6.1f%% %8.3f s", of_total > 0 ? 100.0 * time / of_total : 0.0,
 		an_seconds(an, time));
+	if (an->p->wall)
+		fprintf(out, "  %5.1f%% off-cpu",
+			time > 0 ? 100.0 * l->off / time : 0.0);
+	fputc('\n', out);
 }
 
 static int print_lines(const struct analysis *an, FILE *out,
@@ -62,12 +69,13 @@ static int print_lines(const struct analysis *an, FILE *out,
 			continue;
 		l[m].node = other;
 		l[m].time = callers ? e->callee_time : e->caller_time;
+		l[m].off = callers ? e->callee_off : e->caller_off;
 		m++;
 	}
 	cmp_an = an;
 	qsort(l, m, sizeof(*l), cmp_lines);
 	for (i = 0; i < m; i++)
-		print_ref(an, out, l[i].node, l[i].time, of_total);
+		print_ref(an, out, &l[i], of_total);
 	free(l);
 	return 0;
 }
@@ -95,13 +103,17 @@ int render_callgraph(const struct analysis *an, const struct render_opts *o,
 	fprintf(out, "callers are listed above each function and callees "
 		"below it, with the share\nof the function's total time "
 		"spent on that edge; <recursive> marks recursion.\n\n");
-	fprintf(out, " %-7s %-15s %-15s %9s  %s\n", "index", "total (s)",
-		"self (s)", "calls", "name");
+	if (an->p->wall)
+		fprintf(out, "Wall clock: off-cpu is the part of a total, or of "
+			"an edge's time, when the\nthread was runnable but not "
+			"running, or blocked.\n\n");
+	fprintf(out, " %-7s %-15s %-15s %9s  %s%s\n", "index", "total (s)",
+		"self (s)", "calls", an->p->wall ? "off-cpu  " : "", "name");
 	fputs(rule, out);
 	for (i = 0; i < an->n; i++) {
 		size_t x = an->order[i];
 		const struct an_node *nd = &an->nodes[x];
-		char label[24], total[32], self[32], calls[24];
+		char label[24], total[32], self[32], calls[24], off[24];
 
 		if (nd->hidden)
 			continue;
@@ -119,8 +131,13 @@ int render_callgraph(const struct analysis *an, const struct render_opts *o,
 			 an_seconds(an, (double)nd->self),
 			 an_percent(an, (double)nd->self));
 		snprintf(calls, sizeof(calls), "%" PRIu64, nd->f->calls);
-		fprintf(out, " %-7s %-15s %-15s %9s  %s%s\n", label, total,
-			self, calls, an_name(an, x),
+		off[0] = '\0';
+		if (an->p->wall)
+			snprintf(off, sizeof(off), "%6.1f%%  ", nd->total ?
+				 100.0 * (double)nd->total_off /
+				 (double)nd->total : 0.0);
+		fprintf(out, " %-7s %-15s %-15s %9s  %s%s%s\n", label, total,
+			self, calls, off, an_name(an, x),
 			nd->recursive ? " <recursive>" : "");
 		if (print_lines(an, out, nd->out, nd->nout, false,
 				(double)nd->total))

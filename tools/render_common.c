@@ -5,6 +5,21 @@
 
 #include "render_common.h"
 
+/* Wall clock: where the threads' time went, on the CPU or off it. */
+static void render_wall_split(const struct analysis *an, FILE *out)
+{
+	const struct meter_profile *p = an->p;
+	double runq = (double)p->samples_off[METER_OFF_RUNQ];
+	double blocked = (double)p->samples_off[METER_OFF_BLOCKED];
+	double on = (double)an->samples - runq - blocked;
+
+	fprintf(out, "wall clock: %.1f%% on a CPU (%.3f s), %.1f%% runnable "
+		"waiting for a CPU (%.3f s), %.1f%% blocked or sleeping "
+		"(%.3f s)\n", an_percent(an, on), an_seconds(an, on),
+		an_percent(an, runq), an_seconds(an, runq),
+		an_percent(an, blocked), an_seconds(an, blocked));
+}
+
 void render_header(const struct analysis *an, FILE *out)
 {
 	const struct meter_profile *p = an->p;
@@ -20,9 +35,10 @@ void render_header(const struct analysis *an, FILE *out)
 	fprintf(out, "\n");
 	if (p->period_ns)
 		fprintf(out, "%" PRIu64 " samples at a period of %s "
-			"(%.0f Hz): %.3f s of CPU time",
+			"(%.0f Hz): %.3f s of %s time",
 			an->samples, per, 1e9 / (double)p->period_ns,
-			an_seconds(an, (double)an->samples));
+			an_seconds(an, (double)an->samples),
+			p->wall ? "wall-clock" : "CPU");
 	else
 		fprintf(out, "%" PRIu64 " samples", an->samples);
 	fprintf(out, "; %" PRIu64 " calls; %zu function%s",
@@ -31,6 +47,8 @@ void render_header(const struct analysis *an, FILE *out)
 		fprintf(out, "; %zu thread%s", p->nthreads,
 			p->nthreads == 1 ? "" : "s");
 	fprintf(out, "\n");
+	if (p->wall)
+		render_wall_split(an, out);
 	if (p->no_current || p->invalid || p->lost || p->truncated)
 		fprintf(out, "%" PRIu64 " samples outside any instrumented "
 			"function, %" PRIu64 " invalid, %" PRIu64

@@ -5,6 +5,9 @@
  * one edge per caller/callee pair seen in the sampled stacks, labelled
  * with the exact share of all samples whose stack holds that edge.
  * Hidden nodes (--hide-self / --hide-subs) and their edges are left out.
+ * In a wall-clock profile each node also says how much of its self time
+ * was off the CPU (runnable, blocked); a node mostly off it is drawn
+ * dashed.
  */
 #include <inttypes.h>
 
@@ -36,8 +39,9 @@ int render_dot(const struct analysis *an, const struct render_opts *o,
 	fprintf(out, "digraph meter {\n");
 	fprintf(out, "  graph [label=\"meter: ");
 	put_label(out, p->command ? p->command : "???");
-	fprintf(out, " - %" PRIu64 " samples, %.3f s", an->samples,
-		an_seconds(an, (double)an->samples));
+	fprintf(out, " - %" PRIu64 " samples, %.3f s%s", an->samples,
+		an_seconds(an, (double)an->samples),
+		p->wall ? " of wall-clock time" : "");
 	if (p->corrected)
 		fprintf(out, " (instrumentation correction: %.3f s out)",
 			an_seconds(an, p->corrected_samples));
@@ -57,14 +61,22 @@ int render_dot(const struct analysis *an, const struct render_opts *o,
 		fprintf(out, "  n%zu [label=\"", x);
 		put_label(out, an_name(an, x));
 		fprintf(out, "\\nself %.1f%% (%.3f s)\\ntotal %.1f%% "
-			"(%.3f s)\\n%" PRIu64 " call%s%s\", "
-			"fillcolor=\"#ff%02x%02x\"];\n",
+			"(%.3f s)\\n%" PRIu64 " call%s%s",
 			an_percent(an, (double)nd->self),
 			an_seconds(an, (double)nd->self),
 			an_percent(an, (double)nd->total),
 			an_seconds(an, (double)nd->total), nd->f->calls,
 			nd->f->calls == 1 ? "" : "s",
-			nd->recursive ? "\\nrecursive" : "", gb, gb);
+			nd->recursive ? "\\nrecursive" : "");
+		if (p->wall)
+			fprintf(out, "\\nself off-cpu: runq %.3f s, blocked "
+				"%.3f s", an_seconds(an, (double)
+				nd->f->self_off[METER_OFF_RUNQ]),
+				an_seconds(an, (double)
+				nd->f->self_off[METER_OFF_BLOCKED]));
+		fprintf(out, "\", fillcolor=\"#ff%02x%02x\"%s];\n", gb, gb,
+			p->wall && nd->self && 2 * nd->self_off > nd->self ?
+			", style=\"filled,dashed\"" : "");
 	}
 	for (i = 0; i < an->nedges; i++) {
 		const struct an_edge *e = &an->edges[i];

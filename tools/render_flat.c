@@ -3,7 +3,8 @@
  * The flat profile, as prof and gprof print it: % time, cumulative
  * seconds, self seconds, calls, self and total ms/call, name.  Ticks that
  * found no current function or an invalid one are shown as rows of their
- * own so that the % time column adds up to 100.
+ * own so that the % time column adds up to 100.  A wall-clock profile
+ * splits self seconds into on a CPU, runnable, and blocked.
  */
 #include <inttypes.h>
 
@@ -15,6 +16,16 @@ static void row(FILE *out, double pct, double cum, double self,
 		const char *name)
 {
 	fprintf(out, "%6.2f %10.3f %9.3f ", pct, cum, self);
+	if (an->p->wall && f) {
+		double runq = (double)f->self_off[METER_OFF_RUNQ];
+		double blocked = (double)f->self_off[METER_OFF_BLOCKED];
+
+		fprintf(out, "%9.3f %9.3f %9.3f ",
+			self - an_seconds(an, runq + blocked),
+			an_seconds(an, runq), an_seconds(an, blocked));
+	} else if (an->p->wall) {
+		fprintf(out, "%9s %9s %9s ", "", "", "");
+	}
 	if (f && f->calls) {
 		double per = 1e3 / (double)f->calls;
 
@@ -45,10 +56,22 @@ int render_flat(const struct analysis *an, const struct render_opts *o,
 	if (p->period_ns)
 		fprintf(out, "Each sample counts as %g seconds (period %s).\n",
 			(double)p->period_ns / 1e9, per);
-	fprintf(out, "%6s %10s %9s %9s %9s %9s\n", "%", "cumulative",
-		"self", "", "self", "total");
-	fprintf(out, "%6s %10s %9s %9s %9s %9s  %s\n", "time", "seconds",
-		"seconds", "calls", "ms/call", "ms/call", "name");
+	if (p->wall) {
+		fprintf(out, "Wall clock: self seconds split into on a CPU, "
+			"runnable waiting for one, and blocked.\n");
+		fprintf(out, "%6s %10s %9s %9s %9s %9s %9s %9s %9s\n", "%",
+			"cumulative", "self", "self", "self", "self", "", "self",
+			"total");
+		fprintf(out, "%6s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n",
+			"time", "seconds", "seconds", "on-cpu", "runq",
+			"blocked", "calls", "ms/call", "ms/call", "name");
+	} else {
+		fprintf(out, "%6s %10s %9s %9s %9s %9s\n", "%", "cumulative",
+			"self", "", "self", "total");
+		fprintf(out, "%6s %10s %9s %9s %9s %9s  %s\n", "time",
+			"seconds", "seconds", "calls", "ms/call", "ms/call",
+			"name");
+	}
 	for (i = 0; i < an->n; i++) {
 		const struct an_node *x = &an->nodes[an->order[i]];
 		double pct = an_percent(an, (double)x->self);

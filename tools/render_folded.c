@@ -2,7 +2,10 @@
 /*
  * Folded stacks, one line per sampled stack: "root;...;leaf COUNT", the
  * input of flamegraph.pl and speedscope.  Names are made safe for the
- * format: spaces, semicolons and control characters become '_'.
+ * format: spaces, semicolons and control characters become '_'.  In a
+ * wall-clock profile a stack sampled off the CPU ends in one more frame,
+ * "[runq]" (runnable, waiting for a CPU) or "[blocked]", so that one file
+ * draws on-CPU and off-CPU time side by side, the wait above its waiter.
  */
 #include <inttypes.h>
 
@@ -46,6 +49,9 @@ int render_folded(const struct analysis *an, const struct render_opts *o,
 				fputc(';', out);
 			put_name(out, f ? f->name : NULL);
 		}
+		if (s->state != METER_STATE_ONCPU)
+			fputs(s->state == 1 + METER_OFF_RUNQ ? ";[runq]" :
+			      ";[blocked]", out);
 		fprintf(out, " %" PRIu64 "\n", s->samples);
 	}
 	return ferror(out) ? -1 : 0;

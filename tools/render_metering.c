@@ -5,7 +5,8 @@
  * recorded, bytes ("cons") and bytes per call; then the totals and the
  * estimated monitoring overhead, calls x the calibrated cost of one call.
  * :exclusive (the default) charges each function its self samples,
- * :inclusive its total samples (callees included).
+ * :inclusive its total samples (callees included).  A wall-clock profile
+ * adds the share of each function's time spent off the CPU.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -43,6 +44,12 @@ int render_metering(const struct analysis *an, const struct render_opts *o,
 		fprintf(out, "%-*s %7s %7s %10s %10s %10s %10s %12s\n", width,
 			"Function", "Time", "Cons", "Calls", "Sec/Call",
 			"Per Call", "Time", "Cons");
+	} else if (p->wall) {
+		fprintf(out, "%-*s %7s %10s %10s %10s %8s\n", width, "", "%",
+			"", "", "Total", "%");
+		fprintf(out, "%-*s %7s %10s %10s %10s %8s\n", width,
+			"Function", "Time", "Calls", "Sec/Call", "Time",
+			"Off-CPU");
 	} else {
 		fprintf(out, "%-*s %7s %10s %10s %10s\n", width, "", "%", "",
 			"", "Total");
@@ -50,7 +57,7 @@ int render_metering(const struct analysis *an, const struct render_opts *o,
 			"Time", "Calls", "Sec/Call", "Time");
 	}
 	memset(rule, '-', sizeof(rule));
-	rule[width + (cons ? 73 : 40)] = '\0';
+	rule[width + (cons ? 73 : p->wall ? 49 : 40)] = '\0';
 	fprintf(out, "%s\n", rule);
 	for (i = 0; i < an->n; i++) {
 		size_t x = an->order[i];
@@ -81,9 +88,15 @@ int render_metering(const struct analysis *an, const struct render_opts *o,
 				f->calls ? f->alloc_bytes / f->calls : 0, secs,
 				f->alloc_bytes);
 		else
-			fprintf(out, " %7.2f %10" PRIu64 " %10.6f %10.6f\n",
+			fprintf(out, " %7.2f %10" PRIu64 " %10.6f %10.6f",
 				pct, f->calls,
 				f->calls ? secs / (double)f->calls : 0, secs);
+		if (!cons && p->wall)
+			fprintf(out, " %7.2f%%", s ? 100.0 * (double)
+				(o->inclusive ? nd->total_off : nd->self_off) /
+				(double)s : 0.0);
+		if (!cons)
+			fputc('\n', out);
 	}
 	fprintf(out, "%s\n", rule);
 	if (o->inclusive)
@@ -110,6 +123,7 @@ int render_metering(const struct analysis *an, const struct render_opts *o,
 	if (o->inclusive)
 		fprintf(out, "Inclusive times overlap: a function's time "
 			"includes its callees', so the column does not add "
-			"up;\nTOTAL is the profile's CPU time.\n");
+			"up;\nTOTAL is the profile's %s time.\n",
+			p->wall ? "wall-clock" : "CPU");
 	return ferror(out) ? -1 : 0;
 }

@@ -10,8 +10,11 @@
  *   Sample:    location_id 1 (packed, leaf first), value 2 (packed)
  *   Location:  id 1, line 4;  Line: function_id 1
  *   Function:  id 1, name 2, system_name 3
- * Values per sample: samples/count and cpu/nanoseconds.  Call counts go
- * into comments ("calls NAME N"), which `go tool pprof -comments` shows.
+ * Values per sample: samples/count and cpu/nanoseconds; for a wall-clock
+ * profile samples/count, wall/nanoseconds, then the wall time split as
+ * cpu, runq and blocked/nanoseconds (pprof -sample_index=blocked shows
+ * where threads wait).  Call counts go into comments ("calls NAME N"),
+ * which `go tool pprof -comments` shows.
  *
  * Every function's self samples appear: samples whose stack was not kept
  * (the kernel's stack table was full) become one-frame samples of the
@@ -126,17 +129,21 @@ static void value_type(struct pbuf *b, unsigned field, uint64_t type,
 	free(v.d);
 }
 
+/* state: METER_STATE_ONCPU or 1 + meter_off_kind; -1: a CPU profile */
 static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
 		   const uint64_t *locs, size_t nlocs, uint64_t count,
-		   uint64_t period)
+		   uint64_t period, int state)
 {
 	size_t i;
+	int k;
 
 	for (i = 0; i < nlocs; i++)
 		pb_varint(packed, locs[i]);
 	pb_msg(tmp, 1, packed);
 	pb_varint(packed, count);
 	pb_varint(packed, count * period);
+	for (k = 0; state >= 0 && k <= METER_OFF_KINDS; k++)
+		pb_varint(packed, k == state ? count * period : 0);
 	pb_msg(tmp, 2, packed);
 	pb_msg(b, 2, tmp);
 }
@@ -176,7 +183,9 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	struct pbuf b = { 0 }, tmp = { 0 }, packed = { 0 }, sub = { 0 };
 	struct strtab st = { 0 };
 	uint64_t *locs = NULL, *leaf = NULL;
-	uint64_t s_samples, s_count, s_cpu, s_ns, nocur_loc = 0, trunc_loc = 0;
+	uint64_t s_samples, s_count, s_cpu, s_ns, s_time, nocur_loc = 0;
+	uint64_t trunc_loc = 0;
+	const int nst = 1 + METER_OFF_KINDS;	/* leaf[] per state */
 	const char *extra[2];	/* pseudo functions after p->funcs */
 	size_t i, k, maxd = 1, nextra = 0;
 	char line[600];
@@ -188,8 +197,14 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	s_count = str_add(&st, "count");
 	s_cpu = str_add(&st, "cpu");
 	s_ns = str_add(&st, "nanoseconds");
+	s_time = p->wall ? str_add(&st, "wall") : s_cpu;
 	value_type(&b, 1, s_samples, s_count);
-	value_type(&b, 1, s_cpu, s_ns);
+	value_type(&b, 1, s_time, s_ns);
+	if (p->wall) {
+		value_type(&b, 1, s_cpu, s_ns);
+		value_type(&b, 1, str_add(&st, "runq"), s_ns);
+		value_type(&b, 1, str_add(&st, "blocked"), s_ns);
+	}
 
 	for (i = 0; i < p->nstacks; i++) {
 		if (p->stacks[i].depth > maxd)
@@ -205,7 +220,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		nocur_loc = an->n + nextra;
 	}
 	locs = malloc((maxd + 1) * sizeof(*locs));
-	leaf = calloc(an->n ? an->n : 1, sizeof(*leaf));
+	leaf = calloc((an->n ? an->n : 1) * nst, sizeof(*leaf));
 	if (!locs || !leaf)
 		goto out;
 
@@ -225,24 +240,35 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		}
 		if (!n)
 			continue;
-		leaf[locs[0] - 1] += s->samples;
+		leaf[(locs[0] - 1) * nst + s->state] += s->samples;
 		/* The kernel kept the leaf-most frames: mark the cut. */
 		if (s->truncated)
 			locs[n++] = trunc_loc;
-		sample(&b, &tmp, &packed, locs, n, s->samples, p->period_ns);
+		sample(&b, &tmp, &packed, locs, n, s->samples, p->period_ns,
+		       p->wall ? s->state : -1);
 	}
 	for (i = 0; i < an->n; i++) {
-		if (p->funcs[i].self_samples > leaf[i]) {
+		const struct meter_func *f = &p->funcs[i];
+		uint64_t want[1 + METER_OFF_KINDS];
+		int k;
+
+		want[0] = f->self_samples - f->self_off[METER_OFF_RUNQ] -
+			  f->self_off[METER_OFF_BLOCKED];
+		for (k = 0; k < METER_OFF_KINDS; k++)
+			want[1 + k] = f->self_off[k];
+		for (k = 0; k < nst; k++) {
+			if (want[k] <= leaf[i * nst + k])
+				continue;
 			locs[0] = i + 1;
 			sample(&b, &tmp, &packed, locs, 1,
-			       p->funcs[i].self_samples - leaf[i],
-			       p->period_ns);
+			       want[k] - leaf[i * nst + k], p->period_ns,
+			       p->wall ? k : -1);
 		}
 	}
 	if (p->no_current) {
 		locs[0] = nocur_loc;
 		sample(&b, &tmp, &packed, locs, 1, p->no_current,
-		       p->period_ns);
+		       p->period_ns, p->wall ? METER_STATE_ONCPU : -1);
 	}
 
 	for (i = 0; i < an->n + nextra; i++) {
@@ -262,7 +288,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	}
 	if (p->end_ns > p->start_ns && p->start_ns)
 		pb_uint(&b, 10, p->end_ns - p->start_ns);
-	value_type(&b, 11, s_cpu, s_ns);
+	value_type(&b, 11, s_time, s_ns);
 	pb_uint(&b, 12, p->period_ns);
 
 	snprintf(line, sizeof(line), "meter: %s pid %" PRId32 " backend %s, "

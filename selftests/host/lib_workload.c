@@ -21,10 +21,16 @@
  *                                spins 100 ms inside the second one
  *   lib_workload alloc N         allocator(): N x (malloc 100, calloc 10x10,
  *                                realloc to 200)
+ *   lib_workload wall MS         wait_io() waits MS ms for a pipe that stays
+ *                                empty; burn() spins MS ms of CPU
+ *   lib_workload mutex MS        a thread takes a lock and holds it while
+ *                                holder() spins MS ms; main's wait_lock()
+ *                                blocks on the lock meanwhile
  *
  * Prints "depth=N" (the shadow-stack depth seen from main) at the end, so
  * that tests can check the stack came back right.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -202,6 +208,52 @@ NOINLINE static int outer_inl(int x, int last)
 	return inl_small(x, 0) + inl_small(x + 1, last);
 }
 
+/* Blocks in poll() on a pipe nobody writes: a wait for I/O. */
+NOINLINE static void wait_io(unsigned long ms)
+{
+	PROFILED(wait_io);
+	struct pollfd pfd = { .events = POLLIN };
+	int fds[2];
+
+	if (pipe(fds))
+		return;
+	pfd.fd = fds[0];
+	poll(&pfd, 1, (int)ms);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+NOINLINE static void burn(unsigned long ms)
+{
+	PROFILED(burn);
+	spin(ms);
+}
+
+static pthread_mutex_t lock_held = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
+static int lock_taken;
+
+NOINLINE static void *holder(void *arg)
+{
+	PROFILED(holder);
+	pthread_mutex_lock(&lock_held);
+	pthread_mutex_lock(&ready_lock);
+	lock_taken = 1;
+	pthread_cond_signal(&ready_cond);
+	pthread_mutex_unlock(&ready_lock);
+	spin((unsigned long)arg);
+	pthread_mutex_unlock(&lock_held);
+	return NULL;
+}
+
+NOINLINE static void wait_lock(void)
+{
+	PROFILED(wait_lock);
+	pthread_mutex_lock(&lock_held);
+	pthread_mutex_unlock(&lock_held);
+}
+
 static volatile int stop_busy;
 
 NOINLINE static void *busy(void *arg)
@@ -300,6 +352,19 @@ int main(int argc, char **argv)
 			outer_inl((int)i, i == n - 1);
 	} else if (!strcmp(cmd, "alloc")) {
 		allocator(n);
+	} else if (!strcmp(cmd, "wall")) {
+		wait_io((unsigned long)n);
+		burn((unsigned long)n);
+	} else if (!strcmp(cmd, "mutex")) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, holder, (void *)(unsigned long)n);
+		pthread_mutex_lock(&ready_lock);
+		while (!lock_taken)
+			pthread_cond_wait(&ready_cond, &ready_lock);
+		pthread_mutex_unlock(&ready_lock);
+		wait_lock();
+		pthread_join(t, NULL);
 	} else if (!strcmp(cmd, "fork")) {
 		pid_t pid;
 		int st;

@@ -14,7 +14,10 @@
  * the module pins it at registration and only reads it, from the sampling
  * interrupt on the CPU where the thread runs.  Because the interrupt
  * interrupts the thread itself, the thread needs only compiler ordering
- * (a signal fence), never atomics:
+ * (a signal fence), never atomics (with METER_CLOCK_WALL the page is also
+ * read from other CPUs while the thread runs: on x86 its stores are seen
+ * in program order, and a read that races an entry or a return sees the
+ * stack one frame early or late):
  *
  *   on entry:   stack[depth] = id; current = id; depth = depth + 1;
  *   on return:  depth = depth - 1; current = depth ? stack[depth - 1] : 0;
@@ -44,9 +47,22 @@
  *                                      instrumented call, picoseconds
  *        METER_A_COUNTS_ADDR      u64  optional, the thread's live call
  *                                      counters (below)
- *   out: METER_A_COOKIE, METER_A_PERIOD_NS (effective period)
- *   The first thread of a process creates its session; later threads of
- *   the same process (same mm) join it.
+ *        METER_A_CLOCK            u32  optional, enum meter_clock
+ *   out: METER_A_COOKIE, METER_A_PERIOD_NS (effective period),
+ *        METER_A_CLOCK (the session's clock)
+ *   The first thread of a process creates its session, with its period
+ *   and clock; later threads of the same process (same mm) join it and
+ *   take the session's.
+ *
+ * Clocks.  METER_CLOCK_CPU samples each thread on its own CPU time (a
+ * perf task-clock counter; the tick runs on the thread's CPU, in the
+ * thread's context).  METER_CLOCK_WALL samples each thread on wall-clock
+ * time whether it runs or not (a per-thread hrtimer in hard interrupt
+ * context, on any CPU): each sample is charged to the current function
+ * and stack with the thread's state at that moment (enum
+ * meter_sample_state): on a CPU, runnable but waiting for one, or blocked
+ * (sleeping, waiting on I/O, a lock, a futex).  A sleeping thread costs
+ * one read of its pinned page per tick.
  *
  * METER_CMD_UNREGISTER (do; the sending thread)
  *   Stops sampling the thread and folds its counts into its session.
@@ -89,13 +105,17 @@
  *   out: one message per session, attributes at top level:
  *        COOKIE, PARENT_COOKIE, PID, UID, COMM, STATE, THREADS,
  *        THREADS_TOTAL, PERIOD_NS, START_NS, END_NS, SAMPLES, NO_CURRENT,
- *        INVALID, LOST, TRUNCATED, NFUNCS, NSTACKS, CALL_COST_PS, TICKS
+ *        INVALID, LOST, TRUNCATED, NFUNCS, NSTACKS, CALL_COST_PS, TICKS,
+ *        CLOCK, SAMPLES_RUNQ, SAMPLES_BLOCKED
  *   SAMPLES counts periods of the thread's CPU time: a late interrupt
  *   weighs the whole periods that passed since the previous one, so
  *   SAMPLES per CPU-second is the requested rate.  TICKS counts the
  *   sampling interrupts actually taken for the session's threads (about
  *   SAMPLES when interrupts come on time; fewer where they come late, as
- *   under emulation).  Every other counter is in samples.
+ *   under emulation).  Every other counter is in samples.  With
+ *   METER_CLOCK_WALL, SAMPLES counts periods of wall-clock time of every
+ *   registered thread; SAMPLES_RUNQ and SAMPLES_BLOCKED are the part of
+ *   them taken off the CPU (both 0 with METER_CLOCK_CPU).
  *
  * METER_CMD_PROFILE_GET (dump)
  *   in:  METER_A_COOKIE or METER_A_PID
@@ -104,14 +124,19 @@
  *        METER_A_SESSION  (nest) the attributes of SESSION_GET, first
  *        METER_A_FUNC     (nest) FUNC_ID, FUNC_NAME, FUNC_CALLS,
  *                                FUNC_SELF, FUNC_TOTAL, FUNC_ALLOC_CALLS,
- *                                FUNC_ALLOC_BYTES
+ *                                FUNC_ALLOC_BYTES, FUNC_SELF_RUNQ,
+ *                                FUNC_SELF_BLOCKED
  *        METER_A_STACK    (nest) STACK_SAMPLES, STACK_FRAMES (binary,
  *                                __u32 ids, root first), STACK_TRUNCATED
- *                                (flag)
+ *                                (flag), STACK_STATE (u32, absent: on a
+ *                                CPU)
  *        METER_A_THREAD   (nest) THREAD_TID, THREAD_SAMPLES,
  *                                THREAD_STATE
  *   FUNC_TOTAL counts each sample once per function however often the
- *   function recurs in the sampled stack.
+ *   function recurs in the sampled stack.  FUNC_SELF counts every sample
+ *   as current; FUNC_SELF_RUNQ and FUNC_SELF_BLOCKED the part of it taken
+ *   off the CPU (wall clock).  A stack is kept once per state: the same
+ *   frames may come as up to three STACK nests.
  *
  * METER_CMD_SESSION_RESET (do)  in: COOKIE or PID.  Zeroes the counters.
  * METER_CMD_SESSION_DEL (do)    in: COOKIE or PID.  Forgets a finished
@@ -190,6 +215,19 @@ enum meter_thread_state {
 	METER_THREAD_EXITED,
 };
 
+enum meter_clock {
+	METER_CLOCK_CPU,	/* the thread's CPU time (default) */
+	METER_CLOCK_WALL,	/* wall-clock time, running or not */
+	__METER_CLOCK_MAX
+};
+
+enum meter_sample_state {
+	METER_SAMPLE_ONCPU,	/* running on a CPU */
+	METER_SAMPLE_RUNQ,	/* runnable, waiting for a CPU */
+	METER_SAMPLE_BLOCKED,	/* sleeping or waiting on an event */
+	__METER_SAMPLE_STATE_MAX
+};
+
 enum meter_attr {
 	METER_A_UNSPEC,
 	METER_A_PAD,
@@ -223,6 +261,9 @@ enum meter_attr {
 	METER_A_COUNTS_ADDR,	/* u64, the thread's __u64 counters by id */
 	METER_A_TID,		/* u32 */
 	METER_A_LAST,		/* flag */
+	METER_A_CLOCK,		/* u32, enum meter_clock */
+	METER_A_SAMPLES_RUNQ,	/* u64, wall clock: runnable, not running */
+	METER_A_SAMPLES_BLOCKED,	/* u64, wall clock: blocked */
 	__METER_A_MAX
 };
 #define METER_A_MAX (__METER_A_MAX - 1)
@@ -237,6 +278,8 @@ enum meter_func_attr {
 	METER_A_FUNC_TOTAL,		/* u64, samples on the stack */
 	METER_A_FUNC_ALLOC_CALLS,	/* u64 */
 	METER_A_FUNC_ALLOC_BYTES,	/* u64 */
+	METER_A_FUNC_SELF_RUNQ,		/* u64, part of SELF */
+	METER_A_FUNC_SELF_BLOCKED,	/* u64, part of SELF */
 	__METER_A_FUNC_MAX
 };
 #define METER_A_FUNC_MAX (__METER_A_FUNC_MAX - 1)
@@ -247,6 +290,7 @@ enum meter_stack_attr {
 	METER_A_STACK_SAMPLES,		/* u64 */
 	METER_A_STACK_FRAMES,		/* binary, __u32 ids, root first */
 	METER_A_STACK_TRUNCATED,	/* flag */
+	METER_A_STACK_STATE,		/* u32, enum meter_sample_state */
 	__METER_A_STACK_MAX
 };
 #define METER_A_STACK_MAX (__METER_A_STACK_MAX - 1)
