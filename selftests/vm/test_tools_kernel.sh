@@ -20,7 +20,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_kernel.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..30"
+echo "1..32"
 
 if ! grep -q '^meter ' /proc/modules; then
 	echo "# meter.ko is not loaded"
@@ -176,6 +176,18 @@ check "meter-stat watch: rows sorted by the last interval's self samples" \
 	awk '$1 == fr && $3 > last { bad++ } { fr = $1; last = $3 } END { exit bad > 0 }' top.rows || diag top.rows
 check "meter-stat show -f top: the whole run as the interval (interval = total)" \
 	bash -c "'$STAT' -i '$tmp/run.json' -f top 2>&1 | awk 'NF == 7 && \$1 ~ /^[0-9.]+\$/ { n++; if (\$2 != \$5 || \$3 != \$6) bad++ } END { exit !(n >= 3 && !bad) }'"
+
+# --- the wall clock ---------------------------------------------------------
+
+WORK=$ROOT/build/selftests/host/lib_workload_manual
+"$RUN" --clock wall -f flat -- "$WORK" wall 300 > wall.out 2> wall.err
+check "meter-run --clock wall: the report is of wall-clock time, split on and off the CPU" \
+	bash -c "grep -q 'of wall-clock time' wall.out && grep -q '^wall clock: .* blocked or sleeping' wall.out" ||
+	{ diag wall.out; diag wall.err; }
+"$RUN" --clock wall -f folded -- "$WORK" wall 300 > wall.folded 2> wall.err
+check "meter-run --clock wall -f folded: main;wait_io;[blocked] holds its 300 ms wait (>= 270 samples)" \
+	awk '$1 == "main;wait_io;[blocked]" && $2 >= 270 { f = 1 } END { exit !f }' wall.folded ||
+	{ diag wall.folded; diag wall.err; }
 
 echo "# $fails failed"
 [ "$fails" -eq 0 ]
