@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "nldump.h"
+#include "run_collect.h"
 
 enum {
 	OPT_PERIOD = OPT_CLI_LAST,
@@ -52,14 +53,6 @@ struct run_opts {
 /* The private directory METER_OUTPUT points into. */
 static char tmpdir[1024];
 
-/* How a run ended. */
-struct run_result {
-	pid_t pid;
-	int status;		/* our exit status for it */
-	uint64_t t0_ns;		/* CLOCK_BOOTTIME at fork */
-	int signal;		/* the signal that killed it, 0: none */
-	bool exec_failed;
-};
 
 /* The running PROG, for forwarding SIGTERM and SIGHUP. */
 static volatile pid_t running_child;
@@ -267,251 +260,6 @@ static double elapsed_s(uint64_t t0)
 	return (double)(cli_boottime_ns() - t0) / 1e9;
 }
 
-/* --- kernel sessions --- */
-
-static struct meter_nl *nl;
-static bool nl_tried;
-static char nl_err[256];
-
-static struct meter_nl *kernel(void)
-{
-	if (!nl_tried) {
-		int ret;
-
-		nl_tried = true;
-		ret = meter_nl_open(&nl, nl_err, sizeof(nl_err));
-		if (ret) {
-			nl = NULL;
-			if (ret == -ENOENT)
-				snprintf(nl_err, sizeof(nl_err),
-					 "the meter kernel module is not "
-					 "loaded");
-			else if (!nl_err[0])
-				snprintf(nl_err, sizeof(nl_err), "%s",
-					 strerror(-ret));
-		}
-	}
-	return nl;
-}
-
-/*
- * The sessions of this run: those of pid started since t0 and, with
- * --follow-fork, those whose parent_cookie leads to one of them.  Returns
- * the count; *sel receives a malloc'd array of list indices.
- */
-static size_t select_sessions(struct meter_profile **list, size_t n,
-			      const struct run_result *rr, bool follow,
-			      size_t **sel)
-{
-	bool *in = calloc(n ? n : 1, sizeof(*in));
-	size_t i, k, m = 0;
-	bool more = true;
-
-	*sel = calloc(n ? n : 1, sizeof(**sel));
-	if (!in || !*sel) {
-		free(in);
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		if (list[i]->pid == rr->pid &&
-		    (!list[i]->start_ns || list[i]->start_ns >= rr->t0_ns))
-			in[i] = true;
-	while (follow && more) {
-		more = false;
-		for (i = 0; i < n; i++) {
-			if (in[i] || !list[i]->parent_cookie)
-				continue;
-			for (k = 0; k < n; k++) {
-				if (in[k] &&
-				    list[k]->cookie == list[i]->parent_cookie) {
-					in[i] = more = true;
-					break;
-				}
-			}
-		}
-	}
-	for (i = 0; i < n; i++)
-		if (in[i])
-			(*sel)[m++] = i;
-	free(in);
-	return m;
-}
-
-static void free_list(struct meter_profile **list, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		meter_profile_free(list[i]);
-	free(list);
-}
-
-/*
- * Reads (and, once PROG has exited, deletes) the kernel sessions of the
- * run, merged into one profile.  NULL when there are none.  *samples gets
- * their sample count (for the progress line) when profile is not wanted.
- */
-static struct meter_profile *kernel_collect(const struct run_result *rr,
-					    bool follow, bool final,
-					    bool want_profile,
-					    uint64_t *samples)
-{
-	struct meter_profile **list = NULL, *all = NULL;
-	size_t n = 0, m, i, *sel = NULL;
-	char err[256] = "";
-	int tries;
-
-	if (samples)
-		*samples = 0;
-	if (!kernel())
-		return NULL;
-	/* After exit, give the module a moment to fold the threads in. */
-	for (tries = 0;; tries++) {
-		bool live = false;
-
-		free_list(list, n);
-		list = NULL;
-		n = 0;
-		if (meter_nl_list(nl, &list, &n, err, sizeof(err))) {
-			if (final)
-				fprintf(stderr, "meter-run: cannot list kernel "
-					"sessions: %s\n", err);
-			return NULL;
-		}
-		free(sel);
-		m = select_sessions(list, n, rr, follow, &sel);
-		for (i = 0; i < m; i++)
-			if (!list[sel[i]]->exited)
-				live = true;
-		if (!final || !live || tries >= 40)
-			break;
-		usleep(50000);
-	}
-	if (final && !follow) {
-		size_t *all_sel = NULL;
-		size_t mf = select_sessions(list, n, rr, true, &all_sel);
-
-		if (mf > m)
-			fprintf(stderr, "meter-run: %zu session%s of forked "
-				"children left in the kernel (meter-stat lists "
-				"them; --follow-fork merges them)\n", mf - m,
-				mf - m == 1 ? "" : "s");
-		free(all_sel);
-	}
-	for (i = 0; i < m; i++) {
-		const struct meter_profile *s = list[sel[i]];
-		struct meter_nl_sel which = { .cookie = s->cookie };
-		struct meter_profile *p = NULL;
-
-		if (samples)
-			*samples += s->samples;
-		if (!want_profile)
-			continue;
-		if (meter_nl_get_profile(nl, &which, &p, err, sizeof(err))) {
-			fprintf(stderr, "meter-run: cannot read kernel session "
-				"0x%" PRIx64 ": %s\n", s->cookie, err);
-			continue;
-		}
-		cli_name_unknown_ids(p);
-		if (final) {
-			if (!s->exited)
-				fprintf(stderr, "meter-run: session 0x%" PRIx64
-					" (pid %" PRId32 ") is still running; "
-					"read, not deleted\n", s->cookie,
-					s->pid);
-			else if (meter_nl_delete(nl, &which, err, sizeof(err)))
-				fprintf(stderr, "meter-run: cannot delete "
-					"kernel session 0x%" PRIx64 ": %s\n",
-					s->cookie, err);
-		}
-		if (!all)
-			all = meter_profile_new();
-		if (!all || meter_profile_merge(all, p)) {
-			fprintf(stderr, "meter-run: %s\n",
-				meter_profile_merge_strerror(errno));
-			meter_profile_free(p);
-			break;
-		}
-		/* Sessions of one run are one run. */
-		all->runs = 1;
-		meter_profile_free(p);
-	}
-	free(sel);
-	free_list(list, n);
-	return all;
-}
-
-/* --- files from the signal and off backends --- */
-
-static struct meter_profile *files_collect(const struct run_result *rr,
-					   bool follow)
-{
-	struct meter_profile *all = NULL;
-	char own[64];
-	struct dirent *de;
-	size_t ignored = 0, nfiles = 0;
-	bool have_own;
-	DIR *d;
-
-	snprintf(own, sizeof(own), "meter.out.%d", (int)rr->pid);
-	{
-		char path[1400];
-
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, own);
-		have_own = access(path, F_OK) == 0;
-	}
-	d = opendir(tmpdir);
-	if (!d)
-		return NULL;
-	while ((de = readdir(d))) {
-		struct meter_profile *p;
-		char path[1400], err[300];
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
-		/* Without --follow-fork, PROG's own file if it wrote one. */
-		if (!follow && have_own && strcmp(de->d_name, own)) {
-			unlink(path);
-			ignored++;
-			continue;
-		}
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		p = meter_profile_read_json(f, err, sizeof(err));
-		fclose(f);
-		unlink(path);
-		if (!p) {
-			fprintf(stderr, "meter-run: profile %s is unreadable: "
-				"%s\n", de->d_name, err);
-			continue;
-		}
-		if (!all)
-			all = meter_profile_new();
-		if (!all || meter_profile_merge(all, p)) {
-			fprintf(stderr, "meter-run: %s\n",
-				meter_profile_merge_strerror(errno));
-			meter_profile_free(p);
-			break;
-		}
-		all->runs = 1;
-		nfiles++;
-		meter_profile_free(p);
-	}
-	closedir(d);
-	if (ignored)
-		fprintf(stderr, "meter-run: %zu profile%s of forked children "
-			"left out (--follow-fork merges them)\n", ignored,
-			ignored == 1 ? "" : "s");
-	if (all && !follow && !have_own)
-		fprintf(stderr, "meter-run: pid %d wrote no profile itself; the "
-			"report is of the %zu descendant process%s that did\n",
-			(int)rr->pid, nfiles, nfiles == 1 ? "" : "es");
-	return all;
-}
-
 /* --- running --- */
 
 /* In the child: METER_ALLOC=1 and lib first in LD_PRELOAD. */
@@ -539,17 +287,17 @@ static void setenv_u64(const char *name, uint64_t v)
 static void periodic_report(const struct run_opts *o,
 			    const struct run_result *rr, double t)
 {
-	struct meter_profile *p = kernel_collect(rr, o->follow_fork, false,
+	struct meter_profile *p = run_kernel_collect(rr, o->follow_fork, false,
 						 true, NULL);
 	struct render_opts ro = o->r.ro;
 	char err[256];
 
-	if (!p && !nl) {
+	if (!p && !run_kernel()) {
 		static bool told;
 
 		if (!told)
 			fprintf(stderr, "meter-run: no live reports: %s (they "
-				"need the kernel backend)\n", nl_err);
+				"need the kernel backend)\n", run_kernel_error());
 		told = true;
 		return;
 	}
@@ -583,9 +331,9 @@ static void wait_child(const struct run_opts *o, struct run_result *rr)
 				if (tty && t >= next_progress) {
 					uint64_t samples = 0;
 
-					kernel_collect(rr, o->follow_fork,
+					run_kernel_collect(rr, o->follow_fork,
 						       false, false, &samples);
-					if (nl)
+					if (run_kernel())
 						fprintf(stderr, "\rmeter-run: "
 							"%.1f s, %" PRIu64
 							" samples\033[K", t,
@@ -703,11 +451,11 @@ static void explain_no_profile(const struct run_opts *o,
 	}
 	fprintf(stderr, "meter-run: %s produced no profile (backend %s: no "
 		"file in METER_OUTPUT, ", o->argv[0], b);
-	if (kernel())
+	if (run_kernel())
 		fprintf(stderr, "no kernel session for pid %d).\n",
 			(int)rr->pid);
 	else
-		fprintf(stderr, "no kernel session: %s).\n", nl_err);
+		fprintf(stderr, "no kernel session: %s).\n", run_kernel_error());
 	fprintf(stderr,
 		"meter-run: it was probably not built with libmeter.  Build it "
 		"with\n"
@@ -715,7 +463,7 @@ static void explain_no_profile(const struct run_opts *o,
 		"of each\n"
 		"    function to profile, linked with -lmeter; or compile with\n"
 		"    -finstrument-functions and link with -lmeter.\n");
-	if (!strcmp(b, "kernel") && !kernel())
+	if (!strcmp(b, "kernel") && !run_kernel())
 		fprintf(stderr, "meter-run: the kernel backend needs meter.ko "
 			"(modprobe meter); --backend signal works without "
 			"it.\n");
@@ -794,9 +542,9 @@ int main(int argc, char **argv)
 			status = rr.status;
 			break;
 		}
-		p = files_collect(&rr, o.follow_fork);
+		p = run_files_collect(&rr, tmpdir, o.follow_fork);
 		if (!p)
-			p = kernel_collect(&rr, o.follow_fork, true, true,
+			p = run_kernel_collect(&rr, o.follow_fork, true, true,
 					   NULL);
 		if (p) {
 			if (!all)
@@ -820,8 +568,7 @@ int main(int argc, char **argv)
 		}
 	}
 	cleanup_tmpdir();
-	if (nl)
-		meter_nl_close(nl);
+	run_kernel_close();
 
 	if (!all) {
 		if (!rr.exec_failed)

@@ -15,7 +15,7 @@ $(BUILD)/tools/%.o: tools/%.c $(TOOLS_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(NL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tools/meter-run: $(BUILD)/tools/meter-run.o $(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A)
+$(BUILD)/tools/meter-run: $(BUILD)/tools/meter-run.o $(BUILD)/tools/run_collect.o $(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(NL_LIBS) -lz -lm $(LDLIBS)
 
 $(BUILD)/tools/meter-stat: $(BUILD)/tools/meter-stat.o $(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A)

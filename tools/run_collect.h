@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * meter-run's collection of a run's profile (run_collect.c): the kernel
+ * sessions of PROG's pid (and, with --follow-fork, of its descendants),
+ * or the JSON files the signal and off backends wrote.
+ */
+#ifndef METER_TOOLS_RUN_COLLECT_H
+#define METER_TOOLS_RUN_COLLECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "nldump.h"
+
+/* How a run ended. */
+struct run_result {
+	pid_t pid;
+	int status;		/* our exit status for it */
+	uint64_t t0_ns;		/* CLOCK_BOOTTIME at fork */
+	int signal;		/* the signal that killed it, 0: none */
+	bool exec_failed;
+};
+
+/* The netlink socket to meter.ko, opened once; NULL if it cannot be. */
+struct meter_nl *run_kernel(void);
+/* Why run_kernel() returned NULL. */
+const char *run_kernel_error(void);
+void run_kernel_close(void);
+
+/*
+ * Reads (and, once PROG has exited, deletes) the kernel sessions of the
+ * run, merged into one profile.  NULL when there are none.  *samples gets
+ * their sample count (for the progress line) when profile is not wanted.
+ */
+struct meter_profile *run_kernel_collect(const struct run_result *rr,
+					 bool follow, bool final,
+					 bool want_profile, uint64_t *samples);
+
+/* The files in tmpdir, merged (and removed); NULL when there are none. */
+struct meter_profile *run_files_collect(const struct run_result *rr,
+					const char *tmpdir, bool follow);
+
+#endif
