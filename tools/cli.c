@@ -191,3 +191,18 @@ size_t cli_name_unknown_ids(struct meter_profile *p)
 	}
 	return added;
 }
+
+int cli_merge_into(struct meter_profile **all, struct meter_profile *p)
+{
+	int ret = 0;
+
+	if (!*all)
+		*all = meter_profile_new();
+	if (!*all || meter_profile_merge(*all, p)) {
+		fprintf(stderr, "%s: %s\n", cli_prog,
+			meter_profile_merge_strerror(*all ? errno : ENOMEM));
+		ret = -1;
+	}
+	meter_profile_free(p);
+	return ret;
+}

@@ -85,6 +85,12 @@ size_t cli_name_unknown_ids(struct meter_profile *p);
 /* "1234" is a pid, "0x..." or a number above any pid is a cookie. */
 int cli_parse_selector(const char *s, struct meter_nl_sel *sel);
 
+/*
+ * Merges p into *all (made on first use) and frees p.  0, or -1 after
+ * saying why on stderr (out of memory, or clocks that do not mix).
+ */
+int cli_merge_into(struct meter_profile **all, struct meter_profile *p);
+
 /* CLOCK_BOOTTIME in nanoseconds, the clock of the sessions' times. */
 uint64_t cli_boottime_ns(void);
 

@@ -546,17 +546,9 @@ int main(int argc, char **argv)
 		if (!p)
 			p = run_kernel_collect(&rr, o.follow_fork, true, true,
 					   NULL);
-		if (p) {
-			if (!all)
-				all = meter_profile_new();
-			if (!all || meter_profile_merge(all, p)) {
-				fprintf(stderr, "meter-run: %s\n",
-					meter_profile_merge_strerror(errno));
-				meter_profile_free(p);
-				status = 1;
-				break;
-			}
-			meter_profile_free(p);
+		if (p && cli_merge_into(&all, p)) {
+			status = 1;
+			break;
 		}
 		if (rr.status) {
 			status = rr.status;

@@ -391,14 +391,10 @@ static int cmd_merge(char **files, int n, struct cli_report *r,
 			meter_profile_free(all);
 			return 1;
 		}
-		if (meter_profile_merge(all, p)) {
-			fprintf(stderr, "meter-stat: %s\n",
-				meter_profile_merge_strerror(errno));
-			meter_profile_free(p);
+		if (cli_merge_into(&all, p)) {
 			meter_profile_free(all);
 			return 1;
 		}
-		meter_profile_free(p);
 	}
 	return report_and_free(all, r);
 }

@@ -164,17 +164,10 @@ struct meter_profile *run_kernel_collect(const struct run_result *rr,
 					"kernel session 0x%" PRIx64 ": %s\n",
 					s->cookie, err);
 		}
-		if (!all)
-			all = meter_profile_new();
-		if (!all || meter_profile_merge(all, p)) {
-			fprintf(stderr, "meter-run: %s\n",
-				meter_profile_merge_strerror(errno));
-			meter_profile_free(p);
+		if (cli_merge_into(&all, p))
 			break;
-		}
 		/* Sessions of one run are one run. */
 		all->runs = 1;
-		meter_profile_free(p);
 	}
 	free(sel);
 	free_list(list, n);
@@ -226,17 +219,10 @@ struct meter_profile *run_files_collect(const struct run_result *rr,
 				"%s\n", de->d_name, err);
 			continue;
 		}
-		if (!all)
-			all = meter_profile_new();
-		if (!all || meter_profile_merge(all, p)) {
-			fprintf(stderr, "meter-run: %s\n",
-				meter_profile_merge_strerror(errno));
-			meter_profile_free(p);
+		if (cli_merge_into(&all, p))
 			break;
-		}
 		all->runs = 1;
 		nfiles++;
-		meter_profile_free(p);
 	}
 	closedir(d);
 	if (ignored)
