@@ -249,16 +249,11 @@ static bool meter_counts_addr_ok(u64 addr)
 }
 
 /*
- * The wall clock: a per-thread hrtimer that fires whether or not the
- * thread runs, in hard interrupt context even on PREEMPT_RT (the tick
- * takes the session's raw spinlock).
+ * The thread's tick: a perf task-clock counter (CPU clock), or an hrtimer
+ * that fires whether or not the thread runs (wall clock), in hard
+ * interrupt context even on PREEMPT_RT since the tick takes the session's
+ * raw spinlock.  The hrtimer is started once the thread is listed.
  */
-static void meter_thread_wall_init(struct meter_thread *t)
-{
-	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	t->timer.function = meter_sample_wall_tick;
-}
-
 static int meter_thread_start(struct meter_thread *t, u32 clock,
 			      u64 period_ns, struct netlink_ext_ack *extack)
 {
@@ -266,7 +261,8 @@ static int meter_thread_start(struct meter_thread *t, u32 clock,
 
 	t->period_ns = period_ns;
 	if (clock == METER_CLOCK_WALL) {
-		meter_thread_wall_init(t);
+		hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+		t->timer.function = meter_sample_wall_tick;
 		return 0;
 	}
 	event = meter_thread_counter(t, period_ns);
