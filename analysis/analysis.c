@@ -495,11 +495,7 @@ const char *an_name(const struct analysis *an, size_t node)
 
 /* --- dispatch --- */
 
-/*
- * A copy of p with the instrumentation correction applied, or NULL when
- * there is nothing to correct (*failed on ENOMEM).
- */
-static struct meter_profile *corrected_copy(const struct meter_profile *p,
+struct meter_profile *profile_corrected_copy(const struct meter_profile *p,
 					    bool *failed)
 {
 	struct meter_profile *c;
@@ -543,7 +539,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 		goto done;
 	}
 	if (!o->no_correction) {
-		corrected = corrected_copy(p, &failed);
+		corrected = profile_corrected_copy(p, &failed);
 		if (failed) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
@@ -600,6 +596,9 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 	case FMT_DOT:
 		ret = render_dot(an, o, out);
 		break;
+	case FMT_HTML:
+		ret = render_html(an, o, out);
+		break;
 	default:
 		ret = -1;
 		errno = EINVAL;
@@ -627,7 +626,7 @@ int parse_format(const char *s, enum render_format *out)
 		{ "callgraph", FMT_CALLGRAPH }, { "metering", FMT_METERING },
 		{ "json", FMT_JSON }, { "folded", FMT_FOLDED },
 		{ "pprof", FMT_PPROF }, { "dot", FMT_DOT },
-		{ "top", FMT_TOP },
+		{ "top", FMT_TOP }, { "html", FMT_HTML },
 	};
 	size_t i;
 

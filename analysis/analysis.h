@@ -29,6 +29,7 @@ enum render_format {
 	FMT_PPROF,
 	FMT_DOT,
 	FMT_TOP,	/* per function: the interval beside the totals */
+	FMT_HTML,	/* one self-contained page (tools/render_html.c) */
 };
 
 enum render_order {
@@ -126,12 +127,20 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 int render_dot(const struct analysis *an, const struct render_opts *o,
 	       FILE *out);
 int render_json(const struct meter_profile *p, FILE *out);
+int render_html(const struct analysis *an, const struct render_opts *o,
+		FILE *out);
 
 /*
  * correct.c: takes the calibrated instrumentation cost out of p's samples
  * (sets p->corrected); 0, or -1 on ENOMEM.  The line that reports says so.
  */
 int profile_correct(struct meter_profile *p);
+/*
+ * A copy of p with the correction applied, or NULL when there is nothing
+ * to correct (*failed on ENOMEM).
+ */
+struct meter_profile *profile_corrected_copy(const struct meter_profile *p,
+					     bool *failed);
 void profile_correction_line(const struct meter_profile *p, FILE *out,
 			     const char *prefix);
 

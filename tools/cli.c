@@ -38,7 +38,7 @@ int cli_report_option(struct cli_report *r, int c, const char *arg)
 		if (parse_format(arg, &r->ro.format))
 			cli_die_usage("unknown format '%s' (text, flat, "
 				      "callgraph, metering, json, folded, "
-				      "pprof, dot, top)", arg);
+				      "pprof, dot, top, html)", arg);
 		r->format_set = true;
 		return 1;
 	case 'o':

@@ -41,7 +41,8 @@ enum {
 "Report options:\n"							\
 "  -f, --format FMT     text (flat profile and call graph, default), flat,\n" \
 "                       callgraph, metering, json, folded, pprof, dot,\n" \
-"                       top (per function: calls and samples)\n"	\
+"                       top (per function: calls and samples), html (one\n" \
+"                       page: tables, call graph, flame graph)\n"	\
 "  -o, --output FILE    write the report to FILE\n"			\
 "      --order KEY      self, total, calls, name or topological\n"	\
 "      --threshold PCT  leave out functions below PCT %% of the time\n"	\

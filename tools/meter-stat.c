@@ -9,6 +9,7 @@
  *   meter-stat delete PID|COOKIE       forget a finished session
  *   meter-stat -i FILE                 render a saved JSON profile
  *   meter-stat merge FILE... [-o OUT]  add JSON profiles (by name)
+ *   meter-stat diff BASE NEW           compare two JSON profiles
  *
  * Exit status: 0 success, 1 failure, 2 bad usage.
  */
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "render_diff.h"
 #include "interval.h"
 #include "nldump.h"
 
@@ -37,17 +39,21 @@ static void usage(FILE *out)
 "       meter-stat delete PID|COOKIE\n"
 "       meter-stat -i FILE [report options]\n"
 "       meter-stat merge FILE... [-o OUT] [report options]\n"
+"       meter-stat diff BASE NEW [-f text|json|html] [-o OUT]\n"
 "\n"
 "Lists, shows, watches, resets and deletes the profiling sessions of\n"
 "meter.ko, renders saved JSON profiles and merges them (functions are\n"
-"matched by name).  A number up to 4194304 names the newest session of\n"
+"matched by name) and compares two (diff).  A number up to 4194304 names the newest session of\n"
 "that pid; a larger number or 0x... names a session by its cookie.\n"
 "\n"
 "  -i, --input FILE     read a JSON profile instead of the kernel\n"
 "      --interval SECS  watch: seconds between reports (default 1)\n"
 "  -h, --help           this help\n"
 "\n" CLI_REPORT_HELP
-"\nmerge writes JSON unless --format says otherwise.\n");
+"\nmerge writes JSON unless --format says otherwise.  diff shows per\n"
+"function the change of self and total share with its noise band and\n"
+"of calls, as text, json or html (--threshold and --no-correction\n"
+"apply).\n");
 }
 
 static int open_kernel(struct meter_nl **nl)
@@ -399,6 +405,40 @@ static int cmd_merge(char **files, int n, struct cli_report *r,
 	return report_and_free(all, r);
 }
 
+static int cmd_diff(const char *base_path, const char *new_path,
+		    const struct cli_report *r)
+{
+	struct meter_profile *base, *new = NULL;
+	char err[256] = "";
+	FILE *out;
+	int ret = 1;
+
+	if (r->ro.format != FMT_TEXT && r->ro.format != FMT_JSON &&
+	    r->ro.format != FMT_HTML)
+		cli_die_usage("diff writes text, json or html");
+	base = read_file(base_path);
+	if (base)
+		new = read_file(new_path);
+	if (!base || !new)
+		goto out;
+	cli_name_unknown_ids(base);
+	cli_name_unknown_ids(new);
+	out = cli_open_output(r);
+	if (!out)
+		goto out;
+	ret = render_diff(base, new, &r->ro, out, err, sizeof(err)) ? 1 : 0;
+	if (ret)
+		fprintf(stderr, "meter-stat: diff: %s\n", err);
+	if (out != stdout && fclose(out) && !ret) {
+		fprintf(stderr, "meter-stat: cannot write %s\n", r->output);
+		ret = 1;
+	}
+out:
+	meter_profile_free(base);
+	meter_profile_free(new);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -461,6 +501,11 @@ int main(int argc, char **argv)
 			cli_die_usage("merge needs at least one FILE");
 		return cmd_merge(argv + optind + 1, nargs - 1, &r, format_set);
 	}
+	if (!strcmp(cmd, "diff")) {
+		if (nargs != 3)
+			cli_die_usage("diff needs two files, BASE and NEW");
+		return cmd_diff(argv[optind + 1], argv[optind + 2], &r);
+	}
 	if (!strcmp(cmd, "show") || !strcmp(cmd, "watch") ||
 	    !strcmp(cmd, "reset") || !strcmp(cmd, "delete")) {
 		if (nargs != 2)
@@ -473,5 +518,5 @@ int main(int argc, char **argv)
 					!strcmp(cmd, "delete"));
 	}
 	cli_die_usage("unknown command '%s' (list, show, watch, reset, "
-		      "delete, merge, or -i FILE)", cmd);
+		      "delete, merge, diff, or -i FILE)", cmd);
 }

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: MIT
+/*
+ * -f html: one file, the report a person looks at.  Everything a text
+ * report says is written here as plain HTML (facts, the flat profile, the
+ * call graph with each function's callers and callees, the threads), so
+ * the file reads with scripts off and its links navigate the call graph
+ * by themselves; tools/html/report.js adds sorting, the flame graph and
+ * the icicle from the stacks the page carries as JSON.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+#include "render_common.h"
+
+void html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+void html_json_string(FILE *out, const char *s)
+{
+	const unsigned char *c = (const unsigned char *)s;
+
+	fputc('"', out);
+	for (; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(out, "\\%c", *c);
+		else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&')
+			fprintf(out, "\\u%04x", *c);
+		else if (c[0] == 0xe2 && c[1] == 0x80 &&
+			 (c[2] == 0xa8 || c[2] == 0xa9)) {
+			/* U+2028/9 end a line in older script parsers */
+			fprintf(out, "\\u%04x", c[2] == 0xa8 ? 0x2028 : 0x2029);
+			c += 2;
+		} else
+			fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
+void html_begin(FILE *out, const char *title)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	      "<meta charset=\"utf-8\">\n"
+	      "<meta name=\"generator\" content=\"meter\">\n"
+	      /* nothing from elsewhere, even if someone edits the file */
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\""
+	      "default-src 'none'; script-src 'unsafe-inline'; "
+	      "style-src 'unsafe-inline'; img-src data:\">\n<title>", out);
+	html_text(out, title);
+	fputs("</title>\n<style>\n", out);
+	fputs(html_report_css, out);
+	fputs("</style>\n</head>\n<body>\n", out);
+}
+
+void html_data_begin(FILE *out, const char *id)
+{
+	fprintf(out, "<script type=\"application/json\" id=\"%s\">", id);
+}
+
+void html_data_end(FILE *out)
+{
+	fputs("</script>\n", out);
+}
+
+void html_end(FILE *out)
+{
+	fputs("<script>\n", out);
+	fputs(html_report_js, out);
+	fputs("</script>\n</body>\n</html>\n", out);
+}
+
+double html_share_pct(double s, double n)
+{
+	return n > 0 ? 100.0 * s / n : 0.0;
+}
+
+double html_share_err_pct(double s, double n)
+{
+	double p;
+
+	if (n <= 0)
+		return 0.0;
+	p = s / n;
+	if (p < 0)
+		p = 0;
+	if (p > 1)
+		p = 1;
+	return 100.0 * 1.96 * sqrt(p * (1.0 - p) / n);
+}
+
+static void fact(FILE *out, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void fact(FILE *out, const char *key, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(out, "<tr><th>%s</th><td>", key);
+	html_text(out, buf);
+	fputs("</td></tr>\n", out);
+}
+
+void html_profile_facts(const struct analysis *an, FILE *out)
+{
+	const struct meter_profile *p = an->p;
+	char per[32], *corr = NULL;
+	size_t corrlen = 0;
+	FILE *m;
+
+	format_duration(p->period_ns, per, sizeof(per));
+	fputs("<table class=\"facts\">\n", out);
+	fact(out, "command", "%s", p->command ? p->command : "???");
+	if (p->pid)
+		fact(out, "pid", "%" PRId32, p->pid);
+	fact(out, "backend", "%s", p->backend[0] ? p->backend : "unknown");
+	if (p->runs > 1)
+		fact(out, "runs merged", "%" PRIu32, p->runs);
+	if (p->period_ns)
+		fact(out, "rate", "%.0f Hz (a sample every %s of %s time)",
+		     1e9 / (double)p->period_ns, per,
+		     p->wall ? "wall-clock" : "CPU");
+	fact(out, "samples", "%" PRIu64, an->samples);
+	fact(out, p->wall ? "wall seconds" : "CPU seconds", "%.3f",
+	     an_seconds(an, (double)an->samples));
+	if (p->wall)
+		fact(out, "off the CPU", "%.1f %% runnable, %.1f %% blocked",
+		     an_percent(an, (double)p->samples_off[METER_OFF_RUNQ]),
+		     an_percent(an,
+				(double)p->samples_off[METER_OFF_BLOCKED]));
+	fact(out, "calls", "%" PRIu64, an->calls);
+	fact(out, "functions", "%zu", an->n);
+	fact(out, "threads", "%zu", p->nthreads);
+	fact(out, "lost", "%" PRIu64 " stacks (table full)", p->lost);
+	fact(out, "invalid", "%" PRIu64 " samples", p->invalid);
+	fact(out, "outside", "%" PRIu64 " samples in no instrumented function",
+	     p->no_current);
+	fact(out, "truncated", "%" PRIu64 " stacks", p->truncated);
+	m = open_memstream(&corr, &corrlen);
+	if (m) {
+		profile_correction_line(p, m, "");
+		fclose(m);
+		if (corr && corrlen && corr[corrlen - 1] == '\n')
+			corr[corrlen - 1] = '\0';
+		fact(out, "correction", "%s", corr && *corr ? corr :
+		     "none (no calibrated cost in this profile)");
+		free(corr);
+	}
+	fputs("</table>\n", out);
+}
+
+static void flat_table(const struct analysis *an, FILE *out)
+{
+	double n = (double)an->samples;
+	size_t i;
+
+	fputs("<section id=\"flat\">\n<h2>Flat profile</h2>\n"
+	      "<p>Self and total time from the samples, with the 95 % "
+	      "statistical uncertainty of each share; calls are exact.  "
+	      "Click a heading to sort, a name for its callers and "
+	      "callees.</p>\n<table class=\"sortable\" id=\"flat-table\">\n"
+	      "<thead><tr><th data-type=\"s\">function</th>"
+	      "<th>self %</th><th>&#177; (95 %)</th><th>self s</th>"
+	      "<th>total %</th><th>total s</th><th>calls</th>", out);
+	if (an->p->wall)
+		fputs("<th>self off-CPU %</th>", out);
+	fputs("</tr></thead>\n<tbody>\n", out);
+	for (i = 0; i < an->n; i++) {
+		size_t x = an->order[i];
+		const struct an_node *nd = &an->nodes[x];
+
+		if (!nd->self && !nd->total && !nd->f->calls)
+			continue;
+		fprintf(out, "<tr data-node=\"%zu\"><td><a href=\"#f%zu\">",
+			x, x);
+		html_text(out, an_name(an, x));
+		fprintf(out, "</a></td><td>%.2f</td><td>%.2f</td>"
+			"<td>%.3f</td><td>%.2f</td><td>%.3f</td>"
+			"<td>%" PRIu64 "</td>",
+			html_share_pct((double)nd->self, n),
+			html_share_err_pct((double)nd->self, n),
+			an_seconds(an, (double)nd->self),
+			html_share_pct((double)nd->total, n),
+			an_seconds(an, (double)nd->total), nd->f->calls);
+		if (an->p->wall)
+			fprintf(out, "<td>%.1f</td>", nd->self ?
+				100.0 * (double)nd->self_off /
+				(double)nd->self : 0.0);
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody>\n</table>\n</section>\n", out);
+}
+
+/* One side of a function's entry: its callers or its callees. */
+static void edge_rows(const struct analysis *an, FILE *out, size_t node,
+		      bool callers)
+{
+	const struct an_node *nd = &an->nodes[node];
+	const size_t *edges = callers ? nd->in : nd->out;
+	size_t n = callers ? nd->nin : nd->nout, i;
+
+	fprintf(out, "<table class=\"edges %s\"><thead><tr><th>%s</th>"
+		"<th>share of total %%</th><th>s</th></tr></thead><tbody>\n",
+		callers ? "callers" : "callees",
+		callers ? "caller" : "callee");
+	for (i = 0; i < n; i++) {
+		const struct an_edge *e = &an->edges[edges[i]];
+		size_t other = callers ? e->caller : e->callee;
+		double t = callers ? e->callee_time : e->caller_time;
+
+		fputs("<tr><td>", out);
+		if (other == NODE_ROOT) {
+			html_text(out, an_name(an, other));
+		} else {
+			fprintf(out, "<a href=\"#f%zu\">", other);
+			html_text(out, an_name(an, other));
+			fputs("</a>", out);
+		}
+		fprintf(out, "</td><td>%.2f</td><td>%.3f</td></tr>\n",
+			html_share_pct(t, (double)nd->total),
+			an_seconds(an, t));
+	}
+	if (!n)
+		fprintf(out, "<tr><td colspan=\"3\">(none sampled)</td></tr>\n");
+	fputs("</tbody></table>\n", out);
+}
+
+static void call_graph(const struct analysis *an, FILE *out)
+{
+	double n = (double)an->samples;
+	size_t i;
+
+	fputs("<section id=\"graph\">\n<h2>Call graph</h2>\n<p>Each "
+	      "function with its callers and callees and the share of its "
+	      "total time spent on each edge, measured from the sampled "
+	      "stacks (exact, not apportioned by calls).</p>\n", out);
+	for (i = 0; i < an->n; i++) {
+		size_t x = an->order[i];
+		const struct an_node *nd = &an->nodes[x];
+
+		if (!nd->self && !nd->total && !nd->f->calls)
+			continue;
+		fprintf(out, "<div class=\"fn\" id=\"f%zu\" data-node=\"%zu\">"
+			"<h3>", x, x);
+		html_text(out, an_name(an, x));
+		fprintf(out, "</h3>\n<p class=\"sum\">total <b>%.2f %%</b> "
+			"(%.3f s), self <b>%.2f %%</b> (%.3f s), "
+			"<b>%" PRIu64 "</b> calls%s "
+			"<button class=\"focus\" data-node=\"%zu\" hidden>"
+			"focus in the flame graph</button></p>\n",
+			html_share_pct((double)nd->total, n),
+			an_seconds(an, (double)nd->total),
+			html_share_pct((double)nd->self, n),
+			an_seconds(an, (double)nd->self), nd->f->calls,
+			nd->recursive ? ", recursive" : "", x);
+		edge_rows(an, out, x, true);
+		edge_rows(an, out, x, false);
+		fputs("</div>\n", out);
+	}
+	fputs("</section>\n", out);
+}
+
+static void threads_table(const struct analysis *an, FILE *out)
+{
+	const struct meter_profile *p = an->p;
+	size_t i;
+
+	if (!p->nthreads)
+		return;
+	fputs("<section id=\"threads\">\n<h2>Threads</h2>\n<table "
+	      "class=\"sortable\"><thead><tr><th>tid</th><th>samples</th>"
+	      "<th>%</th><th>state</th></tr></thead><tbody>\n", out);
+	for (i = 0; i < p->nthreads; i++)
+		fprintf(out, "<tr><td>%" PRIu32 "</td><td>%" PRIu64 "</td>"
+			"<td>%.2f</td><td>%s</td></tr>\n", p->threads[i].tid,
+			p->threads[i].samples,
+			html_share_pct((double)p->threads[i].samples,
+				       (double)an->samples),
+			p->threads[i].exited ? "exited" : "running");
+	fputs("</tbody></table>\n</section>\n", out);
+}
+
+void html_stacks_json(const struct analysis *an, FILE *out)
+{
+	const struct meter_profile *p = an->p;
+	size_t i, k;
+
+	fputs("\"funcs\":[", out);
+	for (i = 0; i < an->n; i++) {
+		if (i)
+			fputc(',', out);
+		html_json_string(out, an_name(an, i));
+	}
+	fputs("],\"stacks\":[", out);
+	for (i = 0; i < p->nstacks; i++) {
+		const struct meter_stack *s = &p->stacks[i];
+
+		fprintf(out, "%s[%" PRIu64 ",%u", i ? ",\n" : "\n",
+			s->samples, (unsigned)s->state);
+		for (k = 0; k < s->depth; k++) {
+			const struct meter_func *f =
+				meter_profile_find(p, s->frames[k]);
+
+			/* node index: funcs and nodes are parallel */
+			fprintf(out, ",%zu", f ? (size_t)(f - p->funcs) : 0);
+		}
+		fputc(']', out);
+	}
+	fputs("]", out);
+}
+
+int render_html(const struct analysis *an, const struct render_opts *o,
+		FILE *out)
+{
+	const struct meter_profile *p = an->p;
+	char title[300];
+
+	(void)o;
+	snprintf(title, sizeof(title), "meter: %s",
+		 p->command ? p->command : "profile");
+	html_begin(out, title);
+	fputs("<header><h1>", out);
+	html_text(out, title);
+	fputs("</h1>\n", out);
+	html_profile_facts(an, out);
+	fputs("<nav><a href=\"#flat\">flat profile</a> &#183; "
+	      "<a href=\"#graph\">call graph</a> &#183; "
+	      "<a href=\"#flame\">flame graph</a></nav>\n</header>\n", out);
+	fputs("<section id=\"flame\">\n<h2>Flame graph</h2>\n"
+	      "<noscript><p>The flame graph is drawn by a script; the "
+	      "tables hold the same data.</p></noscript>\n"
+	      "<div class=\"flame\" data-source=\"meter-data\"></div>\n"
+	      "</section>\n", out);
+	flat_table(an, out);
+	threads_table(an, out);
+	call_graph(an, out);
+	html_data_begin(out, "meter-data");
+	fprintf(out, "{\"kind\":\"profile\",\"period_ns\":%" PRIu64
+		",\"samples\":%" PRIu64 ",\"wall\":%s,", p->period_ns,
+		an->samples, p->wall ? "true" : "false");
+	html_stacks_json(an, out);
+	fputs("}", out);
+	html_data_end(out);
+	html_end(out);
+	return ferror(out) ? -1 : 0;
+}
