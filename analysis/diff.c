@@ -21,7 +21,7 @@ double diff_band(double a, double na, double b, double nb)
 		v += pa * (1 - pa) / na;
 	if (nb > 0)
 		v += pb * (1 - pb) / nb;
-	return 1.96 * sqrt(v);
+	return DIFF_BAND_SIGMAS * sqrt(v);
 }
 
 static void fill_share(struct diff_share *sh, const struct diff *d,

@@ -8,9 +8,10 @@
  * A share is s/n of one profile's samples.  Samples are a count, so a
  * share measured twice moves by chance: its standard error is
  * sqrt(p(1-p)/n), and the difference of two independent shares has
- * sqrt(p1(1-p1)/n1 + p2(1-p2)/n2).  The band is 1.96 of those (95 %);
- * a change beyond it is "real".  Calls are exact and change only when the
- * program did.
+ * sqrt(p1(1-p1)/n1 + p2(1-p2)/n2).  The band is 3 of those (99.7 %):
+ * a report lists tens of functions, and a 95 % band would call one in
+ * twenty of them changed by chance alone.  A change beyond the band is
+ * "real".  Calls are exact and change only when the program did.
  */
 #ifndef METER_ANALYSIS_DIFF_H
 #define METER_ANALYSIS_DIFF_H
@@ -22,7 +23,7 @@ enum diff_presence { DIFF_BOTH, DIFF_NEW_ONLY, DIFF_BASE_ONLY };
 struct diff_share {
 	double base, new;	/* fractions of each profile's samples */
 	double change;		/* new - base */
-	double band;		/* 95 % noise band of change */
+	double band;		/* 3-sigma noise band of change */
 	double seconds;		/* new - base, in seconds */
 };
 
@@ -53,7 +54,8 @@ int diff_build(struct diff *d, const struct meter_profile *base,
 	       const struct meter_profile *new, const struct render_opts *o);
 void diff_free(struct diff *d);
 
-/* The 95 % band of the difference of shares a/na and b/nb. */
+/* The noise band (3 sigma) of the difference of shares a/na and b/nb. */
+#define DIFF_BAND_SIGMAS	3.0
 double diff_band(double a, double na, double b, double nb);
 
 #endif

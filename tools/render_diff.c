@@ -55,8 +55,8 @@ static int diff_text(const struct diff *d, const struct render_opts *o,
 	profile_correction_line(d->base->p, out, "base: ");
 	profile_correction_line(d->new->p, out, "new:  ");
 	fprintf(out, "%zu function%s changed beyond the noise, %zu within it."
-		"  Shares are of each\nprofile's own samples; band is the 95 %% "
-		"noise of the change from the sample\ncounts; * marks a change "
+		"  Shares are of each\nprofile's own samples; band is the noise of the change (3 "
+		"sigma of the sample\ncounts); * marks a change "
 		"beyond it.  Calls are exact.\n\n", d->real,
 		d->real == 1 ? "" : "s", d->n - d->real);
 	fprintf(out, "  %-28s %-28s %9s  %s\n", " self %", " total %",
@@ -214,8 +214,8 @@ static int diff_html(const struct diff *d, FILE *out)
 	fputs("<header><h1>meter diff</h1>\n", out);
 	fprintf(out, "<p><b>%zu</b> function%s changed beyond the noise, "
 		"<b>%zu</b> within it.  Shares are of each profile's own "
-		"samples; the band is the 95 %% noise of the change from the "
-		"sample counts; calls are exact.</p>\n", d->real,
+		"samples; the band is the noise of the change (3 sigma of the "
+		"sample counts); calls are exact.</p>\n", d->real,
 		d->real == 1 ? "" : "s", d->n - d->real);
 	fputs("<nav><a href=\"#changes\">changes</a> &#183; "
 	      "<a href=\"#flame\">differential flame graph</a> &#183; "

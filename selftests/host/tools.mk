@@ -23,11 +23,20 @@ $(TOOLS_APPEL_AUTO): selftests/host/tools_appel.c lib/meter.h $(LIBMETER_A)
 	$(CC) $(CFLAGS) -DAPPEL_AUTO -finstrument-functions -o $@ $< \
 		$(LDFLAGS) $(TOOLS_APPEL_LIBS)
 
-TOOLS_TEST_DEPS := $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO) \
+# split with light() doing 4 units instead of 2: the changed build that
+# test_tools_diff compares against the example
+TOOLS_SPLIT_CHANGED := $(BUILD)/selftests/split_light4
+$(TOOLS_SPLIT_CHANGED): examples/split.c lib/meter.h $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSPLIT_LIGHT_UNITS=4 -o $@ $< -L$(BUILD)/lib \
+		-Wl,-rpath,'$$ORIGIN/../lib' -lmeter $(LDFLAGS)
+
+TOOLS_TEST_DEPS := $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO) $(TOOLS_SPLIT_CHANGED) \
+	$(BUILD)/examples/split \
 	$(BUILD)/tools/meter-run $(BUILD)/tools/meter-stat
 
 $(patsubst selftests/host/%.sh,$(BUILD)/selftests/host/%,$(wildcard selftests/host/test_tools_*.sh)): $(TOOLS_TEST_DEPS)
 
-ALL_TARGETS += $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO)
+ALL_TARGETS += $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO) $(TOOLS_SPLIT_CHANGED)
 
 endif

@@ -60,7 +60,7 @@
 	}
 
 	// Diff colour: red where the share grew, blue where it shrank,
-	// grey inside the noise band.
+	// grey inside the noise band (3 sigma, as analysis/diff.h).
 	function diffColour(d, band) {
 		var a;
 
@@ -235,7 +235,7 @@
 				var ns = root.v ? node.v / root.v : 0;
 				var bs = b && self.baseRoot.v ?
 					b.v / self.baseRoot.v : 0;
-				var band = 1.96 * Math.sqrt(
+				var band = 3 * Math.sqrt(
 					(root.v ? ns * (1 - ns) / root.v : 0) +
 					(self.baseRoot.v ?
 					 bs * (1 - bs) / self.baseRoot.v : 0));

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# meter-stat diff: on the fixtures (exact figures), on real runs of the
+# example split (two runs of one build show no change beyond the noise;
+# the build whose light() does twice the work shows light's share up and
+# heavy's down, calls unchanged), in text, JSON and HTML; and
+# `go tool pprof -diff_base` on meter's pprof files of those runs.
+set -u
+
+ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+STAT=$ROOT/build/tools/meter-stat
+RUN=$ROOT/build/tools/meter-run
+DATA=$ROOT/selftests/host/data
+SPLIT=$ROOT/build/examples/split
+SPLIT4=$ROOT/build/selftests/split_light4
+
+. "$ROOT/selftests/tools_lib.sh" || exit 1
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_diff.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+echo "1..18"
+
+# --- fixtures -------------------------------------------------------------
+
+"$STAT" diff "$DATA/appel.json" "$DATA/appel.json" > "$tmp/self" 2>&1
+check "a profile against itself: nothing changed" \
+	bash -c "grep -q '^0 functions changed beyond the noise, 4 within it' '$tmp/self' &&
+		 ! grep -q '^\*' '$tmp/self'" || diag "$tmp/self"
+
+"$STAT" diff "$DATA/appel.json" "$DATA/appel-renumbered.json" > "$tmp/ren" 2>&1
+check "functions matched by name across renumbered ids; h is new only, +7 calls" \
+	grep -Eq '^\* +0\.00 +4\.55 +\+4\.55 .* 0 +7 +\+7  h  \(new only\)$' "$tmp/ren" || diag "$tmp/ren"
+check "is_prime 95.24 -> 90.91 %: -4.33 points, beyond its band of 3.26" \
+	grep -Eq '^\* +95\.24 +90\.91 +-4\.33 +3\.26 .* 200 +200 +\+0  is_prime$' "$tmp/ren"
+check "f's total moved 3.98 points, inside its band of 4.53: not marked" \
+	grep -Eq '^  +1\.90 +1\.82 +-0\.09 +1\.75 +87\.62 +83\.64 +-3\.98 +4\.53 ' "$tmp/ren"
+check "rows sorted: the real changes first" \
+	awk '/^\*/ { if (plain) bad = 1; real++ } /^   +[0-9]/ { plain++ }
+	     END { exit bad || real != 2 || plain != 3 }' "$tmp/ren"
+
+"$STAT" diff -f json "$DATA/appel.json" "$DATA/appel-renumbered.json" > "$tmp/ren.json"
+check "JSON: the band is 3 sigma of both sample counts, for every function" \
+	python3 - "$tmp/ren.json" "$DATA/appel.json" "$DATA/appel-renumbered.json" <<'EOF'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+b, n = (json.load(open(p)) for p in sys.argv[2:4])
+assert d['format'] == 'meter-diff' and d['changed'] == 2
+nb, nn = b['samples'], n['samples']
+sb = {f['name']: f['self_samples'] for f in b['functions']}
+sn = {f['name']: f['self_samples'] for f in n['functions']}
+for f in d['functions']:
+    pb, pn = sb.get(f['name'], 0) / nb, sn.get(f['name'], 0) / nn
+    band = 3 * math.sqrt(pb * (1 - pb) / nb + pn * (1 - pn) / nn)
+    s = f['self']
+    assert abs(s['band_pct'] - 100 * band) < 1e-3, (f, band)
+    assert abs(s['change_pct'] - 100 * (pn - pb)) < 1e-3, f
+    assert f['real'] == (abs(s['change_pct']) > s['band_pct'] or
+                         abs(f['total']['change_pct']) > f['total']['band_pct'])
+    assert f['presence'] == ('both' if f['name'] in sb and f['name'] in sn
+                             else 'new' if f['name'] in sn else 'gone')
+EOF
+
+"$STAT" diff "$DATA/appel.json" "$DATA/wall.json" > "$tmp/mix" 2>&1
+check "CPU against wall clock: refused with a reason (status 1)" \
+	bash -c "test $? = 1 && grep -q 'do not compare' '$tmp/mix'"
+"$STAT" diff "$DATA/appel.json" > /dev/null 2>&1
+check "one file: usage error (status 2)" test $? = 2
+"$STAT" diff -f folded "$DATA/appel.json" "$DATA/appel.json" > /dev/null 2>&1
+check "a format diff does not write: usage error (status 2)" test $? = 2
+"$STAT" diff "$DATA/appel.json" "$tmp/none.json" > "$tmp/miss" 2>&1
+check "a missing file: status 1, named" \
+	bash -c "test $? = 1 && grep -q 'none.json' '$tmp/miss'"
+
+# --- real runs: the same build twice, then the changed build ----------------
+
+for r in a b; do
+	"$RUN" -o "$tmp/split-$r.json" -f json -- "$SPLIT" 8000 > /dev/null 2>&1
+	"$STAT" -i "$tmp/split-$r.json" -f pprof -o "$tmp/split-$r.pb.gz"
+done
+"$RUN" -o "$tmp/light4.json" -f json -- "$SPLIT4" 8000 > /dev/null 2>&1
+"$STAT" -i "$tmp/light4.json" -f pprof -o "$tmp/light4.pb.gz"
+
+"$STAT" diff "$tmp/split-a.json" "$tmp/split-b.json" > "$tmp/same" 2>&1
+check "two runs of split: no change beyond the noise" \
+	grep -q '^0 functions changed beyond the noise' "$tmp/same" || diag "$tmp/same"
+check "two runs of split: calls equal (heavy, medium, light 800 each)" \
+	bash -c "[ \$(grep -Ec ' 800 +800 +\+0  (heavy|medium|light)$' '$tmp/same') = 3 ]"
+
+"$STAT" diff "$tmp/split-a.json" "$tmp/light4.json" > "$tmp/chg" 2>&1
+check "light doing 4 units, not 2: light's self share up beyond the noise" \
+	awk '$1 == "*" && $NF == "light" && $4 > $5 && $4 > 0 { f = 1 } END { exit !f }' \
+	"$tmp/chg" || diag "$tmp/chg"
+check "... heavy's down beyond the noise, and calls unchanged" \
+	awk '$1 == "*" && $NF == "heavy" && $4 < -$5 && $(NF - 1) == "+0" { f = 1 }
+	     END { exit !f }' "$tmp/chg"
+check "... light listed first (the largest real change)" \
+	awk '/^[* ] +[0-9]/ { print $NF; exit }' "$tmp/chg" | grep -qx light
+
+"$STAT" diff -f html -o "$tmp/chg.html" "$tmp/split-a.json" "$tmp/light4.json"
+check "HTML: the table marks light as changed, upward" \
+	grep -Eq '<tr data-presence="both"><td>light</td><td>yes</td><td>[0-9.]+</td><td>[0-9.]+</td><td class="up">\+' "$tmp/chg.html"
+check "HTML: both profiles' stacks for the differential flame graph" \
+	bash -c "grep -q '\"kind\":\"diff\"' '$tmp/chg.html' &&
+		 grep -q '\"base\":{\"funcs\":\[' '$tmp/chg.html'"
+
+# --- pprof -diff_base ---------------------------------------------------------
+
+if command -v go > /dev/null 2>&1; then
+	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
+		go tool pprof -sample_index=samples -top \
+		-diff_base "$tmp/split-a.pb.gz" "$tmp/light4.pb.gz" \
+		> "$tmp/pdiff" 2> "$tmp/pdiff.err"
+	check "go tool pprof -diff_base: light's samples grew" \
+		awk '$NF == "light" && $1 > 0 { f = 1 } END { exit !f }' "$tmp/pdiff" ||
+		{ diag "$tmp/pdiff"; diag "$tmp/pdiff.err"; }
+	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
+		go tool pprof -sample_index=samples -top \
+		-diff_base "$tmp/split-a.pb.gz" "$tmp/split-a.pb.gz" \
+		> "$tmp/pself" 2> "$tmp/pself.err"
+	check "go tool pprof -diff_base of a profile against itself: all of it cancels" \
+		bash -c "grep -Eq '^Showing nodes accounting for 0, 0% of [1-9][0-9]* total' '$tmp/pself' &&
+			 ! grep -Eq ' (main|heavy|medium|light)$' '$tmp/pself'" ||
+		{ diag "$tmp/pself"; diag "$tmp/pself.err"; }
+else
+	skip "go tool pprof -diff_base: light's samples grew" "go is not installed"
+	skip "go tool pprof -diff_base against itself" "go is not installed"
+fi
+
+exit $((fails > 0))
