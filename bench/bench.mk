@@ -47,7 +47,9 @@ $(BENCH_BIN)/timeit: bench/timeit.c
 bench-build: userland $(BENCH_BINS) icount
 
 # What `make bench` runs once the packages are there.
+# bench/html.sh first: run.sh's JSON stays the last line.
 bench-run: all bench-build
+	@bench/html.sh
 	@bench/run.sh
 
 HOST_TESTS += $(BUILD)/selftests/host/test_bench_summary

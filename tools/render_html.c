@@ -219,14 +219,42 @@ static void flat_table(const struct analysis *an, FILE *out)
 	fputs("</tbody>\n</table>\n</section>\n", out);
 }
 
+/* A function's entry lists its heaviest edges, the rest summed up. */
+#define HTML_EDGES_MAX	25
+
+static const struct analysis *edge_an;
+static bool edge_callers;
+
+static double edge_time(size_t e)
+{
+	const struct an_edge *x = &edge_an->edges[e];
+
+	return edge_callers ? x->callee_time : x->caller_time;
+}
+
+static int cmp_edges(const void *pa, const void *pb)
+{
+	double a = edge_time(*(const size_t *)pa);
+	double b = edge_time(*(const size_t *)pb);
+
+	return (a < b) - (a > b);
+}
+
 /* One side of a function's entry: its callers or its callees. */
-static void edge_rows(const struct analysis *an, FILE *out, size_t node,
-		      bool callers)
+static int edge_rows(const struct analysis *an, FILE *out, size_t node,
+		     bool callers)
 {
 	const struct an_node *nd = &an->nodes[node];
-	const size_t *edges = callers ? nd->in : nd->out;
 	size_t n = callers ? nd->nin : nd->nout, i;
+	size_t *edges = malloc((n ? n : 1) * sizeof(*edges));
+	double rest = 0;
 
+	if (!edges)
+		return -1;
+	memcpy(edges, callers ? nd->in : nd->out, n * sizeof(*edges));
+	edge_an = an;
+	edge_callers = callers;
+	qsort(edges, n, sizeof(*edges), cmp_edges);
 	fprintf(out, "<table class=\"edges %s\"><thead><tr><th>%s</th>"
 		"<th>share of total %%</th><th>s</th></tr></thead><tbody>\n",
 		callers ? "callers" : "callees",
@@ -234,8 +262,12 @@ static void edge_rows(const struct analysis *an, FILE *out, size_t node,
 	for (i = 0; i < n; i++) {
 		const struct an_edge *e = &an->edges[edges[i]];
 		size_t other = callers ? e->caller : e->callee;
-		double t = callers ? e->callee_time : e->caller_time;
+		double t = edge_time(edges[i]);
 
+		if (i >= HTML_EDGES_MAX) {
+			rest += t;
+			continue;
+		}
 		fputs("<tr><td>", out);
 		if (other == NODE_ROOT) {
 			html_text(out, an_name(an, other));
@@ -248,12 +280,19 @@ static void edge_rows(const struct analysis *an, FILE *out, size_t node,
 			html_share_pct(t, (double)nd->total),
 			an_seconds(an, t));
 	}
+	if (n > HTML_EDGES_MAX)
+		fprintf(out, "<tr class=\"more\"><td>%zu more (-f callgraph "
+			"lists all)</td><td>%.2f</td><td>%.3f</td></tr>\n",
+			n - HTML_EDGES_MAX, html_share_pct(rest, (double)nd->total),
+			an_seconds(an, rest));
 	if (!n)
 		fprintf(out, "<tr><td colspan=\"3\">(none sampled)</td></tr>\n");
 	fputs("</tbody></table>\n", out);
+	free(edges);
+	return 0;
 }
 
-static void call_graph(const struct analysis *an, FILE *out)
+static int call_graph(const struct analysis *an, FILE *out)
 {
 	double n = (double)an->samples;
 	size_t i;
@@ -281,11 +320,13 @@ static void call_graph(const struct analysis *an, FILE *out)
 			html_share_pct((double)nd->self, n),
 			an_seconds(an, (double)nd->self), nd->f->calls,
 			nd->recursive ? ", recursive" : "", x);
-		edge_rows(an, out, x, true);
-		edge_rows(an, out, x, false);
+		if (edge_rows(an, out, x, true) ||
+		    edge_rows(an, out, x, false))
+			return -1;
 		fputs("</div>\n", out);
 	}
 	fputs("</section>\n", out);
+	return 0;
 }
 
 static void threads_table(const struct analysis *an, FILE *out)
@@ -361,7 +402,8 @@ int render_html(const struct analysis *an, const struct render_opts *o,
 	      "</section>\n", out);
 	flat_table(an, out);
 	threads_table(an, out);
-	call_graph(an, out);
+	if (call_graph(an, out))
+		return -1;
 	html_data_begin(out, "meter-data");
 	fprintf(out, "{\"kind\":\"profile\",\"period_ns\":%" PRIu64
 		",\"samples\":%" PRIu64 ",\"wall\":%s,", p->period_ns,

@@ -263,7 +263,8 @@ def run_checks(a):
         view = b.js('''(() => { const f = document.querySelector('.fn:target');
           if (!f) return null;
           const rows = t => Array.from(f.querySelectorAll('table.' + t +
-            ' tbody tr')).filter(r => r.cells.length === 3).map(r =>
+            ' tbody tr')).filter(r => r.cells.length === 3 &&
+            !r.classList.contains('more')).map(r =>
             [r.cells[0].textContent, +r.cells[1].textContent]);
           return {name: f.querySelector('h3').textContent,
                   callers: rows('callers'), callees: rows('callees')}; })()''')

@@ -357,4 +357,5 @@
 	});
 	select();
 	document.body.dataset.ready = '1';
+	document.body.dataset.readyMs = performance.now().toFixed(0);
 })();
