@@ -3,7 +3,8 @@
 #
 # -f html: the page's own HTML (self-contained, tables readable without
 # scripts, names escaped) on the fixtures; then a real run of the example
-# split and its diff against the changed build, driven in headless chromium
+# Appel's program (forking) and split's diff against the changed build,
+# driven in headless chromium
 # with the network off (selftests/host/html_check.py: sorting, the function
 # view, flame graph and icicle box by box, search, zoom, focus, the diff
 # report, no console error).  Screenshots land in build/check/.
@@ -63,8 +64,11 @@ check "meter-run -f html: a real run of split, heavy medium light in the table" 
 		 done"
 "$RUN" -f json -o "$tmp/split.json" -- "$ROOT/build/examples/split" 4000 > /dev/null 2>&1
 "$RUN" -f json -o "$tmp/light4.json" -- "$ROOT/build/selftests/split_light4" 4000 > /dev/null 2>&1
+# Appel's program and its forked child, merged: is_prime has two callers
+# (f and g) under two roots' worth of stacks
+"$RUN" --follow-fork -f json -o "$tmp/appel.json" -- "$ROOT/build/selftests/tools_appel" 1500 fork > /dev/null 2>&1
 # the profile as taken, so that the browser's figures match the file's
-"$STAT" -i "$tmp/split.json" --no-correction -f html -o "$tmp/report.html"
+"$STAT" -i "$tmp/appel.json" --no-correction -f html -o "$tmp/report.html"
 "$STAT" diff -f html -o "$tmp/diff.html" "$tmp/split.json" "$tmp/light4.json"
 check "meter-stat -i FILE -f html and diff -f html write their pages" \
 	test -s "$tmp/report.html" -a -s "$tmp/diff.html"
@@ -80,7 +84,7 @@ if ! command -v chromium > /dev/null 2>&1 || ! command -v python3 > /dev/null 2>
 	exit 1
 fi
 python3 "$ROOT/selftests/host/html_check.py" --first $((n + 1)) \
-	--profile "$tmp/split.json" --report "$tmp/report.html" \
+	--profile "$tmp/appel.json" --report "$tmp/report.html" \
 	--diff "$tmp/diff.html" --shots "$SHOTS"
 rc=$?
 exit $((fails > 0 || rc != 0))
