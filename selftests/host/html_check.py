@@ -369,6 +369,27 @@ def run_checks(a):
         probs = b.problems()
         tap.check('no console error, no exception, no request off the file',
                   not probs, '\n'.join(probs))
+        # scripts off: the tables are there, and the links still navigate
+        b.call('Emulation.setScriptExecutionDisabled', value=True)
+        b.call('Page.navigate', url='file://' + os.path.abspath(a.report))
+        time.sleep(1)
+        rows = b.js('''document.querySelectorAll('#flat-table tbody tr')
+                       .length''')
+        flame = b.js('''document.querySelectorAll('div.flame .fr').length''')
+        tap.check('scripts off: the flat table is there (%d rows), no flame '
+                  'graph drawn' % rows, rows == sum(
+                      1 for f in p['functions'] if f['self_samples'] or
+                      f['total_samples'] or f['calls']) and flame == 0,
+                  (rows, flame))
+        b.call('Page.navigate', url='file://' + os.path.abspath(a.report) +
+               '#' + b.js('''document.querySelector('#flat-table tbody tr a')
+                             .getAttribute('href').slice(1)'''))
+        time.sleep(1)
+        target = b.js('''(() => { const f = document.querySelector(
+            '.fn:target'); return f && f.querySelector('h3').textContent;
+            })()''')
+        tap.check('scripts off: a link goes to the function\'s entry (%s)'
+                  % target, target == hottest, target)
     finally:
         b.close()
     return tap.failed
