@@ -493,6 +493,51 @@ const char *an_name(const struct analysis *an, size_t node)
 	       an->nodes[node].f->name : "???";
 }
 
+static int cmp_lines(const void *pa, const void *pb)
+{
+	const struct an_line *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time > b->time ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+int an_node_lines(const struct analysis *an, size_t node, bool callers,
+		  struct an_line **lines, size_t *n)
+{
+	const struct an_node *nd = &an->nodes[node];
+	const size_t *edges = callers ? nd->in : nd->out;
+	size_t i;
+
+	*n = callers ? nd->nin : nd->nout;
+	*lines = calloc(*n ? *n : 1, sizeof(**lines));
+	if (!*lines)
+		return -1;
+	for (i = 0; i < *n; i++) {
+		const struct an_edge *e = &an->edges[edges[i]];
+
+		(*lines)[i].node = callers ? e->caller : e->callee;
+		(*lines)[i].time = callers ? e->callee_time : e->caller_time;
+		(*lines)[i].off = callers ? e->callee_off : e->caller_off;
+	}
+	qsort(*lines, *n, sizeof(**lines), cmp_lines);
+	return 0;
+}
+
+double an_share_se(double s, double n)
+{
+	double p;
+
+	if (n <= 0)
+		return 0.0;
+	p = s / n;
+	if (p < 0)
+		p = 0;
+	if (p > 1)
+		p = 1;
+	return sqrt(p * (1.0 - p) / n);
+}
+
 /* --- dispatch --- */
 
 struct meter_profile *profile_corrected_copy(const struct meter_profile *p,

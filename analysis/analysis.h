@@ -109,6 +109,26 @@ double an_percent(const struct analysis *an, double samples);
 /* A node's name, "???" when empty. */
 const char *an_name(const struct analysis *an, size_t node);
 
+/* One line of a node's entry: a caller or a callee and the edge's time. */
+struct an_line {
+	size_t node;	/* the other end, or NODE_ROOT */
+	double time;	/* samples, from the entry's node's side (1/k) */
+	double off;	/* of time, off the CPU (wall clock) */
+};
+/*
+ * The node's callers (or callees), heaviest first, ties by node index:
+ * *lines is malloc'ed (free it), *n set.  0, or -1 on ENOMEM.
+ */
+int an_node_lines(const struct analysis *an, size_t node, bool callers,
+		  struct an_line **lines, size_t *n);
+
+/*
+ * The binomial standard error of the share s/n, as a fraction: how far a
+ * share measured from n samples moves by chance.  The reports' +- and
+ * meter-stat diff's noise band are multiples of it.
+ */
+double an_share_se(double s, double n);
+
 /* The renderers (render_*.c).  Return 0 or -1 with errno set. */
 struct interval;
 /* max_rows: 0 for every row. */

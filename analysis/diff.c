@@ -15,13 +15,9 @@ static double share(double s, double n)
 
 double diff_band(double a, double na, double b, double nb)
 {
-	double pa = share(a, na), pb = share(b, nb), v = 0;
+	double sa = an_share_se(a, na), sb = an_share_se(b, nb);
 
-	if (na > 0)
-		v += pa * (1 - pa) / na;
-	if (nb > 0)
-		v += pb * (1 - pb) / nb;
-	return DIFF_BAND_SIGMAS * sqrt(v);
+	return DIFF_BAND_SIGMAS * sqrt(sa * sa + sb * sb);
 }
 
 static void fill_share(struct diff_share *sh, const struct diff *d,

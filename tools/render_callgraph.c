@@ -13,25 +13,8 @@
 #include "analysis.h"
 #include "render_common.h"
 
-struct line {
-	size_t node;
-	double time;	/* samples */
-	double off;	/* of time, off the CPU (wall clock) */
-};
-
-static const struct analysis *cmp_an;
-
-static int cmp_lines(const void *pa, const void *pb)
-{
-	const struct line *a = pa, *b = pb;
-
-	if (a->time != b->time)
-		return a->time > b->time ? -1 : 1;
-	return (a->node > b->node) - (a->node < b->node);
-}
-
 static void print_ref(const struct analysis *an, FILE *out,
-		      const struct line *l, double of_total)
+		      const struct an_line *l, double of_total)
 {
 	size_t node = l->node;
 	double time = l->time;
@@ -52,30 +35,17 @@ static void print_ref(const struct analysis *an, FILE *out,
 	fputc('\n', out);
 }
 
-static int print_lines(const struct analysis *an, FILE *out,
-		       const size_t *edges, size_t n, bool callers,
-		       double of_total)
+static int print_lines(const struct analysis *an, FILE *out, size_t node,
+		       bool callers, double of_total)
 {
-	struct line *l = calloc(n ? n : 1, sizeof(*l));
-	size_t i, m = 0;
+	struct an_line *l;
+	size_t i, n;
 
-	if (!l)
+	if (an_node_lines(an, node, callers, &l, &n))
 		return -1;
-	for (i = 0; i < n; i++) {
-		const struct an_edge *e = &an->edges[edges[i]];
-		size_t other = callers ? e->caller : e->callee;
-
-		if (other != NODE_ROOT && an->nodes[other].hidden)
-			continue;
-		l[m].node = other;
-		l[m].time = callers ? e->callee_time : e->caller_time;
-		l[m].off = callers ? e->callee_off : e->caller_off;
-		m++;
-	}
-	cmp_an = an;
-	qsort(l, m, sizeof(*l), cmp_lines);
-	for (i = 0; i < m; i++)
-		print_ref(an, out, &l[i], of_total);
+	for (i = 0; i < n; i++)
+		if (l[i].node == NODE_ROOT || !an->nodes[l[i].node].hidden)
+			print_ref(an, out, &l[i], of_total);
 	free(l);
 	return 0;
 }
@@ -120,8 +90,7 @@ int render_callgraph(const struct analysis *an, const struct render_opts *o,
 		if (!nd->total && !nd->nin && !nd->f->calls)
 			continue;
 		shown++;
-		if (print_lines(an, out, nd->in, nd->nin, true,
-				(double)nd->total))
+		if (print_lines(an, out, x, true, (double)nd->total))
 			return -1;
 		snprintf(label, sizeof(label), "[%u]", nd->label);
 		snprintf(total, sizeof(total), "%7.3f %5.1f%%",
@@ -139,8 +108,7 @@ int render_callgraph(const struct analysis *an, const struct render_opts *o,
 		fprintf(out, " %-7s %-15s %-15s %9s  %s%s%s\n", label, total,
 			self, calls, off, an_name(an, x),
 			nd->recursive ? " <recursive>" : "");
-		if (print_lines(an, out, nd->out, nd->nout, false,
-				(double)nd->total))
+		if (print_lines(an, out, x, false, (double)nd->total))
 			return -1;
 		fputs(rule, out);
 	}

@@ -8,7 +8,6 @@
  * the icicle from the stacks the page carries as JSON.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,16 +100,7 @@ double html_share_pct(double s, double n)
 
 double html_share_err_pct(double s, double n)
 {
-	double p;
-
-	if (n <= 0)
-		return 0.0;
-	p = s / n;
-	if (p < 0)
-		p = 0;
-	if (p > 1)
-		p = 1;
-	return 100.0 * 1.96 * sqrt(p * (1.0 - p) / n);
+	return 100.0 * 1.96 * an_share_se(s, n);
 }
 
 static void fact(FILE *out, const char *key, const char *fmt, ...)
@@ -222,73 +212,46 @@ static void flat_table(const struct analysis *an, FILE *out)
 /* A function's entry lists its heaviest edges, the rest summed up. */
 #define HTML_EDGES_MAX	25
 
-static const struct analysis *edge_an;
-static bool edge_callers;
-
-static double edge_time(size_t e)
-{
-	const struct an_edge *x = &edge_an->edges[e];
-
-	return edge_callers ? x->callee_time : x->caller_time;
-}
-
-static int cmp_edges(const void *pa, const void *pb)
-{
-	double a = edge_time(*(const size_t *)pa);
-	double b = edge_time(*(const size_t *)pb);
-
-	return (a < b) - (a > b);
-}
-
 /* One side of a function's entry: its callers or its callees. */
 static int edge_rows(const struct analysis *an, FILE *out, size_t node,
 		     bool callers)
 {
-	const struct an_node *nd = &an->nodes[node];
-	size_t n = callers ? nd->nin : nd->nout, i;
-	size_t *edges = malloc((n ? n : 1) * sizeof(*edges));
-	double rest = 0;
+	double total = (double)an->nodes[node].total, rest = 0;
+	struct an_line *l;
+	size_t i, n;
 
-	if (!edges)
+	if (an_node_lines(an, node, callers, &l, &n))
 		return -1;
-	memcpy(edges, callers ? nd->in : nd->out, n * sizeof(*edges));
-	edge_an = an;
-	edge_callers = callers;
-	qsort(edges, n, sizeof(*edges), cmp_edges);
 	fprintf(out, "<table class=\"edges %s\"><thead><tr><th>%s</th>"
 		"<th>share of total %%</th><th>s</th></tr></thead><tbody>\n",
 		callers ? "callers" : "callees",
 		callers ? "caller" : "callee");
 	for (i = 0; i < n; i++) {
-		const struct an_edge *e = &an->edges[edges[i]];
-		size_t other = callers ? e->caller : e->callee;
-		double t = edge_time(edges[i]);
-
 		if (i >= HTML_EDGES_MAX) {
-			rest += t;
+			rest += l[i].time;
 			continue;
 		}
 		fputs("<tr><td>", out);
-		if (other == NODE_ROOT) {
-			html_text(out, an_name(an, other));
+		if (l[i].node == NODE_ROOT) {
+			html_text(out, an_name(an, l[i].node));
 		} else {
-			fprintf(out, "<a href=\"#f%zu\">", other);
-			html_text(out, an_name(an, other));
+			fprintf(out, "<a href=\"#f%zu\">", l[i].node);
+			html_text(out, an_name(an, l[i].node));
 			fputs("</a>", out);
 		}
 		fprintf(out, "</td><td>%.2f</td><td>%.3f</td></tr>\n",
-			html_share_pct(t, (double)nd->total),
-			an_seconds(an, t));
+			html_share_pct(l[i].time, total),
+			an_seconds(an, l[i].time));
 	}
 	if (n > HTML_EDGES_MAX)
 		fprintf(out, "<tr class=\"more\"><td>%zu more (-f callgraph "
 			"lists all)</td><td>%.2f</td><td>%.3f</td></tr>\n",
-			n - HTML_EDGES_MAX, html_share_pct(rest, (double)nd->total),
+			n - HTML_EDGES_MAX, html_share_pct(rest, total),
 			an_seconds(an, rest));
 	if (!n)
 		fprintf(out, "<tr><td colspan=\"3\">(none sampled)</td></tr>\n");
 	fputs("</tbody></table>\n", out);
-	free(edges);
+	free(l);
 	return 0;
 }
 
