@@ -407,6 +407,16 @@ static void apply_hiding(struct analysis *an, double hide_self,
 	}
 }
 
+/* Periods per tick as the profile was taken (before any correction). */
+static double sample_weight(const struct meter_profile *p)
+{
+	double taken = (double)p->samples +
+		       (p->corrected ? p->corrected_samples : 0.0);
+
+	return p->ticks && (double)p->ticks < taken ?
+	       taken / (double)p->ticks : 1.0;
+}
+
 struct analysis *analysis_new(const struct meter_profile *p,
 			      const struct render_opts *o,
 			      enum render_order default_order)
@@ -438,6 +448,7 @@ struct analysis *analysis_new(const struct meter_profile *p,
 			an->has_alloc = true;
 	}
 	an->samples = p->samples;
+	an->weight = sample_weight(p);
 	if (self_sum + p->no_current + p->invalid > an->samples)
 		an->samples = self_sum + p->no_current + p->invalid;
 	if (build_edges(an) || link_edges(an))
@@ -524,9 +535,9 @@ int an_node_lines(const struct analysis *an, size_t node, bool callers,
 	return 0;
 }
 
-double an_share_se(double s, double n)
+double an_share_se(const struct analysis *an, double s)
 {
-	double p;
+	double n = (double)an->samples, p;
 
 	if (n <= 0)
 		return 0.0;
@@ -535,8 +546,9 @@ double an_share_se(double s, double n)
 		p = 0;
 	if (p > 1)
 		p = 1;
-	return sqrt(p * (1.0 - p) / n);
+	return sqrt(p * (1.0 - p) * an->weight / n);
 }
+
 
 /* --- dispatch --- */
 

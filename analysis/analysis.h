@@ -91,6 +91,7 @@ struct analysis {
 	uint64_t samples;	/* the denominator of every percentage */
 	uint64_t stack_samples;	/* samples in p->stacks */
 	uint64_t calls;		/* sum of calls */
+	double weight;		/* periods per tick taken, >= 1 (an_share_se) */
 	bool has_alloc;
 };
 
@@ -123,11 +124,15 @@ int an_node_lines(const struct analysis *an, size_t node, bool callers,
 		  struct an_line **lines, size_t *n);
 
 /*
- * The binomial standard error of the share s/n, as a fraction: how far a
- * share measured from n samples moves by chance.  The reports' +- and
- * meter-stat diff's noise band are multiples of it.
+ * The standard error of the share s / an->samples, as a fraction: how far
+ * a share measured from that many samples moves by chance.  The chance is
+ * in the ticks, not the periods: a tick that came late weighs every
+ * period it missed (the signal backend at a 250 Hz scheduler tick asked
+ * for 1 kHz: four), so the binomial error is that of samples / weight
+ * draws.  The reports' +- and meter-stat diff's noise band are multiples
+ * of it.
  */
-double an_share_se(double s, double n);
+double an_share_se(const struct analysis *an, double s);
 
 /* The renderers (render_*.c).  Return 0 or -1 with errno set. */
 struct interval;

@@ -13,9 +13,10 @@ static double share(double s, double n)
 	return n > 0 ? s / n : 0.0;
 }
 
-double diff_band(double a, double na, double b, double nb)
+double diff_band(const struct analysis *base, double a,
+		 const struct analysis *new, double b)
 {
-	double sa = an_share_se(a, na), sb = an_share_se(b, nb);
+	double sa = an_share_se(base, a), sb = an_share_se(new, b);
 
 	return DIFF_BAND_SIGMAS * sqrt(sa * sa + sb * sb);
 }
@@ -28,7 +29,7 @@ static void fill_share(struct diff_share *sh, const struct diff *d,
 	sh->base = share(base, nb);
 	sh->new = share(new, nn);
 	sh->change = sh->new - sh->base;
-	sh->band = diff_band(base, nb, new, nn);
+	sh->band = diff_band(d->base, base, d->new, new);
 	sh->seconds = an_seconds(d->new, new) - an_seconds(d->base, base);
 }
 

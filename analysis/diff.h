@@ -54,8 +54,12 @@ int diff_build(struct diff *d, const struct meter_profile *base,
 	       const struct meter_profile *new, const struct render_opts *o);
 void diff_free(struct diff *d);
 
-/* The noise band (3 sigma) of the difference of shares a/na and b/nb. */
+/*
+ * The noise band (3 sigma) of the difference of the shares of a samples in
+ * base and b in new (an_share_se).
+ */
 #define DIFF_BAND_SIGMAS	3.0
-double diff_band(double a, double na, double b, double nb);
+double diff_band(const struct analysis *base, double a,
+		 const struct analysis *new, double b);
 
 #endif

@@ -182,6 +182,7 @@ static int meter_nl_parse_stack(struct meter_profile *p, struct nlattr *nest)
 	if (state >= __METER_SAMPLE_STATE_MAX)
 		return -EPROTO;
 	s->state = (uint8_t)state;
+	s->tid = meter_nl_get_u32(tb[METER_A_STACK_TID]);
 	return 0;
 }
 

@@ -209,15 +209,17 @@ static uint64_t hash_str(const char *s)
 }
 
 /* What besides its frames tells two stacks apart. */
-static unsigned stack_tag(const struct meter_stack *s)
+/* What besides the frames keeps two stacks apart: thread, state, cut. */
+static uint64_t stack_tag(const struct meter_stack *s)
 {
-	return (unsigned)s->truncated | (unsigned)s->state << 1;
+	return (uint64_t)s->tid << 32 | (unsigned)s->truncated |
+	       (unsigned)s->state << 1;
 }
 
 static uint64_t hash_stack(const uint32_t *frames, uint32_t depth,
-			   unsigned tag)
+			   uint64_t tag)
 {
-	uint64_t h = 1469598103934665603ULL ^ (tag * 0x9e37ULL);
+	uint64_t h = 1469598103934665603ULL ^ (tag * 0x9e3779b97f4a7c15ULL);
 	uint32_t i;
 
 	for (i = 0; i < depth; i++) {
@@ -252,7 +254,7 @@ static int table_init(struct index_table *t, size_t expect)
 }
 
 static bool stack_equal(const struct meter_stack *s, const uint32_t *frames,
-			uint32_t depth, unsigned tag)
+			uint32_t depth, uint64_t tag)
 {
 	return s->depth == depth && stack_tag(s) == tag &&
 	       (!depth || !memcmp(s->frames, frames, depth * sizeof(*frames)));
@@ -286,7 +288,7 @@ static void func_insert(struct index_table *t,
 static size_t stack_lookup(const struct index_table *t,
 			   const struct meter_profile *dst,
 			   const uint32_t *frames, uint32_t depth,
-			   unsigned tag)
+			   uint64_t tag)
 {
 	size_t h = (size_t)hash_stack(frames, depth, tag) & t->mask;
 
@@ -517,6 +519,7 @@ int meter_profile_merge(struct meter_profile *dst,
 			goto out;
 		ds->truncated = ss->truncated;
 		ds->state = ss->state;
+		ds->tid = ss->tid;
 		stack_insert(&stacks, dst, dst->nstacks - 1);
 	}
 

@@ -924,6 +924,8 @@ static int read_stacks(struct schema *sc, const struct jval *root,
 		}
 		s->truncated = get_bool(sc, o, ctx, "truncated");
 		s->state = read_state(sc, o, ctx, p);
+		s->tid = (uint32_t)get_uint(sc, o, ctx, "tid", UINT32_MAX,
+					    false);
 		if (sc->failed)
 			goto fail;
 	}

@@ -3,12 +3,14 @@
 #
 # bench/html.sh: how fast meter's HTML report opens on a large profile.
 # Makes a profile of 50,000 distinct stacks (1,000 functions each calling
-# 6 others, walks of depth 4 to 24 from main, drawn from a fixed seed, so every run has the same profile), renders
+# 6 others, walks of depth 4 to 24 from main, each stack in one of 4
+# threads, drawn from fixed seeds, so every run has the same profile), renders
 # it with `meter-stat -f html`, and loads it in headless chromium
 # (selftests/host/html_check.py --bench): seconds from navigation until the
 # page's script has drawn the flame graph and answers, then one search over
-# every box.  Repeated 3 times; a figure, not a test.  Needs chromium and
-# python3 (scripts/install-deps).  Prints a table and, last, one JSON line.
+# every box and one thread selected.  Repeated 3 times; a figure, not a
+# test.  Needs chromium and python3 (scripts/install-deps).  Prints a table
+# and, last, one JSON line.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 STAT=$ROOT/build/tools/meter-stat
@@ -37,6 +39,10 @@ while len(stacks) < nstacks:
     seen.add(frames)
     stacks.append({'frames': list(frames), 'samples': rng.randint(1, 50),
                    'truncated': False})
+# four threads, from their own seed so that the stacks stay those above
+trng = random.Random(2)
+for s in stacks:
+    s['tid'] = 100 + trng.randint(0, 3)
 total = sum(s['samples'] for s in stacks)
 selfs = {}
 for s in stacks:
@@ -50,19 +56,24 @@ json.dump({'format': 'meter-profile', 'version': 1, 'command': 'big',
            'period_ns': 1000000, 'start_ns': 0, 'end_ns': total * 1000000,
            'samples': total, 'no_current': 0, 'invalid': 0, 'lost': 0,
            'truncated': 0, 'call_cost_ps': 0, 'functions': funcs,
-           'stacks': stacks, 'threads': []}, open(path, 'w'))
+           'stacks': stacks,
+           'threads': [{'tid': t, 'samples': sum(s['samples'] for s in stacks
+                                                 if s['tid'] == t),
+                        'exited': True} for t in range(100, 104)]},
+          open(path, 'w'))
 PY
 "$STAT" -i "$OUT/big.json" -f html -o "$OUT/big.html"
 size=$(stat -c %s "$OUT/big.html")
-loads=() searches=()
+loads=() searches=() threads=()
 for rep in 1 2 3; do
 	line=$(python3 "$ROOT/selftests/host/html_check.py" --bench "$OUT/big.html")
 	set -- $line
-	loads+=("$2") searches+=("$4") boxes=$6
+	loads+=("$2") searches+=("$4") boxes=$6 threads+=("$8")
 done
 median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 printf '%-44s %s\n' "HTML report, $STACKS distinct stacks" "$size bytes, $boxes boxes drawn"
 printf '%-44s %s s (runs: %s)\n' "  open until interactive, median of 3" "$(median "${loads[@]}")" "${loads[*]}"
 printf '%-44s %s s (runs: %s)\n' "  one search over every box, median of 3" "$(median "${searches[@]}")" "${searches[*]}"
-printf '{"html_report": {"stacks": %d, "bytes": %d, "boxes": %d, "open_s": %s, "search_s": %s}}\n' \
-	"$STACKS" "$size" "$boxes" "$(median "${loads[@]}")" "$(median "${searches[@]}")"
+printf '%-44s %s s (runs: %s)\n' "  one thread selected, median of 3" "$(median "${threads[@]}")" "${threads[*]}"
+printf '{"html_report": {"stacks": %d, "bytes": %d, "boxes": %d, "open_s": %s, "search_s": %s, "thread_s": %s}}\n' \
+	"$STACKS" "$size" "$boxes" "$(median "${loads[@]}")" "$(median "${searches[@]}")" "$(median "${threads[@]}")"

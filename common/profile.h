@@ -50,6 +50,7 @@ struct meter_stack {
 	uint64_t samples;
 	bool truncated;
 	uint8_t state;		/* METER_STATE_ONCPU or 1 + meter_off_kind */
+	uint32_t tid;		/* the thread sampled; 0: not known */
 };
 
 struct meter_thread_row {

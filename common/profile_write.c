@@ -127,6 +127,8 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 			fprintf(out, ", \"state\": \"%s\"",
 				s->state == 1 + METER_OFF_RUNQ ? "runq" :
 				"blocked");
+		if (s->tid)
+			fprintf(out, ", \"tid\": %" PRIu32, s->tid);
 		fputc('}', out);
 	}
 	fputs(p->nstacks ? "\n  ],\n" : "],\n", out);

@@ -67,6 +67,7 @@ struct meter_stack_entry {
 	u16 depth;		/* 0: slot empty */
 	u8 truncated;
 	u8 state;		/* enum meter_sample_state, part of the key */
+	u32 tid;		/* the sampled thread, part of the key */
 };
 
 struct meter_stacks {
@@ -81,8 +82,8 @@ struct meter_stacks {
 int meter_stacks_init(struct meter_stacks *st, u32 entries, u32 frames);
 void meter_stacks_free(struct meter_stacks *st);
 /* Caller holds the session lock.  false: table full (lost). */
-bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
-		      bool truncated, u8 state, u64 weight);
+bool meter_stacks_add(struct meter_stacks *st, u32 tid, const u32 *frames,
+		      u32 n, bool truncated, u8 state, u64 weight);
 void meter_stacks_reset(struct meter_stacks *st);
 size_t meter_stacks_bytes(const struct meter_stacks *st);
 

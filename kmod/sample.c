@@ -141,7 +141,8 @@ static void meter_sample_charge(struct meter_thread *t, u64 w, u8 state)
 	if (truncated)
 		atomic64_add(w, &s->truncated);
 	raw_spin_lock_irqsave(&s->lock, flags);
-	kept = meter_stacks_add(&s->stacks, frames, n, truncated, state, w);
+	kept = meter_stacks_add(&s->stacks, t->tid, frames, n, truncated,
+				state, w);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	if (!kept)
 		atomic64_add(w, &s->lost);

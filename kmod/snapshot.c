@@ -307,7 +307,8 @@ int meter_put_stack(struct sk_buff *skb, const struct meter_snap *sn,
 	    nla_put(skb, METER_A_STACK_FRAMES, e->depth * sizeof(u32),
 		    &sn->pool[e->off]) ||
 	    (e->truncated && nla_put_flag(skb, METER_A_STACK_TRUNCATED)) ||
-	    (e->state && nla_put_u32(skb, METER_A_STACK_STATE, e->state))) {
+	    (e->state && nla_put_u32(skb, METER_A_STACK_STATE, e->state)) ||
+	    nla_put_u32(skb, METER_A_STACK_TID, e->tid)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

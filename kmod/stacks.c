@@ -59,15 +59,17 @@ void meter_stacks_reset(struct meter_stacks *st)
 	st->pool_used = 0;
 }
 
-bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
-		      bool truncated, u8 state, u64 weight)
+bool meter_stacks_add(struct meter_stacks *st, u32 tid, const u32 *frames,
+		      u32 n, bool truncated, u8 state, u64 weight)
 {
-	u32 hash, mask = st->nslots - 1, i, probes;
+	u32 hash, key, mask = st->nslots - 1, i, probes;
 	struct meter_stack_entry *e;
 
 	if (!n || n > METER_SAMPLE_DEPTH_MAX)
 		return false;
-	hash = jhash2(frames, n, truncated | (u32)state << 1);
+	/* the same frames in another thread or state are another entry */
+	key = jhash_2words(tid, truncated | (u32)state << 1, 0);
+	hash = jhash2(frames, n, key);
 	for (i = hash & mask, probes = 0; probes < st->nslots;
 	     i = (i + 1) & mask, probes++) {
 		e = &st->slots[i];
@@ -75,6 +77,7 @@ bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
 			break;
 		if (e->hash == hash && e->depth == n &&
 		    e->truncated == truncated && e->state == state &&
+		    e->tid == tid &&
 		    !memcmp(&st->pool[e->off], frames, n * sizeof(u32))) {
 			e->samples += weight;
 			return true;
@@ -90,6 +93,7 @@ bool meter_stacks_add(struct meter_stacks *st, const u32 *frames, u32 n,
 	e->depth = n;
 	e->truncated = truncated;
 	e->state = state;
+	e->tid = tid;
 	e->samples = weight;
 	st->pool_used += n;
 	st->nused++;

@@ -32,15 +32,17 @@ struct stack_slot {
 	uint32_t depth;
 	uint32_t hash;
 	uint32_t truncated;
+	uint32_t tid;		/* the thread sampled, part of the key */
 	_Atomic uint64_t samples;
 	uint32_t frames[METER_SAMPLE_DEPTH_MAX];
 };
 
 static struct stack_slot *stacks;
 
-static uint32_t hash_frames(const uint32_t *f, uint32_t n, uint32_t trunc)
+static uint32_t hash_frames(const uint32_t *f, uint32_t n, uint32_t trunc,
+			    uint32_t tid)
 {
-	uint32_t h = 2166136261U ^ trunc;
+	uint32_t h = (2166136261U ^ trunc ^ tid * 2654435761U) * 16777619U;
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
@@ -48,10 +50,10 @@ static uint32_t hash_frames(const uint32_t *f, uint32_t n, uint32_t trunc)
 	return h ^ n;
 }
 
-static void add_stack(const uint32_t *frames, uint32_t n, uint32_t trunc,
-		      uint64_t w)
+static void add_stack(uint32_t tid, const uint32_t *frames, uint32_t n,
+		      uint32_t trunc, uint64_t w)
 {
-	uint32_t h = hash_frames(frames, n, trunc);
+	uint32_t h = hash_frames(frames, n, trunc, tid);
 	uint32_t i = h & (STACK_SLOTS - 1), probe;
 
 	for (probe = 0; probe < STACK_PROBES; probe++) {
@@ -68,6 +70,7 @@ static void add_stack(const uint32_t *frames, uint32_t n, uint32_t trunc,
 				s->depth = n;
 				s->hash = h;
 				s->truncated = trunc;
+				s->tid = tid;
 				memcpy(s->frames, frames, n * sizeof(*frames));
 				atomic_store_explicit(&s->state, SLOT_READY,
 						      memory_order_release);
@@ -82,7 +85,7 @@ static void add_stack(const uint32_t *frames, uint32_t n, uint32_t trunc,
 			st = atomic_load_explicit(&s->state,
 						  memory_order_acquire);
 		if (st == SLOT_READY && s->hash == h && s->depth == n &&
-		    s->truncated == trunc &&
+		    s->truncated == trunc && s->tid == tid &&
 		    !memcmp(s->frames, frames, n * sizeof(*frames))) {
 			atomic_fetch_add_explicit(&s->samples, w,
 						  memory_order_relaxed);
@@ -159,7 +162,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	if (trunc)
 		atomic_fetch_add_explicit(&meter_g.truncated, w,
 					  memory_order_relaxed);
-	add_stack(frames, n, trunc, w);
+	add_stack((uint32_t)th->tid, frames, n, trunc, w);
 out:
 	errno = saved;
 }
@@ -256,6 +259,7 @@ size_t meter_signal_stacks(struct meter_stack *out, size_t cap)
 			out[n] = (struct meter_stack){
 				.depth = s->depth, .frames = s->frames,
 				.samples = samples, .truncated = s->truncated,
+				.tid = s->tid,
 			};
 		n++;
 	}

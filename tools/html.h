@@ -34,20 +34,26 @@ void html_data_end(FILE *out);
 void html_end(FILE *out);
 
 /*
- * The share s/n as a percentage and its 95 % statistical uncertainty
- * (the binomial standard error of the sample count, times 1.96), in
- * percentage points.
+ * The share s/n as a percentage, and the 95 % statistical uncertainty of
+ * the share s of an's samples (an_share_se times 1.96), in percentage
+ * points.
  */
 double html_share_pct(double s, double n);
-double html_share_err_pct(double s, double n);
+double html_share_err_pct(const struct analysis *an, double s);
 
 /* The profile's facts, its flat table and call graph as HTML. */
 void html_profile_facts(const struct analysis *an, FILE *out);
 /*
  * The sampled stacks as the script reads them: "funcs" (names, by index)
- * and "stacks" ([samples, state, index...], root first).  The indices are
- * the analysis' node indices.
+ * and "stacks" ([samples, state, tid, index...], root first).  The
+ * indices are the analysis' node indices.
  */
 void html_stacks_json(const struct analysis *an, FILE *out);
+/*
+ * One stack as the script reads it: [samples, state, tid, node...]; map
+ * renumbers p's function indices (NULL: as they are).
+ */
+void html_stack_row(FILE *out, const struct meter_profile *p,
+		    const struct meter_stack *s, const size_t *map, bool first);
 
 #endif

@@ -35,6 +35,9 @@ static void describe(FILE *out, const char *what, const struct analysis *an)
 		an_seconds(an, (double)an->samples), an->calls);
 	if (p->runs > 1)
 		fprintf(out, ", %" PRIu32 " runs", p->runs);
+	/* late ticks: fewer draws than samples, a wider band */
+	if (an->weight > 1.0)
+		fprintf(out, ", %.2f samples a tick", an->weight);
 	fputs(")\n", out);
 }
 
@@ -56,7 +59,7 @@ static int diff_text(const struct diff *d, const struct render_opts *o,
 	profile_correction_line(d->new->p, out, "new:  ");
 	fprintf(out, "%zu function%s changed beyond the noise, %zu within it."
 		"  Shares are of each\nprofile's own samples; band is the noise of the change (3 "
-		"sigma of the sample\ncounts); * marks a change "
+		"sigma of the ticks\ntaken); * marks a change "
 		"beyond it.  Calls are exact.\n\n", d->real,
 		d->real == 1 ? "" : "s", d->n - d->real);
 	fprintf(out, "  %-28s %-28s %9s  %s\n", " self %", " total %",
@@ -97,9 +100,9 @@ static void json_side(FILE *out, const char *key, const struct analysis *an)
 	fprintf(out, ",\"backend\":");
 	html_json_string(out, p->backend);
 	fprintf(out, ",\"samples\":%" PRIu64 ",\"seconds\":%.6f,\"calls\":%"
-		PRIu64 ",\"corrected_samples\":%.3f}", an->samples,
-		an_seconds(an, (double)an->samples), an->calls,
-		p->corrected ? p->corrected_samples : 0.0);
+		PRIu64 ",\"corrected_samples\":%.3f,\"weight\":%.4f}",
+		an->samples, an_seconds(an, (double)an->samples), an->calls,
+		p->corrected ? p->corrected_samples : 0.0, an->weight);
 }
 
 static void json_share(FILE *out, const char *key, const struct diff_share *s)
@@ -155,7 +158,7 @@ static int diff_stacks_json(const struct diff *d, FILE *out)
 {
 	const struct meter_profile *bp = d->base->p;
 	size_t *map = calloc(d->base->n ? d->base->n : 1, sizeof(*map));
-	size_t i, k, next = d->new->n;
+	size_t i, next = d->new->n;
 
 	if (!map)
 		return -1;
@@ -165,10 +168,13 @@ static int diff_stacks_json(const struct diff *d, FILE *out)
 		if (d->rows[i].presence == DIFF_BOTH)
 			map[d->rows[i].base_node] = d->rows[i].new_node;
 	fputs("{\"kind\":\"diff\",", out);
-	fprintf(out, "\"period_ns\":%" PRIu64 ",", d->new->p->period_ns);
+	/* the script's band is diff_band's: its sigmas, each side's weight */
+	fprintf(out, "\"period_ns\":%" PRIu64 ",\"sigmas\":%g,\"weight\":%.6g,",
+		d->new->p->period_ns, DIFF_BAND_SIGMAS, d->new->weight);
 	html_stacks_json(d->new, out);
 	/* base-only names extend new's table of names */
-	fputs(",\"base\":{\"funcs\":[", out);
+	fprintf(out, ",\"base\":{\"weight\":%.6g,\"funcs\":[",
+		d->base->weight);
 	for (i = 0; i < d->new->n; i++) {
 		if (i)
 			fputc(',', out);
@@ -182,19 +188,8 @@ static int diff_stacks_json(const struct diff *d, FILE *out)
 		html_json_string(out, an_name(d->base, i));
 	}
 	fputs("],\"stacks\":[", out);
-	for (i = 0; i < bp->nstacks; i++) {
-		const struct meter_stack *s = &bp->stacks[i];
-
-		fprintf(out, "%s[%" PRIu64 ",%u", i ? ",\n" : "\n", s->samples,
-			(unsigned)s->state);
-		for (k = 0; k < s->depth; k++) {
-			const struct meter_func *f =
-				meter_profile_find(bp, s->frames[k]);
-
-			fprintf(out, ",%zu", f ? map[f - bp->funcs] : 0);
-		}
-		fputc(']', out);
-	}
+	for (i = 0; i < bp->nstacks; i++)
+		html_stack_row(out, bp, &bp->stacks[i], map, !i);
 	fputs("]}}", out);
 	free(map);
 	return 0;
@@ -215,7 +210,7 @@ static int diff_html(const struct diff *d, FILE *out)
 	fprintf(out, "<p><b>%zu</b> function%s changed beyond the noise, "
 		"<b>%zu</b> within it.  Shares are of each profile's own "
 		"samples; the band is the noise of the change (3 sigma of the "
-		"sample counts); calls are exact.</p>\n", d->real,
+		"ticks taken); calls are exact.</p>\n", d->real,
 		d->real == 1 ? "" : "s", d->n - d->real);
 	fputs("<nav><a href=\"#changes\">changes</a> &#183; "
 	      "<a href=\"#flame\">differential flame graph</a> &#183; "

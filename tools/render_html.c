@@ -98,9 +98,9 @@ double html_share_pct(double s, double n)
 	return n > 0 ? 100.0 * s / n : 0.0;
 }
 
-double html_share_err_pct(double s, double n)
+double html_share_err_pct(const struct analysis *an, double s)
 {
-	return 100.0 * 1.96 * an_share_se(s, n);
+	return 100.0 * 1.96 * an_share_se(an, s);
 }
 
 static void fact(FILE *out, const char *key, const char *fmt, ...)
@@ -196,7 +196,7 @@ static void flat_table(const struct analysis *an, FILE *out)
 			"<td>%.3f</td><td>%.2f</td><td>%.3f</td>"
 			"<td>%" PRIu64 "</td>",
 			html_share_pct((double)nd->self, n),
-			html_share_err_pct((double)nd->self, n),
+			html_share_err_pct(an, (double)nd->self),
 			an_seconds(an, (double)nd->self),
 			html_share_pct((double)nd->total, n),
 			an_seconds(an, (double)nd->total), nd->f->calls);
@@ -312,10 +312,26 @@ static void threads_table(const struct analysis *an, FILE *out)
 	fputs("</tbody></table>\n</section>\n", out);
 }
 
+void html_stack_row(FILE *out, const struct meter_profile *p,
+		    const struct meter_stack *s, const size_t *map, bool first)
+{
+	size_t k;
+
+	fprintf(out, "%s[%" PRIu64 ",%u,%" PRIu32, first ? "\n" : ",\n",
+		s->samples, (unsigned)s->state, s->tid);
+	for (k = 0; k < s->depth; k++) {
+		const struct meter_func *f = meter_profile_find(p, s->frames[k]);
+		size_t i = f ? (size_t)(f - p->funcs) : 0;
+
+		fprintf(out, ",%zu", f && map ? map[i] : i);
+	}
+	fputc(']', out);
+}
+
 void html_stacks_json(const struct analysis *an, FILE *out)
 {
 	const struct meter_profile *p = an->p;
-	size_t i, k;
+	size_t i;
 
 	fputs("\"funcs\":[", out);
 	for (i = 0; i < an->n; i++) {
@@ -324,20 +340,9 @@ void html_stacks_json(const struct analysis *an, FILE *out)
 		html_json_string(out, an_name(an, i));
 	}
 	fputs("],\"stacks\":[", out);
-	for (i = 0; i < p->nstacks; i++) {
-		const struct meter_stack *s = &p->stacks[i];
-
-		fprintf(out, "%s[%" PRIu64 ",%u", i ? ",\n" : "\n",
-			s->samples, (unsigned)s->state);
-		for (k = 0; k < s->depth; k++) {
-			const struct meter_func *f =
-				meter_profile_find(p, s->frames[k]);
-
-			/* node index: funcs and nodes are parallel */
-			fprintf(out, ",%zu", f ? (size_t)(f - p->funcs) : 0);
-		}
-		fputc(']', out);
-	}
+	/* node index: funcs and nodes are parallel */
+	for (i = 0; i < p->nstacks; i++)
+		html_stack_row(out, p, &p->stacks[i], NULL, !i);
 	fputs("]", out);
 }
 

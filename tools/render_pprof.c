@@ -7,14 +7,17 @@
  *              string_table 6 (index 0 is ""), duration_nanos 10,
  *              period_type 11, period 12, comment 13
  *   ValueType: type 1, unit 2 (string table indices)
- *   Sample:    location_id 1 (packed, leaf first), value 2 (packed)
+ *   Sample:    location_id 1 (packed, leaf first), value 2 (packed),
+ *              label 3;  Label: key 1, num 3 (string table index, number)
  *   Location:  id 1, line 4;  Line: function_id 1
  *   Function:  id 1, name 2, system_name 3
  * Values per sample: samples/count and cpu/nanoseconds; for a wall-clock
  * profile samples/count, wall/nanoseconds, then the wall time split as
  * cpu, runq and blocked/nanoseconds (pprof -sample_index=blocked shows
  * where threads wait).  Call counts go into comments ("calls NAME N"),
- * which `go tool pprof -comments` shows.
+ * which `go tool pprof -comments` shows.  A sampled stack carries its
+ * thread as the numeric label "tid" (`-tags`, `-tagfocus=tid=N`), as
+ * perf_to_profile labels perf's samples.
  *
  * Every function's self samples appear: samples whose stack was not kept
  * (the kernel's stack table was full) become one-frame samples of the
@@ -129,10 +132,13 @@ static void value_type(struct pbuf *b, unsigned field, uint64_t type,
 	free(v.d);
 }
 
-/* state: METER_STATE_ONCPU or 1 + meter_off_kind; -1: a CPU profile */
+/*
+ * state: METER_STATE_ONCPU or 1 + meter_off_kind; -1: a CPU profile.
+ * tid 0: no thread label; s_tid: the label key's string.
+ */
 static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
 		   const uint64_t *locs, size_t nlocs, uint64_t count,
-		   uint64_t period, int state)
+		   uint64_t period, int state, uint32_t tid, uint64_t s_tid)
 {
 	size_t i;
 	int k;
@@ -145,6 +151,14 @@ static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
 	for (k = 0; state >= 0 && k <= METER_OFF_KINDS; k++)
 		pb_varint(packed, k == state ? count * period : 0);
 	pb_msg(tmp, 2, packed);
+	if (tid) {
+		struct pbuf label = { 0 };
+
+		pb_uint(&label, 1, s_tid);
+		pb_uint(&label, 3, tid);
+		pb_msg(tmp, 3, &label);
+		free(label.d);
+	}
 	pb_msg(b, 2, tmp);
 }
 
@@ -184,7 +198,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	struct strtab st = { 0 };
 	uint64_t *locs = NULL, *leaf = NULL;
 	uint64_t s_samples, s_count, s_cpu, s_ns, s_time, nocur_loc = 0;
-	uint64_t trunc_loc = 0;
+	uint64_t trunc_loc = 0, s_tid;
 	const int nst = 1 + METER_OFF_KINDS;	/* leaf[] per state */
 	const char *extra[2];	/* pseudo functions after p->funcs */
 	size_t i, k, maxd = 1, nextra = 0;
@@ -198,6 +212,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	s_cpu = str_add(&st, "cpu");
 	s_ns = str_add(&st, "nanoseconds");
 	s_time = p->wall ? str_add(&st, "wall") : s_cpu;
+	s_tid = str_add(&st, "tid");
 	value_type(&b, 1, s_samples, s_count);
 	value_type(&b, 1, s_time, s_ns);
 	if (p->wall) {
@@ -245,7 +260,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		if (s->truncated)
 			locs[n++] = trunc_loc;
 		sample(&b, &tmp, &packed, locs, n, s->samples, p->period_ns,
-		       p->wall ? s->state : -1);
+		       p->wall ? s->state : -1, s->tid, s_tid);
 	}
 	for (i = 0; i < an->n; i++) {
 		const struct meter_func *f = &p->funcs[i];
@@ -262,13 +277,14 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 			locs[0] = i + 1;
 			sample(&b, &tmp, &packed, locs, 1,
 			       want[k] - leaf[i * nst + k], p->period_ns,
-			       p->wall ? k : -1);
+			       p->wall ? k : -1, 0, s_tid);
 		}
 	}
 	if (p->no_current) {
 		locs[0] = nocur_loc;
 		sample(&b, &tmp, &packed, locs, 1, p->no_current,
-		       p->period_ns, p->wall ? METER_STATE_ONCPU : -1);
+		       p->period_ns, p->wall ? METER_STATE_ONCPU : -1, 0,
+		       s_tid);
 	}
 
 	for (i = 0; i < an->n + nextra; i++) {

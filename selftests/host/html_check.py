@@ -167,10 +167,14 @@ def profile_model(path):
     """names by id, each stack as (names root first, samples), totals."""
     with open(path) as f:
         p = json.load(f)
-    names = {fn['id']: fn['name'] for fn in p['functions']}
+    names = names_of(p)
     stacks = [([names[i] for i in s['frames']], s['samples'])
               for s in p['stacks']]
     return p, stacks
+
+
+def names_of(p):
+    return {fn['id']: fn['name'] for fn in p['functions']}
 
 
 def tree_of(stacks, focus=None):
@@ -353,8 +357,47 @@ def run_checks(a):
         check_boxes(tap, 'focus on %s' % focus, b.js(BOXES_JS), fnodes,
                     fnodes[()])
         b.shot(os.path.join(a.shots, 'html-focus.png'))
-        tap.check('threads: switch # SKIP meter keeps no per-thread stacks '
-                  '(Documentation/user-guide.md, "Pictures")', True)
+        # the thread selector: one thread's stacks, then another's from
+        # the threads table, then all of them again
+        b.js('''document.querySelector('div.flame .unfocus').click()''')
+        by_tid = {}
+        for s in p['stacks']:
+            by_tid.setdefault(s.get('tid', 0), []).append(
+                ([names_of(p)[i] for i in s['frames']], s['samples']))
+        tids = sorted(by_tid, key=lambda t: (-sum(v for _, v in by_tid[t]), t))
+        opts = b.js('''Array.from(document.querySelectorAll(
+            'div.flame select.thread option')).map(o => o.value)''')
+        tap.check('threads: a selector with all threads and each of the %d '
+                  'in the stacks, busiest first' % len(tids),
+                  len(tids) > 1 and opts == [''] + [str(t) for t in tids],
+                  'page %s\nprofile %s' % (opts, tids))
+        pick = tids[-1]
+        b.js('''(() => { const s = document.querySelector(
+                'div.flame select.thread'); s.value = %s;
+                s.dispatchEvent(new Event('change')); })()'''
+             % json.dumps(str(pick)))
+        tnodes = tree_of(by_tid[pick])
+        check_boxes(tap, 'thread %d only' % pick, b.js(BOXES_JS), tnodes,
+                    tnodes[()])
+        b.shot(os.path.join(a.shots, 'html-thread.png'))
+        other = tids[0]
+        b.js('''Array.from(document.querySelectorAll('#threads tbody tr'))
+                .find(r => r.cells[0].textContent === %s).click()'''
+             % json.dumps(str(other)))
+        got = b.js(BOXES_JS)
+        root = [x['v'] for x in got['boxes'] if x['name'] == 'all']
+        tap.check('threads: a click in the threads table shows thread %d '
+                  '(%d samples)' % (other, sum(v for _, v in by_tid[other])),
+                  root == [sum(v for _, v in by_tid[other])] and
+                  b.js('''document.querySelector('div.flame select.thread')
+                          .value''') == str(other), root)
+        b.js('''(() => { const s = document.querySelector(
+                'div.flame select.thread'); s.value = '';
+                s.dispatchEvent(new Event('change')); })()''')
+        got = b.js(BOXES_JS)
+        tap.check('threads: all threads again, %d samples' % total,
+                  [x['v'] for x in got['boxes'] if x['name'] == 'all'] ==
+                  [total])
         # the diff report
         b.load(a.diff)
         rows = b.js('''Array.from(document.querySelectorAll(
@@ -407,8 +450,15 @@ def bench(path):
                 s.value = 'f1'; s.dispatchEvent(new Event('input')); })()''')
         t3 = time.monotonic()
         boxes = b.js('''document.querySelectorAll('div.flame .fr').length''')
-        print('load_to_ready_s %.3f search_s %.3f boxes %d'
-              % (t1 - t0, t3 - t2, boxes))
+        # one thread's flame graph (the tree rebuilt, the boxes redrawn)
+        t4 = time.monotonic()
+        b.js('''(() => { const s = document.querySelector(
+                'div.flame select.thread');
+                if (!s) return; s.selectedIndex = 1;
+                s.dispatchEvent(new Event('change')); })()''')
+        t5 = time.monotonic()
+        print('load_to_ready_s %.3f search_s %.3f boxes %d thread_s %.3f'
+              % (t1 - t0, t3 - t2, boxes, t5 - t4))
         probs = b.problems()
         if probs:
             print('\n'.join(probs), file=sys.stderr)

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# meter-stat diff: on the fixtures (exact figures), on real runs of the
-# example split (two runs of one build show no change beyond the noise;
-# the build whose light() does twice the work shows light's share up and
-# heavy's down, calls unchanged), in text, JSON and HTML; and
+# meter-stat diff: on the fixtures (exact figures; a late sampler's
+# weighted ticks widen the band), on real runs of the example split (two
+# runs of one build show no change beyond the noise; the build whose
+# light() does four times the work shows light's share up and heavy's
+# down, calls unchanged), in text, JSON and HTML; and
 # `go tool pprof -diff_base` on meter's pprof files of those runs.
 set -u
 
@@ -13,7 +14,7 @@ STAT=$ROOT/build/tools/meter-stat
 RUN=$ROOT/build/tools/meter-run
 DATA=$ROOT/selftests/host/data
 SPLIT=$ROOT/build/examples/split
-SPLIT4=$ROOT/build/selftests/split_light4
+SPLIT8=$ROOT/build/selftests/split_light8
 
 . "$ROOT/selftests/tools_lib.sh" || exit 1
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
@@ -21,7 +22,7 @@ skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_diff.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..18"
+echo "1..19"
 
 # --- fixtures -------------------------------------------------------------
 
@@ -49,6 +50,8 @@ d = json.load(open(sys.argv[1]))
 b, n = (json.load(open(p)) for p in sys.argv[2:4])
 assert d['format'] == 'meter-diff' and d['changed'] == 2
 nb, nn = b['samples'], n['samples']
+# no ticks in the fixtures: every sample its own draw
+assert d['base']['weight'] == 1 and d['new']['weight'] == 1, d
 sb = {f['name']: f['self_samples'] for f in b['functions']}
 sn = {f['name']: f['self_samples'] for f in n['functions']}
 for f in d['functions']:
@@ -63,6 +66,19 @@ for f in d['functions']:
                              else 'new' if f['name'] in sn else 'gone')
 EOF
 
+# A sampler that ran late: a quarter as many ticks as samples, each tick
+# weighing four periods.  The shares are as before, their noise that of a
+# quarter of the draws: the band doubles and is_prime's -4.33 is inside it.
+for f in appel appel-renumbered; do
+	python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); p["ticks"] = p["samples"] // 4
+json.dump(p, open(sys.argv[2], "w"))' "$DATA/$f.json" "$tmp/$f-late.json"
+done
+"$STAT" diff "$tmp/appel-late.json" "$tmp/appel-renumbered-late.json" > "$tmp/late" 2>&1
+check "ticks a quarter of the samples: is_prime's band doubles to 6.53, -4.33 is inside it" \
+	grep -Eq '^  +95\.24 +90\.91 +-4\.33 +6\.53 .* 200 +200 +\+0  is_prime$' "$tmp/late" ||
+	diag "$tmp/late"
+
 "$STAT" diff "$DATA/appel.json" "$DATA/wall.json" > "$tmp/mix" 2>&1
 check "CPU against wall clock: refused with a reason (status 1)" \
 	bash -c "test $? = 1 && grep -q 'do not compare' '$tmp/mix'"
@@ -76,26 +92,26 @@ check "a missing file: status 1, named" \
 
 # --- real runs: the same build twice, then the changed build ----------------
 
-# The work is sized on the samples it gets, not on the units: the signal
-# backend samples at the host's scheduler tick, 1000 or 250 Hz, and a fast
-# machine at 250 Hz got ~275 samples from 8000 units, where heavy's -8.3
-# points fall inside a 3-sigma band of ~9. At 3000 samples the band is
-# ~3.8 points and the change is 6.5 sigma.
-want=3000
+# The work is sized on the ticks it gets, not on the units: the signal
+# backend ticks at the host's scheduler tick, 1000 or 250 Hz.  At 1000
+# ticks the band of heavy's change (50 -> 31 %) is 6.5 points, and the
+# change 18.75: 8.6 sigma.
+want=1000
 units=8000
 "$RUN" -o "$tmp/size.json" -f json -- "$SPLIT" $units > /dev/null 2>&1
-got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["samples"])' \
+got=$(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); print(p.get("ticks") or p["samples"])' \
 	"$tmp/size.json" 2> /dev/null)
 if [ "${got:-0}" -gt 0 ] && [ "$got" -lt $want ]; then
 	units=$(( (units * want / got + 9) / 10 * 10 ))
 fi
-echo "# split: $units units ($got samples from 8000)"
+echo "# split: $units units ($got ticks from 8000)"
 for r in a b; do
 	"$RUN" -o "$tmp/split-$r.json" -f json -- "$SPLIT" $units > /dev/null 2>&1
 	"$STAT" -i "$tmp/split-$r.json" -f pprof -o "$tmp/split-$r.pb.gz"
 done
-"$RUN" -o "$tmp/light4.json" -f json -- "$SPLIT4" $units > /dev/null 2>&1
-"$STAT" -i "$tmp/light4.json" -f pprof -o "$tmp/light4.pb.gz"
+"$RUN" -o "$tmp/light8.json" -f json -- "$SPLIT8" $units > /dev/null 2>&1
+"$STAT" -i "$tmp/light8.json" -f pprof -o "$tmp/light8.pb.gz"
 
 "$STAT" diff "$tmp/split-a.json" "$tmp/split-b.json" > "$tmp/same" 2>&1
 check "two runs of split: no change beyond the noise" \
@@ -104,8 +120,8 @@ c=$((units / 10))
 check "two runs of split: calls equal (heavy, medium, light $c each)" \
 	bash -c "[ \$(grep -Ec ' $c +$c +\+0  (heavy|medium|light)$' '$tmp/same') = 3 ]"
 
-"$STAT" diff "$tmp/split-a.json" "$tmp/light4.json" > "$tmp/chg" 2>&1
-check "light doing 4 units, not 2: light's self share up beyond the noise" \
+"$STAT" diff "$tmp/split-a.json" "$tmp/light8.json" > "$tmp/chg" 2>&1
+check "light doing 8 units, not 2: light's self share up beyond the noise" \
 	awk '$1 == "*" && $NF == "light" && $4 > $5 && $4 > 0 { f = 1 } END { exit !f }' \
 	"$tmp/chg" || diag "$tmp/chg"
 check "... heavy's down beyond the noise, and calls unchanged" \
@@ -114,19 +130,19 @@ check "... heavy's down beyond the noise, and calls unchanged" \
 check "... light listed first (the largest real change)" \
 	awk '/^[* ] +[0-9]/ { print $NF; exit }' "$tmp/chg" | grep -qx light
 
-"$STAT" diff -f html -o "$tmp/chg.html" "$tmp/split-a.json" "$tmp/light4.json"
+"$STAT" diff -f html -o "$tmp/chg.html" "$tmp/split-a.json" "$tmp/light8.json"
 check "HTML: the table marks light as changed, upward" \
 	grep -Eq '<tr data-presence="both"><td>light</td><td>yes</td><td>[0-9.]+</td><td>[0-9.]+</td><td class="up">\+' "$tmp/chg.html"
-check "HTML: both profiles' stacks for the differential flame graph" \
-	bash -c "grep -q '\"kind\":\"diff\"' '$tmp/chg.html' &&
-		 grep -q '\"base\":{\"funcs\":\[' '$tmp/chg.html'"
+check "HTML: both profiles' stacks and weights, and the band's sigmas, for the differential flame graph" \
+	bash -c "grep -q '\"kind\":\"diff\",\"period_ns\":[0-9]*,\"sigmas\":3,\"weight\":[0-9.]*,' '$tmp/chg.html' &&
+		 grep -q '\"base\":{\"weight\":[0-9.]*,\"funcs\":\[' '$tmp/chg.html'"
 
 # --- pprof -diff_base ---------------------------------------------------------
 
 if command -v go > /dev/null 2>&1; then
 	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
 		go tool pprof -sample_index=samples -top \
-		-diff_base "$tmp/split-a.pb.gz" "$tmp/light4.pb.gz" \
+		-diff_base "$tmp/split-a.pb.gz" "$tmp/light8.pb.gz" \
 		> "$tmp/pdiff" 2> "$tmp/pdiff.err"
 	check "go tool pprof -diff_base: light's samples grew" \
 		awk '$NF == "light" && $1 > 0 { f = 1 } END { exit !f }' "$tmp/pdiff" ||

@@ -21,7 +21,7 @@ SHOTS=$ROOT/build/check
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_html.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-BROWSER_TESTS=19
+BROWSER_TESTS=23
 echo "1..$((10 + BROWSER_TESTS))"
 
 "$STAT" -i "$DATA/appel.json" -f html -o "$tmp/appel.html"

@@ -2,15 +2,19 @@
 /*
  * Four threads burning equal CPU time, each in its own function and each
  * registered on its own page, get 25% each within 5 points; all four join
- * one session and are listed with their samples.
+ * one session and are listed with their samples; each sampled stack names
+ * the thread it was taken in (STACK_TID).
  */
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "kmod_util.h"
 
 #define NTHREADS 4
 
 static uint64_t cookies[NTHREADS];
+static uint32_t tids[NTHREADS];
 static pthread_barrier_t barrier;
 
 static void *worker(void *arg)
@@ -20,6 +24,7 @@ static void *worker(void *arg)
 	struct meter_page *pg = ku_page();
 
 	cookies[id - 1] = ku_register(nl, pg, 200000);
+	tids[id - 1] = (uint32_t)syscall(SYS_gettid);
 	pthread_barrier_wait(&barrier);
 	ku_enter(pg, id);
 	ku_burn(300000000);
@@ -39,7 +44,7 @@ int main(void)
 	double worst = 0;
 	int i;
 
-	ku_plan(4);
+	ku_plan(6);
 	nl = ku_open();
 	pg = ku_page();
 	ku_register(nl, pg, 200000);
@@ -74,6 +79,42 @@ int main(void)
 		for (i = 0; i < (int)p->nthreads; i++)
 			n += p->threads[i].exited;
 		ku_ok(n == NTHREADS, "unregistered threads are listed as exited");
+	}
+	{
+		uint64_t in_stacks = 0, per[NTHREADS] = { 0 };
+		bool right = p->nstacks > 0, within = true;
+		size_t k;
+		int w;
+
+		for (k = 0; k < p->nstacks; k++) {
+			const struct meter_stack *st = &p->stacks[k];
+
+			for (w = 0; w < NTHREADS && tids[w] != st->tid; w++)
+				;
+			/* worker w runs function w + 1 and nothing else */
+			if (w == NTHREADS || st->depth != 1 ||
+			    st->frames[0] != (uint32_t)w + 1) {
+				ku_diag("stack %zu: tid %u, %u frames, leaf %u",
+					k, st->tid, st->depth,
+					st->depth ? st->frames[0] : 0);
+				right = false;
+				continue;
+			}
+			per[w] += st->samples;
+			in_stacks += st->samples;
+		}
+		ku_ok(right, "each stack names its worker's tid, and only "
+		      "that worker's function is in it");
+		for (w = 0; w < NTHREADS; w++)
+			for (k = 0; k < p->nthreads; k++)
+				if (p->threads[k].tid == tids[w] &&
+				    per[w] > p->threads[k].samples)
+					within = false;
+		ku_ok(within && in_stacks == p->samples - p->no_current -
+		      p->invalid - p->lost,
+		      "a thread's stacks hold at most its samples, all of "
+		      "them together every sample with a stack (%llu)",
+		      (unsigned long long)in_stacks);
 	}
 	meter_profile_free(p);
 	meter_nl_close(nl);

@@ -60,7 +60,7 @@
 	}
 
 	// Diff colour: red where the share grew, blue where it shrank,
-	// grey inside the noise band (3 sigma, as analysis/diff.h).
+	// grey inside the noise band (diff_band's, from the page's data).
 	function diffColour(d, band) {
 		var a;
 
@@ -76,17 +76,22 @@
 			.replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 	}
 
+	// A stack row: [samples, state, tid, frame...] (render_html.c).
+	var FRAME0 = 3;
+
 	// The stacks merged into a tree; with focus, each stack from the
-	// outermost call of that function on.
-	function buildTree(d, focus) {
+	// outermost call of that function on; with tid, that thread's only.
+	function buildTree(d, focus, tid) {
 		var root = { n: -1, v: 0, c: new Map(), p: null, depth: 0 };
 		var names = d.funcs, max = 0;
 
 		d.stacks.forEach(function (s) {
-			var v = s[0], state = s[1], i = 2, node = root, f, ch;
+			var v = s[0], state = s[1], i = FRAME0, node = root, f, ch;
 
+			if (tid !== undefined && s[2] !== tid)
+				return;
 			if (focus !== undefined) {
-				for (i = 2; i < s.length; i++)
+				for (i = FRAME0; i < s.length; i++)
 					if (names[s[i]] === focus)
 						break;
 				if (i === s.length)
@@ -128,16 +133,47 @@
 		return b || null;
 	}
 
+	// The threads of the stacks, busiest first: [[tid, samples], ...].
+	function threadsOf(d) {
+		var m = new Map(), out = [];
+
+		d.stacks.forEach(function (s) {
+			m.set(s[2], (m.get(s[2]) || 0) + s[0]);
+		});
+		m.forEach(function (v, t) { out.push([t, v]); });
+		return out.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
+	}
+
+	// A selector where the stacks come from several threads; not on a
+	// diff, whose two runs have different threads.
+	function threadPicker(d) {
+		var ts = d.base ? [] : threadsOf(d), all = 0, h;
+
+		if (ts.length < 2)
+			return '';
+		ts.forEach(function (t) { all += t[1]; });
+		h = '<select class="thread" aria-label="thread">' +
+			'<option value="">all threads</option>';
+		ts.forEach(function (t) {
+			h += '<option value="' + t[0] + '">' +
+				(t[0] ? 'thread ' + t[0] : 'thread not known') +
+				' (' + (all ? 100 * t[1] / all : 0).toFixed(1) +
+				' %)</option>';
+		});
+		return h + '</select> ';
+	}
+
 	function Flame(el, data) {
-		var self = this;
+		var self = this, pick;
 
 		this.el = el;
 		this.data = data;
 		this.icicle = false;
 		this.focus = undefined;
+		this.tid = undefined;
 		this.query = '';
 		el.innerHTML =
-			'<div class="controls">' +
+			'<div class="controls">' + threadPicker(data) +
 			'<button class="mode">icicle</button> ' +
 			'<button class="reset">reset zoom</button> ' +
 			'<input class="search" type="search" ' +
@@ -165,6 +201,12 @@
 			});
 		el.querySelector('.unfocus').addEventListener('click',
 			function () { self.setFocus(undefined); });
+		pick = el.querySelector('.thread');
+		if (pick)
+			pick.addEventListener('change', function () {
+				self.setThread(this.value === '' ? undefined :
+					       +this.value);
+			});
 		this.frames.addEventListener('click', function (ev) {
 			var t = ev.target.closest('.fr');
 
@@ -186,7 +228,7 @@
 		var d = this.data;
 
 		this.focus = name;
-		this.root = buildTree(d, name);
+		this.root = buildTree(d, name, this.tid);
 		if (d.base)
 			this.baseRoot = buildTree(d.base, name);
 		this.zoom = null;
@@ -195,6 +237,17 @@
 		this.el.querySelector('.unfocus').hidden = name === undefined;
 		this.el.dataset.focus = name === undefined ? '' : name;
 		this.render();
+	};
+
+	// One thread's stacks (tid), or all of them (undefined).
+	Flame.prototype.setThread = function (tid) {
+		var pick = this.el.querySelector('.thread');
+
+		this.tid = tid;
+		if (pick)
+			pick.value = tid === undefined ? '' : String(tid);
+		this.el.dataset.thread = tid === undefined ? '' : tid;
+		this.setFocus(this.focus);
 	};
 
 	Flame.prototype.title = function (node) {
@@ -235,10 +288,12 @@
 				var ns = root.v ? node.v / root.v : 0;
 				var bs = b && self.baseRoot.v ?
 					b.v / self.baseRoot.v : 0;
-				var band = 3 * Math.sqrt(
-					(root.v ? ns * (1 - ns) / root.v : 0) +
-					(self.baseRoot.v ?
-					 bs * (1 - bs) / self.baseRoot.v : 0));
+				var d = self.data;
+				var band = d.sigmas * Math.sqrt(
+					(root.v ? ns * (1 - ns) * d.weight /
+					 root.v : 0) +
+					(self.baseRoot.v ? bs * (1 - bs) *
+					 d.base.weight / self.baseRoot.v : 0));
 
 				colour = diffColour(ns - bs, band);
 				if (!b)
@@ -334,6 +389,21 @@
 
 			flames[0].setFocus(name);
 			flames[0].el.scrollIntoView();
+		});
+	});
+
+	// A row of the threads table shows that thread's flame graph.
+	document.querySelectorAll('#threads tbody tr').forEach(function (r) {
+		var f = flames[0], tid = +r.cells[0].textContent;
+
+		if (!f || !f.el.querySelector('.thread option[value="' + tid +
+					      '"]'))
+			return;
+		r.classList.add('pick');
+		r.title = 'show this thread in the flame graph';
+		r.addEventListener('click', function () {
+			f.setThread(tid);
+			f.el.scrollIntoView();
 		});
 	});
 

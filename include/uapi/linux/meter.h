@@ -129,14 +129,15 @@
  *        METER_A_STACK    (nest) STACK_SAMPLES, STACK_FRAMES (binary,
  *                                __u32 ids, root first), STACK_TRUNCATED
  *                                (flag), STACK_STATE (u32, absent: on a
- *                                CPU)
+ *                                CPU), STACK_TID (u32, the thread
+ *                                sampled)
  *        METER_A_THREAD   (nest) THREAD_TID, THREAD_SAMPLES,
  *                                THREAD_STATE
  *   FUNC_TOTAL counts each sample once per function however often the
  *   function recurs in the sampled stack.  FUNC_SELF counts every sample
  *   as current; FUNC_SELF_RUNQ and FUNC_SELF_BLOCKED the part of it taken
- *   off the CPU (wall clock).  A stack is kept once per state: the same
- *   frames may come as up to three STACK nests.
+ *   off the CPU (wall clock).  A stack is kept once per thread and state:
+ *   the same frames may come as several STACK nests.
  *
  * METER_CMD_SESSION_RESET (do)  in: COOKIE or PID.  Zeroes the counters.
  * METER_CMD_SESSION_DEL (do)    in: COOKIE or PID.  Forgets a finished
@@ -291,6 +292,7 @@ enum meter_stack_attr {
 	METER_A_STACK_FRAMES,		/* binary, __u32 ids, root first */
 	METER_A_STACK_TRUNCATED,	/* flag */
 	METER_A_STACK_STATE,		/* u32, enum meter_sample_state */
+	METER_A_STACK_TID,		/* u32, the sampled thread */
 	__METER_A_STACK_MAX
 };
 #define METER_A_STACK_MAX (__METER_A_STACK_MAX - 1)
