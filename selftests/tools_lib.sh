@@ -13,6 +13,13 @@ check() { # description, then a command
 	if "$@"; then ok "$d"; else nok "$d"; return 1; fi
 }
 diag() { sed 's/^/# /' "$@"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; } # description, reason
+
+# Debian's go tool pprof, with its caches in the test's $tmp.
+go_pprof() {
+	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
+		go tool pprof "$@"
+}
 
 # The flat profile's rows: "%time cumulative self [calls ms ms] name".
 flat_rows() { # report -> the flat profile's rows

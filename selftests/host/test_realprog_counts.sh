@@ -15,7 +15,6 @@ ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
 STAT=$ROOT/build/tools/meter-stat
 . "$ROOT/selftests/tools_lib.sh" || exit 1
 . "$ROOT/bench/realprogs.sh" || exit 1
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_realprog_counts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -17,7 +17,6 @@ SPLIT=$ROOT/build/examples/split
 SPLIT8=$ROOT/build/selftests/split_light8
 
 . "$ROOT/selftests/tools_lib.sh" || exit 1
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_diff.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -140,15 +139,13 @@ check "HTML: both profiles' stacks and weights, and the band's sigmas, for the d
 # --- pprof -diff_base ---------------------------------------------------------
 
 if command -v go > /dev/null 2>&1; then
-	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
-		go tool pprof -sample_index=samples -top \
+	go_pprof -sample_index=samples -top \
 		-diff_base "$tmp/split-a.pb.gz" "$tmp/light8.pb.gz" \
 		> "$tmp/pdiff" 2> "$tmp/pdiff.err"
 	check "go tool pprof -diff_base: light's samples grew" \
 		awk '$NF == "light" && $1 > 0 { f = 1 } END { exit !f }' "$tmp/pdiff" ||
 		{ diag "$tmp/pdiff"; diag "$tmp/pdiff.err"; }
-	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
-		go tool pprof -sample_index=samples -top \
+	go_pprof -sample_index=samples -top \
 		-diff_base "$tmp/split-a.pb.gz" "$tmp/split-a.pb.gz" \
 		> "$tmp/pself" 2> "$tmp/pself.err"
 	check "go tool pprof -diff_base of a profile against itself: all of it cancels" \

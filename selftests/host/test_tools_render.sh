@@ -19,7 +19,6 @@ APPEL2=$DATA/appel-renumbered.json
 REC=$DATA/recursive.json
 
 . "$ROOT/selftests/tools_lib.sh" || exit 1
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -158,16 +157,14 @@ check "pprof: output is gzip with a valid CRC (gzip -t)" gzip -t "$tmp/appel.pb.
 check "pprof: the message is compressed ($(stat -c %s "$tmp/appel.pb.gz") bytes for $(gzip -dc "$tmp/appel.pb.gz" | wc -c))" \
 	test "$(stat -c %s "$tmp/appel.pb.gz")" -lt "$(gzip -dc "$tmp/appel.pb.gz" | wc -c)"
 if command -v go > /dev/null 2>&1; then
-	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
-		go tool pprof -sample_index=samples -top "$tmp/appel.pb.gz" \
+	go_pprof -sample_index=samples -top "$tmp/appel.pb.gz" \
 		> "$tmp/top" 2> "$tmp/top.err"
 	check "pprof: go tool pprof -top lists is_prime 1000, f 20, g 20, main 10 samples" \
 		awk '$NF == "is_prime" && $1 == 1000 { a++ } $NF == "f" && $1 == 20 { a++ }
 		     $NF == "g" && $1 == 20 { a++ } $NF == "main" && $1 == 10 && $4 == 1050 { a++ }
 		     END { exit a != 4 }' "$tmp/top" || { diag "$tmp/top"; diag "$tmp/top.err"; }
 	"$STAT" -i "$REC" --format pprof -o "$tmp/rec.pb.gz"
-	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
-		go tool pprof -sample_index=samples -top "$tmp/rec.pb.gz" \
+	go_pprof -sample_index=samples -top "$tmp/rec.pb.gz" \
 		> "$tmp/top2" 2> "$tmp/top2.err"
 	check "pprof: recursion counted once in cum (fib 60 flat, 80 cum), no-current ticks and truncated stacks shown" \
 		awk '$NF == "fib" && $1 == 60 && $4 == 80 { a++ } $NF == "main" && $4 == 95 { a++ }

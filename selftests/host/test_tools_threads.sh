@@ -13,7 +13,6 @@ RUN=$ROOT/build/tools/meter-run
 DATA=$ROOT/selftests/host/data
 
 . "$ROOT/selftests/tools_lib.sh" || exit 1
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_threads.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -51,10 +50,7 @@ check "HTML: each stack row carries its thread" \
 
 "$STAT" -i "$DATA/threads.json" -f pprof -o "$tmp/t.pb.gz"
 if command -v go > /dev/null 2>&1; then
-	gopp() {
-		HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
-			go tool pprof "$@" 2>&1
-	}
+	gopp() { go_pprof "$@" 2>&1; }
 	gopp -tags "$tmp/t.pb.gz" > "$tmp/tags"
 	check "pprof -tags: tid 300 40 ms, 302 35 ms, 301 25 ms" \
 		bash -c "grep -Eq '40.0ms .*: 300$' '$tmp/tags' &&

@@ -15,7 +15,6 @@ DATA=$ROOT/selftests/host/data
 WALL=$DATA/wall.json
 
 . "$ROOT/selftests/tools_lib.sh" || exit 1
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_wall.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -72,10 +71,7 @@ check "dot: wait_io's node says 1.000 s blocked and is dashed (mostly off the CP
 
 "$STAT" -i "$WALL" -f pprof -o "$tmp/wall.pb.gz" 2>&1
 if command -v go > /dev/null 2>&1; then
-	gopp() {
-		HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \
-			go tool pprof "$@" 2>&1
-	}
+	gopp() { go_pprof "$@" 2>&1; }
 	gopp -raw "$tmp/wall.pb.gz" > "$tmp/raw"
 	check "pprof: sample types samples, wall, cpu, runq, blocked; period type wall" \
 		bash -c "grep -qx 'samples/count wall/nanoseconds cpu/nanoseconds runq/nanoseconds blocked/nanoseconds' '$tmp/raw' &&
