@@ -6,6 +6,7 @@ off, through meter's HTML reports; prints TAP lines numbered from --first.
 
   html_check.py --first N --profile P.json --report R.html
                 --diff D.html --shots DIR        the checks of test_tools_html
+                [--real-profile P --real-report R]   and a real program's page
   html_check.py --bench R.html                   seconds until interactive
 
 What the page shows is checked against what this script computes itself
@@ -409,6 +410,23 @@ def run_checks(a):
         tap.check('diff report: a differential flame graph (%d boxes)'
                   % len(got['boxes']), len(got['boxes']) > 1)
         b.shot(os.path.join(a.shots, 'html-diff.png'))
+        # a program we did not write: Debian's lua5.4
+        if a.real_report:
+            rp, rstacks = profile_model(a.real_profile)
+            rtotal = sum(v for _, v in rstacks)
+            b.load(a.real_report)
+            rows = b.js('''document.querySelectorAll('#flat-table tbody tr')
+                           .length''')
+            tap.check('lua5.4: the flat table has a row per function that '
+                      'has samples or calls (%d)' % rows, rows == sum(
+                          1 for f in rp['functions'] if f['self_samples'] or
+                          f['total_samples'] or f['calls']), rows)
+            check_boxes(tap, 'lua5.4 (%d stacks)' % len(rstacks),
+                        b.js(BOXES_JS), tree_of(rstacks), rtotal)
+            b.shot(os.path.join(a.shots, 'html-lua.png'))
+        else:
+            for what in ('flat table', 'boxes', 'widths'):
+                tap.check('lua5.4 %s # SKIP no lua build' % what, True)
         probs = b.problems()
         tap.check('no console error, no exception, no request off the file',
                   not probs, '\n'.join(probs))
@@ -474,6 +492,8 @@ def main():
     ap.add_argument('--profile')
     ap.add_argument('--report')
     ap.add_argument('--diff')
+    ap.add_argument('--real-profile')
+    ap.add_argument('--real-report')
     ap.add_argument('--shots', default='.')
     ap.add_argument('--bench')
     a = ap.parse_args()

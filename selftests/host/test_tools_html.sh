@@ -21,8 +21,8 @@ SHOTS=$ROOT/build/check
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_html.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-BROWSER_TESTS=23
-echo "1..$((10 + BROWSER_TESTS))"
+BROWSER_TESTS=26
+echo "1..$((11 + BROWSER_TESTS))"
 
 "$STAT" -i "$DATA/appel.json" -f html -o "$tmp/appel.html"
 check "one file: no external script, style, link or image" \
@@ -72,6 +72,19 @@ check "meter-run -f html: a real run of split, heavy medium light in the table" 
 "$STAT" diff -f html -o "$tmp/diff.html" "$tmp/split.json" "$tmp/light4.json"
 check "meter-stat -i FILE -f html and diff -f html write their pages" \
 	test -s "$tmp/report.html" -a -s "$tmp/diff.html"
+# a program we did not write: Debian's lua5.4 built with the GCC plugin,
+# running bench/realprogs/work.lua (errors raised and caught, recursion)
+. "$ROOT/bench/realprogs.sh" || exit 1
+lua_args=()
+if realprogs_build "$ROOT/build/realprogs" > "$tmp/realprogs.log" 2>&1; then
+	mapfile -t args <<< "$(realprogs_args lua "$ROOT/build/realprogs" 1)"
+	"$RUN" -f json -o "$tmp/lua.json" -- "$ROOT/build/realprogs/lua/plugin/lua" \
+		"${args[@]}" > /dev/null 2>&1
+	"$STAT" -i "$tmp/lua.json" --no-correction -f html -o "$tmp/lua.html"
+	lua_args=(--real-profile "$tmp/lua.json" --real-report "$tmp/lua.html")
+fi
+check "Debian's lua5.4 (GCC plugin) profiled, and its page written" \
+	test -s "$tmp/lua.html" || diag "$tmp/realprogs.log"
 "$STAT" merge -f html -o "$tmp/merged.html" "$tmp/split.json" "$tmp/split.json"
 check "merge -f html: two runs in one page" \
 	grep -q '<tr><th>runs merged</th><td>2</td></tr>' "$tmp/merged.html"
@@ -85,6 +98,6 @@ if ! command -v chromium > /dev/null 2>&1 || ! command -v python3 > /dev/null 2>
 fi
 python3 "$ROOT/selftests/host/html_check.py" --first $((n + 1)) \
 	--profile "$tmp/appel.json" --report "$tmp/report.html" \
-	--diff "$tmp/diff.html" --shots "$SHOTS"
+	--diff "$tmp/diff.html" --shots "$SHOTS" "${lua_args[@]}"
 rc=$?
 exit $((fails > 0 || rc != 0))
