@@ -34,6 +34,14 @@ struct meter_func *meter_profile_find(const struct meter_profile *p,
 void meter_profile_compute_totals(struct meter_profile *p);
 
 /*
+ * Names every function id that a stack uses but the profile does not name
+ * ("[id N]", as merges name them), with its samples from the stacks, so
+ * that every renderer, and the JSON reader, accept it.  Returns the number
+ * added (fewer on ENOMEM).
+ */
+size_t meter_profile_name_unknown_ids(struct meter_profile *p);
+
+/*
  * Add src into dst, matching functions by name (ids are renumbered in
  * dst).  runs add up; counters add up.  Returns 0 or -1: errno ENOMEM, or
  * EINVAL when one is sampled on CPU time and the other on wall time.

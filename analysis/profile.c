@@ -9,6 +9,7 @@
  * that it is right for any order and fast for the usual ones.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -386,6 +387,12 @@ static int merge_header(struct meter_profile *dst,
 	return 0;
 }
 
+/* The name of an id that no function record names. */
+static void unnamed_name(char *buf, size_t len, uint32_t id)
+{
+	snprintf(buf, len, "[id %" PRIu32 "]", id);
+}
+
 /* dst's id for src's unnamed id: a function "[id N]", added once. */
 static uint32_t unnamed_id(struct meter_profile *dst,
 			   struct index_table *names, uint32_t src_id,
@@ -394,7 +401,7 @@ static uint32_t unnamed_id(struct meter_profile *dst,
 	char name[32];
 	size_t idx;
 
-	snprintf(name, sizeof(name), "[id %u]", (unsigned)src_id);
+	unnamed_name(name, sizeof(name), src_id);
 	idx = func_lookup(names, dst, name);
 	if (idx != (size_t)-1)
 		return dst->funcs[idx].id;
@@ -414,6 +421,42 @@ static uint32_t unnamed_id(struct meter_profile *dst,
 		return 0;
 	func_insert(names, dst, dst->nfuncs - 1);
 	return dst->funcs[dst->nfuncs - 1].id;
+}
+
+size_t meter_profile_name_unknown_ids(struct meter_profile *p)
+{
+	size_t first = p->nfuncs, i, k, j, added = 0;
+
+	for (i = 0; i < p->nstacks; i++) {
+		for (k = 0; k < p->stacks[i].depth; k++) {
+			uint32_t id = p->stacks[i].frames[k];
+			char name[32];
+
+			if (!id || meter_profile_find(p, id))
+				continue;
+			unnamed_name(name, sizeof(name), id);
+			if (meter_profile_add_func(p, id, name))
+				added++;
+		}
+	}
+	/* Their samples, from the stacks (the kernel had no record). */
+	for (i = 0; added && i < p->nstacks; i++) {
+		const struct meter_stack *st = &p->stacks[i];
+
+		for (j = first; j < p->nfuncs; j++) {
+			struct meter_func *f = &p->funcs[j];
+			bool on = false;
+
+			for (k = 0; k < st->depth; k++)
+				if (st->frames[k] == f->id)
+					on = true;
+			if (on)
+				f->total_samples += st->samples;
+			if (st->depth && st->frames[st->depth - 1] == f->id)
+				f->self_samples += st->samples;
+		}
+	}
+	return added;
 }
 
 const char *meter_profile_merge_strerror(int err)

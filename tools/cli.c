@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Command-line pieces shared by meter-run and meter-stat (cli.h). */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,42 +153,6 @@ uint64_t cli_boottime_ns(void)
 
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-size_t cli_name_unknown_ids(struct meter_profile *p)
-{
-	size_t first = p->nfuncs, i, k, j, added = 0;
-
-	for (i = 0; i < p->nstacks; i++) {
-		for (k = 0; k < p->stacks[i].depth; k++) {
-			uint32_t id = p->stacks[i].frames[k];
-			char name[32];
-
-			if (!id || meter_profile_find(p, id))
-				continue;
-			snprintf(name, sizeof(name), "[id %" PRIu32 "]", id);
-			if (meter_profile_add_func(p, id, name))
-				added++;
-		}
-	}
-	/* Their samples, from the stacks (the kernel had no record). */
-	for (i = 0; added && i < p->nstacks; i++) {
-		const struct meter_stack *st = &p->stacks[i];
-
-		for (j = first; j < p->nfuncs; j++) {
-			struct meter_func *f = &p->funcs[j];
-			bool on = false;
-
-			for (k = 0; k < st->depth; k++)
-				if (st->frames[k] == f->id)
-					on = true;
-			if (on)
-				f->total_samples += st->samples;
-			if (st->depth && st->frames[st->depth - 1] == f->id)
-				f->self_samples += st->samples;
-		}
-	}
-	return added;
 }
 
 int cli_merge_into(struct meter_profile **all, struct meter_profile *p)

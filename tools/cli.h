@@ -76,12 +76,6 @@ FILE *cli_open_output(const struct cli_report *r);
 int cli_write_report(const struct meter_profile *p,
 		     const struct cli_report *r, FILE *out);
 
-/*
- * Names every function id that a stack uses but the profile does not name
- * ("[id N]"), so that every renderer, and the JSON reader, accept it.
- * Returns the number added.
- */
-size_t cli_name_unknown_ids(struct meter_profile *p);
 
 /* "1234" is a pid, "0x..." or a number above any pid is a cookie. */
 int cli_parse_selector(const char *s, struct meter_nl_sel *sel);

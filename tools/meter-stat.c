@@ -201,7 +201,7 @@ static struct meter_profile *get_session(struct meter_nl *nl,
 				err[0] ? err : strerror(-ret));
 		return NULL;
 	}
-	cli_name_unknown_ids(p);
+	meter_profile_name_unknown_ids(p);
 	return p;
 }
 
@@ -421,8 +421,8 @@ static int cmd_diff(const char *base_path, const char *new_path,
 		new = read_file(new_path);
 	if (!base || !new)
 		goto out;
-	cli_name_unknown_ids(base);
-	cli_name_unknown_ids(new);
+	meter_profile_name_unknown_ids(base);
+	meter_profile_name_unknown_ids(new);
 	out = cli_open_output(r);
 	if (!out)
 		goto out;

@@ -152,7 +152,7 @@ struct meter_profile *run_kernel_collect(const struct run_result *rr,
 				"0x%" PRIx64 ": %s\n", s->cookie, err);
 			continue;
 		}
-		cli_name_unknown_ids(p);
+		meter_profile_name_unknown_ids(p);
 		if (final) {
 			if (!s->exited)
 				fprintf(stderr, "meter-run: session 0x%" PRIx64

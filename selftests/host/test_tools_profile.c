@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the profile model (lib/profile.c) and its JSON reader
- * (lib/profile_json.c): look-up, totals from stacks, merge by name, and
+ * Unit tests of the profile model (analysis/profile.c) and its JSON reader
+ * (analysis/profile_json.c): look-up, totals from stacks, merge by name,
+ * unnamed ids named, and
  * the reader's behaviour on every truncation and on random corruption of
  * a valid file (an error message or a valid profile, never a crash).
  */
@@ -97,7 +98,7 @@ int main(void)
 	uint32_t rec[] = { 5, 9, 9, 9 };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..18\n");
+	printf("1..19\n");
 
 	a = appel(1, 2, 3, 4);
 	check(meter_profile_find(a, 3) && !strcmp(meter_profile_find(a, 3)->name,
@@ -159,6 +160,30 @@ int main(void)
 		free(uj);
 		meter_profile_free(u);
 		meter_profile_free(v);
+	}
+	{
+		/*
+		 * The same, named in place (a kernel dump's id that its
+		 * records lack): "[id 77]", as merges name it, with its
+		 * samples from the stacks, once per stack however often.
+		 */
+		struct meter_profile *u = meter_profile_new();
+		const uint32_t f1[] = { 1, 77 }, f2[] = { 1, 77, 2, 77 };
+		const struct meter_func *x;
+		size_t added;
+
+		meter_profile_add_func(u, 1, "main");
+		meter_profile_add_func(u, 2, "cb");
+		meter_profile_add_stack(u, f1, 2, 5);
+		meter_profile_add_stack(u, f2, 4, 3);
+		added = meter_profile_name_unknown_ids(u);
+		x = by_name(u, "[id 77]");
+		check(added == 1 && x && x->id == 77 && x->self_samples == 8 &&
+		      x->total_samples == 8 &&
+		      meter_profile_name_unknown_ids(u) == 0,
+		      "an unnamed id named in place: \"[id 77]\", self 8, "
+		      "total 8, once");
+		meter_profile_free(u);
 	}
 
 	json = to_json(m, &len);
