@@ -2,9 +2,9 @@
 /*
  * Unit tests of the profile model (analysis/profile.c) and its JSON reader
  * (analysis/profile_json.c): look-up, totals from stacks, merge by name,
- * unnamed ids named, and
- * the reader's behaviour on every truncation and on random corruption of
- * a valid file (an error message or a valid profile, never a crash).
+ * unnamed ids named, and the reader's behaviour on every truncation and
+ * on random corruption of a valid file (an error message or a valid
+ * profile, never a crash).
  */
 #include <stdarg.h>
 #include <stdlib.h>
