@@ -165,6 +165,12 @@ void meter_session_reset(struct meter_session *s);
 void meter_sessions_evict(void);
 void meter_sessions_destroy(void);
 int meter_session_set_period(struct meter_session *s, u64 period_ns);
+int meter_session_name_funcs(struct meter_session *s, const u32 *ids,
+			     char **names, size_t n,
+			     struct netlink_ext_ack *extack);
+int meter_session_add_calls(struct meter_session *s, pid_t tid,
+			    const struct meter_call_counts *c, size_t n,
+			    bool last, struct netlink_ext_ack *extack);
 struct meter_func_slot *meter_session_slot(struct meter_session *s, u32 id,
 					   bool create);
 static inline struct meter_func_slot *

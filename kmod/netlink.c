@@ -186,10 +186,12 @@ static int meter_genl_unregister(struct sk_buff *skb, struct genl_info *info)
 static int meter_genl_add_funcs(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[METER_A_FUNC_MAX + 1];
-	struct meter_func_slot *slot;
 	struct meter_session *s;
+	size_t n = 0, i = 0;
+	char **names = NULL;
 	struct nlattr *f;
 	int rem, ret = 0;
+	u32 *ids = NULL;
 
 	if (GENL_REQ_ATTR_CHECK(info, METER_A_FUNCS)) {
 		NL_SET_ERR_MSG_MOD(info->extack,
@@ -212,69 +214,49 @@ static int meter_genl_add_funcs(struct sk_buff *skb, struct genl_info *info)
 					    "function needs an id and a name");
 			return -EINVAL;
 		}
+		n++;
+	}
+	/* The names are copied before the session is touched. */
+	ids = kcalloc(n, sizeof(*ids), GFP_KERNEL_ACCOUNT);
+	names = kcalloc(n, sizeof(*names), GFP_KERNEL_ACCOUNT);
+	if (!ids || !names) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	nla_for_each_nested(f, info->attrs[METER_A_FUNCS], rem) {
+		nla_parse_nested(tb, METER_A_FUNC_MAX, f, meter_func_policy,
+				 NULL);
+		ids[i] = nla_get_u32(tb[METER_A_FUNC_ID]);
+		names[i] = kstrdup(nla_data(tb[METER_A_FUNC_NAME]),
+				   GFP_KERNEL_ACCOUNT);
+		if (!names[i++]) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
 	}
 
 	mutex_lock(&meter_mutex);
 	s = meter_own_session(info->extack);
-	if (!s) {
+	if (s)
+		ret = meter_session_name_funcs(s, ids, names, n, info->extack);
+	else
 		ret = -ENOENT;
-		goto out;
-	}
-	nla_for_each_nested(f, info->attrs[METER_A_FUNCS], rem) {
-		nla_parse_nested(tb, METER_A_FUNC_MAX, f, meter_func_policy,
-				 NULL);
-		if (nla_get_u32(tb[METER_A_FUNC_ID]) > s->max_funcs) {
-			NL_SET_ERR_MSG_ATTR(info->extack, f,
-					    "function id above the session's limit (max_funcs, max_user_funcs)");
-			ret = -ENOSPC;
-			goto out;
-		}
-	}
-	nla_for_each_nested(f, info->attrs[METER_A_FUNCS], rem) {
-		const char *name;
-		char *copy;
-		u32 id;
-
-		nla_parse_nested(tb, METER_A_FUNC_MAX, f, meter_func_policy,
-				 NULL);
-		id = nla_get_u32(tb[METER_A_FUNC_ID]);
-		name = nla_data(tb[METER_A_FUNC_NAME]);
-		slot = meter_session_slot(s, id, true);
-		if (!slot) {
-			NL_SET_ERR_MSG_ATTR(info->extack, f,
-					    "function table over its memory bound");
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (slot->name && !strcmp(slot->name, name))
-			continue;
-		copy = kstrdup(name, GFP_KERNEL);
-		if (!copy) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (!slot->name && !slot->calls)
-			s->nfuncs++;
-		else if (slot->name)
-			s->bytes -= strlen(slot->name) + 1;
-		kfree(slot->name);
-		slot->name = copy;
-		s->bytes += strlen(copy) + 1;
-	}
-out:
 	mutex_unlock(&meter_mutex);
+out_free:
+	for (i = 0; names && i < n; i++)
+		kfree(names[i]);
+	kfree(names);
+	kfree(ids);
 	return ret;
 }
 
 static int meter_genl_add_calls(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct meter_call_counts *c;
-	struct meter_thread *t;
-	u32 top = 0;
-	struct meter_func_slot *slot;
 	struct meter_session *s;
 	size_t n, i;
-	int ret = 0;
+	pid_t tid;
+	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, METER_A_CALLS)) {
 		NL_SET_ERR_MSG_MOD(info->extack,
@@ -304,50 +286,16 @@ static int meter_genl_add_calls(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 
+	tid = info->attrs[METER_A_TID] ? nla_get_u32(info->attrs[METER_A_TID]) :
+					 task_pid_nr(current);
 	mutex_lock(&meter_mutex);
 	s = meter_own_session(info->extack);
-	if (!s) {
+	if (s)
+		ret = meter_session_add_calls(s, tid, c, n,
+					      nla_get_flag(info->attrs[METER_A_LAST]),
+					      info->extack);
+	else
 		ret = -ENOENT;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (c[i].id > s->max_funcs) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[METER_A_CALLS],
-					    "function id above the session's limit (max_funcs, max_user_funcs)");
-			ret = -ENOSPC;
-			goto out;
-		}
-	}
-	/* every slot first, so that a request applies whole or not at all */
-	for (i = 0; i < n; i++) {
-		if (!meter_session_slot(s, c[i].id, true)) {
-			NL_SET_ERR_MSG_MOD(info->extack,
-					   "function table over its memory bound");
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-	t = meter_live_thread(s, info->attrs[METER_A_TID] ?
-			      nla_get_u32(info->attrs[METER_A_TID]) :
-			      task_pid_nr(current));
-	for (i = 0; i < n; i++) {
-		u64 calls = c[i].calls;
-
-		top = max(top, c[i].id);
-		slot = meter_session_slot(s, c[i].id, false);
-		if (t)
-			calls -= min(calls, meter_live_base(t, c[i].id));
-		if (!slot->name && !slot->calls && calls)
-			s->nfuncs++;
-		slot->calls += calls;
-		slot->alloc_calls += c[i].alloc_calls;
-		slot->alloc_bytes += c[i].alloc_bytes;
-	}
-	/* these ids are the session's now, not the thread's memory */
-	if (t)
-		meter_live_fold(t, top, nla_get_flag(info->attrs[METER_A_LAST]));
-out:
 	mutex_unlock(&meter_mutex);
 	return ret;
 }

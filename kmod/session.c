@@ -380,3 +380,103 @@ struct meter_func_slot *meter_session_slot(struct meter_session *s, u32 id,
 		WRITE_ONCE(s->max_id, id);
 	return &chunk[id & (METER_CHUNK_IDS - 1)];
 }
+
+/*
+ * Every id's slot, made before anything is named or counted, so that a
+ * request applies whole or not at all.  The k-th id is the u32 at
+ * ids + k * stride: an array of ids, or the id field of an array of
+ * records.
+ */
+static int meter_session_slots(struct meter_session *s, const u32 *ids,
+			       size_t stride, size_t n,
+			       struct netlink_ext_ack *extack)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		u32 id = *(const u32 *)((const char *)ids + i * stride);
+
+		if (id > s->max_funcs) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "function id above the session's limit (max_funcs, max_user_funcs)");
+			return -ENOSPC;
+		}
+		if (!meter_session_slot(s, id, true)) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "function table over its memory bound");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * ADD_FUNCS: names[i] (the caller's copies) become the names of ids[i],
+ * all of them or, on an error, none.  A name taken is set to NULL in
+ * names; the caller frees the rest.  Caller holds meter_mutex.
+ */
+int meter_session_name_funcs(struct meter_session *s, const u32 *ids,
+			     char **names, size_t n,
+			     struct netlink_ext_ack *extack)
+{
+	struct meter_func_slot *slot;
+	size_t i;
+	int ret;
+
+	ret = meter_session_slots(s, ids, sizeof(*ids), n, extack);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		slot = meter_session_slot(s, ids[i], false);
+		if (slot->name && !strcmp(slot->name, names[i]))
+			continue;
+		if (!slot->name && !slot->calls)
+			s->nfuncs++;
+		else if (slot->name)
+			s->bytes -= strlen(slot->name) + 1;
+		kfree(slot->name);
+		slot->name = names[i];
+		names[i] = NULL;
+		s->bytes += strlen(slot->name) + 1;
+	}
+	return 0;
+}
+
+/*
+ * ADD_CALLS: thread tid's counts added to the session, all of them or, on
+ * an error, none.  A thread whose counters the module reads live (COUNTS_
+ * ADDR) sends only what the session has not counted yet; last: its final
+ * counts.  Caller holds meter_mutex.
+ */
+int meter_session_add_calls(struct meter_session *s, pid_t tid,
+			    const struct meter_call_counts *c, size_t n,
+			    bool last, struct netlink_ext_ack *extack)
+{
+	struct meter_func_slot *slot;
+	struct meter_thread *t;
+	u32 top = 0;
+	size_t i;
+	int ret;
+
+	ret = meter_session_slots(s, &c[0].id, sizeof(*c), n, extack);
+	if (ret)
+		return ret;
+	t = meter_live_thread(s, tid);
+	for (i = 0; i < n; i++) {
+		u64 calls = c[i].calls;
+
+		top = max(top, c[i].id);
+		slot = meter_session_slot(s, c[i].id, false);
+		if (t)
+			calls -= min(calls, meter_live_base(t, c[i].id));
+		if (!slot->name && !slot->calls && calls)
+			s->nfuncs++;
+		slot->calls += calls;
+		slot->alloc_calls += c[i].alloc_calls;
+		slot->alloc_bytes += c[i].alloc_bytes;
+	}
+	/* these ids are the session's now, not the thread's memory */
+	if (t)
+		meter_live_fold(t, top, last);
+	return 0;
+}

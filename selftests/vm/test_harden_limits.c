@@ -7,7 +7,8 @@
  * for everyone (max_threads, ENOSPC), the highest function id of an
  * unprivileged session (max_user_funcs) and of any session (max_funcs,
  * ENOSPC, for ADD_FUNCS and ADD_CALLS), a session's function memory
- * (max_session_mb, ENOMEM), and the pinned page charged to
+ * (max_session_mb, ENOMEM; a request that crosses it applies nothing),
+ * and the pinned page charged to
  * RLIMIT_MEMLOCK (ENOMEM).  Each cap is lowered for its test and put
  * back; the case just under the cap succeeds.
  */
@@ -18,7 +19,7 @@
 #include "kmod_util.h"
 
 struct res {
-	int ret, ret2;
+	int ret, ret2, ret3;
 	char msg[256];
 };
 
@@ -200,17 +201,36 @@ static void funcs_child(struct res *r)
 }
 
 /* ADD_CALLS over ever more chunks of 1024 ids until refused. */
+/*
+ * Chunk after chunk until the bound; then an ADD_FUNCS that renames id 1
+ * and names an id past the bound changes nothing: ret3 = 1 when id 1
+ * keeps its name.
+ */
 static void session_mb(struct res *r)
 {
 	struct meter_nl *nl = ku_open();
 	struct meter_call_counts cc = { .calls = 1 };
+	struct meter_nl_func two[2] = { { 1, "renamed" }, { 0, "over" } };
+	const struct meter_nl_func first = { 1, "first" };
+	struct meter_profile *p;
+	char msg[256];
 	uint32_t c;
 
 	r->ret2 = register_self(nl, NULL, 0);
+	if (meter_nl_add_funcs(nl, &first, 1, r->msg, sizeof(r->msg)))
+		r->ret2 = -1;
 	for (c = 0; c < 1000 && !r->ret; c++) {
 		cc.id = c * 1024 + 1;
 		r->ret = meter_nl_add_calls(nl, 0, &cc, 1, r->msg,
 					    sizeof(r->msg));
+	}
+	two[1].id = cc.id;
+	if (r->ret == -ENOMEM &&
+	    meter_nl_add_funcs(nl, two, 2, msg, sizeof(msg)) == -ENOMEM) {
+		p = ku_profile(nl, 0, getpid());
+		r->ret3 = meter_profile_find(p, 1) &&
+			  !strcmp(meter_profile_find(p, 1)->name, "first");
+		meter_profile_free(p);
 	}
 	r->ret2 = r->ret2 ? r->ret2 : (int)c;
 	meter_nl_close(nl);
@@ -255,7 +275,7 @@ int main(void)
 	struct res r;
 	long old;
 
-	ku_plan(9);
+	ku_plan(10);
 	nl = ku_open();
 	ku_register(nl, ku_page(), 0);
 
@@ -320,6 +340,8 @@ int main(void)
 	ku_ok(r.ret == -ENOMEM && strstr(r.msg, "memory bound") && r.ret2 > 1,
 	      "max_session_mb=3: the function table stops growing with ENOMEM after %d chunks: %s",
 	      r.ret2, r.msg);
+	ku_ok(r.ret3 == 1,
+	      "max_session_mb=3: an ADD_FUNCS that renames id 1 and names an id past the bound is refused whole: id 1 keeps its name");
 	ku_param_set("max_session_mb", old);
 
 	r = in_child(memlock, 1);

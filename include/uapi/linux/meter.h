@@ -71,6 +71,7 @@
  *   in:  METER_A_FUNCS (nest) of METER_A_FUNC (nest, repeated):
  *          METER_A_FUNC_ID u32, METER_A_FUNC_NAME string
  *   Names a function id.  Ids are chosen by userspace, 1..METER_FUNCS_MAX.
+ *   A request applies whole or not at all (an error names nothing).
  *
  * METER_CMD_ADD_CALLS (do; the sender's session)
  *   in:  METER_A_CALLS  binary, an array of struct meter_call_counts
