@@ -229,10 +229,11 @@ static int meter_genl_add_funcs(struct sk_buff *skb, struct genl_info *info)
 		ids[i] = nla_get_u32(tb[METER_A_FUNC_ID]);
 		names[i] = kstrdup(nla_data(tb[METER_A_FUNC_NAME]),
 				   GFP_KERNEL_ACCOUNT);
-		if (!names[i++]) {
+		if (!names[i]) {
 			ret = -ENOMEM;
 			goto out_free;
 		}
+		i++;
 	}
 
 	mutex_lock(&meter_mutex);

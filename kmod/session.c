@@ -382,30 +382,21 @@ struct meter_func_slot *meter_session_slot(struct meter_session *s, u32 id,
 }
 
 /*
- * Every id's slot, made before anything is named or counted, so that a
- * request applies whole or not at all.  The k-th id is the u32 at
- * ids + k * stride: an array of ids, or the id field of an array of
- * records.
+ * The slot of one id of a request, made before anything of the request is
+ * named or counted, so that it applies whole or not at all.
  */
-static int meter_session_slots(struct meter_session *s, const u32 *ids,
-			       size_t stride, size_t n,
-			       struct netlink_ext_ack *extack)
+static int meter_session_make_slot(struct meter_session *s, u32 id,
+				   struct netlink_ext_ack *extack)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		u32 id = *(const u32 *)((const char *)ids + i * stride);
-
-		if (id > s->max_funcs) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "function id above the session's limit (max_funcs, max_user_funcs)");
-			return -ENOSPC;
-		}
-		if (!meter_session_slot(s, id, true)) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "function table over its memory bound");
-			return -ENOMEM;
-		}
+	if (id > s->max_funcs) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "function id above the session's limit (max_funcs, max_user_funcs)");
+		return -ENOSPC;
+	}
+	if (!meter_session_slot(s, id, true)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "function table over its memory bound");
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -423,9 +414,11 @@ int meter_session_name_funcs(struct meter_session *s, const u32 *ids,
 	size_t i;
 	int ret;
 
-	ret = meter_session_slots(s, ids, sizeof(*ids), n, extack);
-	if (ret)
-		return ret;
+	for (i = 0; i < n; i++) {
+		ret = meter_session_make_slot(s, ids[i], extack);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < n; i++) {
 		slot = meter_session_slot(s, ids[i], false);
 		if (slot->name && !strcmp(slot->name, names[i]))
@@ -458,9 +451,11 @@ int meter_session_add_calls(struct meter_session *s, pid_t tid,
 	size_t i;
 	int ret;
 
-	ret = meter_session_slots(s, &c[0].id, sizeof(*c), n, extack);
-	if (ret)
-		return ret;
+	for (i = 0; i < n; i++) {
+		ret = meter_session_make_slot(s, c[i].id, extack);
+		if (ret)
+			return ret;
+	}
 	t = meter_live_thread(s, tid);
 	for (i = 0; i < n; i++) {
 		u64 calls = c[i].calls;

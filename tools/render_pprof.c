@@ -151,13 +151,11 @@ static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
 	for (k = 0; state >= 0 && k <= METER_OFF_KINDS; k++)
 		pb_varint(packed, k == state ? count * period : 0);
 	pb_msg(tmp, 2, packed);
+	/* packed is empty again: the label's scratch */
 	if (tid) {
-		struct pbuf label = { 0 };
-
-		pb_uint(&label, 1, s_tid);
-		pb_uint(&label, 3, tid);
-		pb_msg(tmp, 3, &label);
-		free(label.d);
+		pb_uint(packed, 1, s_tid);
+		pb_uint(packed, 3, tid);
+		pb_msg(tmp, 3, packed);
 	}
 	pb_msg(b, 2, tmp);
 }
