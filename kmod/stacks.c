@@ -67,8 +67,12 @@ bool meter_stacks_add(struct meter_stacks *st, u32 tid, const u32 *frames,
 
 	if (!n || n > METER_SAMPLE_DEPTH_MAX)
 		return false;
-	/* the same frames in another thread or state are another entry */
-	key = jhash_2words(tid, truncated | (u32)state << 1, 0);
+	/*
+	 * The same frames in another thread or state are another entry: the
+	 * seed holds both (a tid is below 2^22, pid_max's limit; cut and
+	 * state take 3 bits), so the tick pays no second hash for them.
+	 */
+	key = tid ^ (truncated | (u32)state << 1) << 29;
 	hash = jhash2(frames, n, key);
 	for (i = hash & mask, probes = 0; probes < st->nslots;
 	     i = (i + 1) & mask, probes++) {
