@@ -410,6 +410,12 @@ def run_checks(a):
         tap.check('diff report: a differential flame graph (%d boxes)'
                   % len(got['boxes']), len(got['boxes']) > 1)
         b.shot(os.path.join(a.shots, 'html-diff.png'))
+        # boxes of one to three pixels drawn at their own width (a label's
+        # padding must not widen them), one below a pixel not drawn
+        b.load(a.narrow_report)
+        np_, nstacks = profile_model(a.narrow_profile)
+        check_boxes(tap, 'narrow boxes', b.js(BOXES_JS), tree_of(nstacks),
+                    sum(v for _, v in nstacks))
         # a program we did not write: Debian's lua5.4
         if a.real_report:
             rp, rstacks = profile_model(a.real_profile)
@@ -492,6 +498,8 @@ def main():
     ap.add_argument('--profile')
     ap.add_argument('--report')
     ap.add_argument('--diff')
+    ap.add_argument('--narrow-profile')
+    ap.add_argument('--narrow-report')
     ap.add_argument('--real-profile')
     ap.add_argument('--real-report')
     ap.add_argument('--shots', default='.')
