@@ -6,6 +6,8 @@
 #   make check           install what is missing, build, run the host tests,
 #                        then every VM test in a VM per kernel (6.1, 6.12)
 #   make check-rt        the same VM tests in the 6.12 PREEMPT_RT kernel
+#   make check-debug     the VM tests on a 6.1 debug kernel built here (KASAN,
+#                        lockdep, kmemleak, UBSAN; first build ~30 min)
 #   make demo            profile an example program in a VM
 #   make bench           meter against gprof, perf, gperftools, uftrace
 #                        (host and VM; Documentation/performance.md)
@@ -165,6 +167,24 @@ check-rt:
 		exit 1; \
 	fi; \
 	METER_KVERS="$$k" $(MAKE) --no-print-directory check
+
+# The VM suite on Linux 6.1 built with KASAN, lockdep, kmemleak, UBSAN,
+# object and atomic-sleep debugging and the IRQs-off tracer
+# (scripts/debug-kernel; the first build takes about half an hour, then it
+# is cached in build/debug-kernel/).  Not part of check: see hacking.md.
+DEBUG_KDIR = $(ROOT)/$(BUILD)/debug-kernel/obj
+.PHONY: check-debug
+check-debug: deps
+	@scripts/install-deps --debug
+	@scripts/debug-kernel $(BUILD)/debug-kernel
+	@$(MAKE) --no-print-directory userland $(VM_TESTS)
+	@k=$$(cat $(DEBUG_KDIR)/include/config/kernel.release) && \
+	$(MAKE) --no-print-directory KDIR=$(DEBUG_KDIR) \
+		$(call METER_KO,$$k) $(call WARN_KO,$$k)
+	@METER_TEST_TIMEOUT=$${METER_TEST_TIMEOUT:-1500} \
+	METER_VM_TIMEOUT=$${METER_VM_TIMEOUT:-10800} \
+	selftests/run-check --series "" --logs $(BUILD)/check-debug \
+		--vm "$(VM_TESTS)" --kernels "$(DEBUG_KDIR)"
 
 # The benchmarks: the packages they need, then build and run (bench/bench.mk).
 # Not part of check; fails only when a tool is broken, never on numbers.

@@ -82,6 +82,11 @@ unsigned int meter_stack_frames = 262144;
 module_param_named(stack_frames, meter_stack_frames, uint, 0444);
 MODULE_PARM_DESC(stack_frames, "Frames of stacks kept per session");
 
+unsigned int meter_max_user_snap_mb = 64;
+module_param_named(max_user_snap_mb, meter_max_user_snap_mb, uint, 0644);
+MODULE_PARM_DESC(max_user_snap_mb,
+		 "Memory one user's unfinished profile dumps hold, MB (0: unlimited)");
+
 unsigned int meter_max_sessions = 1024;
 module_param_named(max_sessions, meter_max_sessions, uint, 0644);
 MODULE_PARM_DESC(max_sessions, "Live sessions, all users (0: unlimited)");

@@ -52,6 +52,7 @@ extern unsigned int meter_max_threads;
 extern unsigned int meter_max_user_threads;
 extern unsigned int meter_max_funcs;
 extern unsigned int meter_max_user_funcs;
+extern unsigned int meter_max_user_snap_mb;
 
 /* Registrations holding a pin and a perf counter, all users. */
 extern atomic_t meter_threads_held;
@@ -80,11 +81,12 @@ struct meter_stacks {
 };
 
 int meter_stacks_init(struct meter_stacks *st, u32 entries, u32 frames);
+int meter_stacks_init_like(struct meter_stacks *st,
+			   const struct meter_stacks *like);
 void meter_stacks_free(struct meter_stacks *st);
 /* Caller holds the session lock.  false: table full (lost). */
 bool meter_stacks_add(struct meter_stacks *st, u32 tid, const u32 *frames,
 		      u32 n, bool truncated, u8 state, u64 weight);
-void meter_stacks_reset(struct meter_stacks *st);
 size_t meter_stacks_bytes(const struct meter_stacks *st);
 
 /* session.c: one profiled process. */
@@ -161,7 +163,7 @@ void meter_session_put(struct meter_session *s);
 void meter_session_finish(struct meter_session *s);
 void meter_session_finish_locked(struct meter_session *s);
 void meter_session_unlink(struct meter_session *s);
-void meter_session_reset(struct meter_session *s);
+int meter_session_reset(struct meter_session *s);
 void meter_sessions_evict(void);
 void meter_sessions_destroy(void);
 int meter_session_set_period(struct meter_session *s, u64 period_ns);
@@ -283,6 +285,8 @@ struct meter_snap {
 	struct meter_stack_entry *stacks;
 	u32 *pool;
 	struct meter_snap_thread *threads;
+	kuid_t uid;			/* charged: max_user_snap_mb */
+	size_t charged;
 };
 
 /* Caller holds meter_mutex and s->lock. */

@@ -403,7 +403,10 @@ static int meter_genl_session_reset(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&meter_mutex);
 	s = meter_select(info->attrs, info->extack, &ret);
 	if (s)
-		meter_session_reset(s);
+		ret = meter_session_reset(s);
+	if (ret == -ENOMEM)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "out of memory for the empty stack table");
 	mutex_unlock(&meter_mutex);
 	return ret;
 }
@@ -451,7 +454,7 @@ static int meter_genl_profile_start(struct netlink_callback *cb)
 	struct meter_snap *sn;
 	int ret;
 
-	sn = kzalloc(sizeof(*sn), GFP_KERNEL);
+	sn = kzalloc(sizeof(*sn), GFP_KERNEL_ACCOUNT);
 	if (!sn)
 		return -ENOMEM;
 	mutex_lock(&meter_mutex);
@@ -461,6 +464,9 @@ static int meter_genl_profile_start(struct netlink_callback *cb)
 	mutex_unlock(&meter_mutex);
 	if (ret == -ENOMEM)
 		NL_SET_ERR_MSG_MOD(extack, "out of memory for the snapshot");
+	else if (ret == -ENOBUFS)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "this user's unfinished profile dumps hold max_user_snap_mb");
 	if (ret)
 		meter_snap_clear(sn);
 	if (ret && cb->extack) {

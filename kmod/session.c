@@ -99,10 +99,11 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 {
 	struct meter_session *s;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		goto err;
-	s->chunks = kvcalloc(METER_NCHUNKS, sizeof(*s->chunks), GFP_KERNEL);
+	s->chunks = kvcalloc(METER_NCHUNKS, sizeof(*s->chunks),
+			     GFP_KERNEL_ACCOUNT);
 	if (!s->chunks)
 		goto err_session;
 	if (meter_stacks_init(&s->stacks, meter_stack_entries,
@@ -295,13 +296,20 @@ void meter_sessions_destroy(void)
 		meter_session_unlink(s);
 }
 
-/* Caller holds meter_mutex. */
-void meter_session_reset(struct meter_session *s)
+/*
+ * Caller holds meter_mutex.  The stack table is replaced by an empty one
+ * made beforehand, not cleared under the lock: the lock (interrupts off)
+ * is held for a pointer swap, whatever the table's size.
+ */
+int meter_session_reset(struct meter_session *s)
 {
+	struct meter_stacks fresh;
 	struct meter_thread *t;
 	unsigned long flags;
 	u32 c, i, nfuncs = 0;
 
+	if (meter_stacks_init_like(&fresh, &s->stacks))
+		return -ENOMEM;
 	meter_live_rebase(s);
 	atomic64_set(&s->samples, 0);
 	atomic64_set(&s->ticks, 0);
@@ -330,10 +338,12 @@ void meter_session_reset(struct meter_session *s)
 	}
 	s->nfuncs = nfuncs;
 	raw_spin_lock_irqsave(&s->lock, flags);
-	meter_stacks_reset(&s->stacks);
+	swap(s->stacks, fresh);
 	list_for_each_entry(t, &s->threads, node)
 		WRITE_ONCE(t->samples, 0);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	meter_stacks_free(&fresh);
+	return 0;
 }
 
 /* Caller holds meter_mutex. */
@@ -369,7 +379,7 @@ struct meter_func_slot *meter_session_slot(struct meter_session *s, u32 id,
 		if (!create ||
 		    s->bytes + size > ((size_t)meter_max_session_mb << 20))
 			return NULL;
-		chunk = kvzalloc(size, GFP_KERNEL);
+		chunk = kvzalloc(size, GFP_KERNEL_ACCOUNT);
 		if (!chunk)
 			return NULL;
 		s->bytes += size;

@@ -2,12 +2,21 @@
 /*
  * A session copied for a reader: PROFILE_GET's snapshot and the counters
  * of SESSION_GET, and their attributes in a message.  The copy is taken
- * under meter_mutex, the stack table and counters under the session lock;
- * call counts of live threads are read from their memory (live.c) and
- * added to what the session holds.
+ * under meter_mutex; call counts of live threads are read from their
+ * memory (live.c) and added to what the session holds.
+ *
+ * The copy holds only what the session uses, is charged to the reader's
+ * memory cgroup, and counts against max_user_snap_mb for the reader's
+ * user until the dump ends.  The stack table is copied in pieces so that
+ * no hold of the session's raw lock (interrupts off) scans more than
+ * METER_SNAP_SLOTS slots or copies more than METER_SNAP_FRAMES frames:
+ * in a session that is still ticking, a stack's samples are those of the
+ * moment its piece was copied, and the counters (read last) are at least
+ * their sum.
  */
 #include <linux/bsearch.h>
 #include <linux/cred.h>
+#include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/pid_namespace.h>
 #include <linux/slab.h>
@@ -47,8 +56,83 @@ void meter_session_info_fill(struct meter_session *s,
 	memcpy(si->comm, s->comm, sizeof(si->comm));
 }
 
+/* Per lock hold: 24 KiB of slots scanned, 16 KiB of frames copied. */
+#define METER_SNAP_SLOTS	1024
+#define METER_SNAP_FRAMES	4096
+
+/* Snapshot bytes that each user's open dumps hold (max_user_snap_mb). */
+struct meter_snap_user {
+	struct hlist_node node;
+	kuid_t uid;
+	size_t bytes;
+};
+
+static DEFINE_HASHTABLE(meter_snap_users, 4);
+static DEFINE_SPINLOCK(meter_snap_users_lock);
+
+static struct meter_snap_user *meter_snap_user_find(kuid_t uid)
+{
+	struct meter_snap_user *u;
+
+	hash_for_each_possible(meter_snap_users, u, node, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			return u;
+	return NULL;
+}
+
+static int meter_snap_charge(struct meter_snap *sn, size_t bytes)
+{
+	size_t limit = (size_t)READ_ONCE(meter_max_user_snap_mb) << 20;
+	struct meter_snap_user *u, *fresh;
+	kuid_t uid = current_euid();
+	int ret = 0;
+
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	if (!fresh)
+		return -ENOMEM;
+	spin_lock(&meter_snap_users_lock);
+	u = meter_snap_user_find(uid);
+	if (limit && (u ? u->bytes : 0) + bytes > limit) {
+		ret = -ENOBUFS;
+	} else if (!u) {
+		fresh->uid = uid;
+		hash_add(meter_snap_users, &fresh->node, __kuid_val(uid));
+		u = fresh;
+		fresh = NULL;
+	}
+	if (!ret) {
+		u->bytes += bytes;
+		sn->uid = uid;
+		sn->charged = bytes;
+	}
+	spin_unlock(&meter_snap_users_lock);
+	kfree(fresh);
+	return ret;
+}
+
+static void meter_snap_uncharge(struct meter_snap *sn)
+{
+	struct meter_snap_user *u, *gone = NULL;
+
+	if (!sn->charged)
+		return;
+	spin_lock(&meter_snap_users_lock);
+	u = meter_snap_user_find(sn->uid);
+	if (!WARN_ON_ONCE(!u || u->bytes < sn->charged)) {
+		u->bytes -= sn->charged;
+		if (!u->bytes) {
+			hash_del(&u->node);
+			gone = u;
+		}
+	}
+	spin_unlock(&meter_snap_users_lock);
+	kfree(gone);
+	sn->charged = 0;
+}
+
 void meter_snap_clear(struct meter_snap *sn)
 {
+	meter_snap_uncharge(sn);
 	kvfree(sn->funcs);
 	kvfree(sn->names);
 	kvfree(sn->stacks);
@@ -87,10 +171,12 @@ static void meter_snap_totals(struct meter_snap *sn)
 	}
 }
 
-static int meter_snap_funcs(struct meter_session *s, struct meter_snap *sn)
+/* The functions in use and their names' bytes, for sizing the copy. */
+static void meter_snap_count(struct meter_session *s, u32 *nfuncs,
+			     size_t *names_len)
 {
-	size_t names_len = 0, off = 0;
 	u32 c, i, n = 0;
+	size_t len = 0;
 
 	for (c = 0; c < METER_NCHUNKS; c++) {
 		struct meter_func_slot *chunk = s->chunks[c];
@@ -103,13 +189,20 @@ static int meter_snap_funcs(struct meter_session *s, struct meter_snap *sn)
 				continue;
 			n++;
 			if (chunk[i].name)
-				names_len += strlen(chunk[i].name) + 1;
+				len += strlen(chunk[i].name) + 1;
 		}
 	}
-	sn->funcs = kvcalloc(max(n, 1U), sizeof(*sn->funcs), GFP_KERNEL);
-	sn->names = kvmalloc(max_t(size_t, names_len, 1), GFP_KERNEL);
-	if (!sn->funcs || !sn->names)
-		return -ENOMEM;
+	*nfuncs = n;
+	*names_len = len;
+}
+
+/* Caller holds meter_mutex, under which names are set and never freed. */
+static void meter_snap_funcs(struct meter_session *s, struct meter_snap *sn,
+			     u32 n)
+{
+	size_t off = 0;
+	u32 c, i;
+
 	for (c = 0; c < METER_NCHUNKS && sn->nfuncs < n; c++) {
 		struct meter_func_slot *chunk = s->chunks[c];
 
@@ -145,7 +238,6 @@ static int meter_snap_funcs(struct meter_session *s, struct meter_snap *sn)
 			sn->nfuncs++;
 		}
 	}
-	return 0;
 }
 
 /*
@@ -177,36 +269,90 @@ static int meter_snap_live(struct meter_session *s, struct meter_snap *sn)
 	return 0;
 }
 
+/*
+ * Copies the stacks that existed when the copy began (their frames lie
+ * below pool_used then: the pool only grows until a reset, and a reset
+ * takes meter_mutex), a bounded piece per lock hold, their frames packed
+ * into sn->pool.
+ */
+static void meter_snap_stacks(struct meter_session *s, struct meter_snap *sn,
+			      u32 nused, u32 pool_used)
+{
+	struct meter_stacks *st = &s->stacks;
+	unsigned long flags;
+	u32 i = 0, packed = 0;
+
+	while (i < st->nslots && sn->nstacks < nused) {
+		u32 end = min(st->nslots, i + METER_SNAP_SLOTS), frames = 0;
+
+		raw_spin_lock_irqsave(&s->lock, flags);
+		for (; i < end && sn->nstacks < nused; i++) {
+			const struct meter_stack_entry *e = &st->slots[i];
+			struct meter_stack_entry *d;
+
+			if (!e->depth || e->off + e->depth > pool_used)
+				continue;
+			if (frames + e->depth > METER_SNAP_FRAMES)
+				break;
+			d = &sn->stacks[sn->nstacks++];
+			*d = *e;
+			d->off = packed;
+			memcpy(&sn->pool[packed], &st->pool[e->off],
+			       e->depth * sizeof(u32));
+			packed += e->depth;
+			frames += e->depth;
+		}
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		cond_resched();
+	}
+}
+
 /* Caller holds meter_mutex. */
 int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 {
 	struct meter_stacks *st = &s->stacks;
+	u32 nfuncs, nused, pool_used, nthreads = 0;
 	struct meter_thread *t;
 	unsigned long flags;
-	u32 i, nthreads = 0;
+	size_t names_len;
 	int ret;
 
-	ret = meter_snap_funcs(s, sn);
-	if (!ret)
-		ret = meter_snap_live(s, sn);
-	if (ret)
-		return ret;
+	meter_snap_count(s, &nfuncs, &names_len);
 	list_for_each_entry(t, &s->threads, node)
 		nthreads++;
-	sn->threads = kvcalloc(max(nthreads, 1U), sizeof(*sn->threads),
-			       GFP_KERNEL);
-	sn->stacks = kvmalloc_array(st->nslots / 2, sizeof(*sn->stacks),
-				    GFP_KERNEL);
-	sn->pool = kvmalloc_array(st->pool_size, sizeof(u32), GFP_KERNEL);
-	if (!sn->threads || !sn->stacks || !sn->pool)
-		return -ENOMEM;
+	raw_spin_lock_irqsave(&s->lock, flags);
+	nused = st->nused;
+	pool_used = st->pool_used;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
 
+	ret = meter_snap_charge(sn, (size_t)nfuncs * sizeof(*sn->funcs) +
+				names_len +
+				(size_t)nused * sizeof(*sn->stacks) +
+				(size_t)pool_used * sizeof(u32) +
+				(size_t)nthreads * sizeof(*sn->threads));
+	if (ret)
+		return ret;
+	sn->funcs = kvcalloc(max(nfuncs, 1U), sizeof(*sn->funcs),
+			     GFP_KERNEL_ACCOUNT);
+	sn->names = kvmalloc(max_t(size_t, names_len, 1), GFP_KERNEL_ACCOUNT);
+	sn->threads = kvcalloc(max(nthreads, 1U), sizeof(*sn->threads),
+			       GFP_KERNEL_ACCOUNT);
+	sn->stacks = kvmalloc_array(max(nused, 1U), sizeof(*sn->stacks),
+				    GFP_KERNEL_ACCOUNT);
+	sn->pool = kvmalloc_array(max(pool_used, 1U), sizeof(u32),
+				  GFP_KERNEL_ACCOUNT);
+	if (!sn->funcs || !sn->names || !sn->threads || !sn->stacks ||
+	    !sn->pool)
+		return -ENOMEM;
+	meter_snap_funcs(s, sn, nfuncs);
+	ret = meter_snap_live(s, sn);
+	if (ret)
+		return ret;
+	meter_snap_stacks(s, sn, nused, pool_used);
+
+	/* the counters last, so that they cover the stacks copied */
 	raw_spin_lock_irqsave(&s->lock, flags);
 	meter_session_info_fill(s, &sn->si);
-	for (i = 0; i < st->nslots && sn->nstacks < st->nslots / 2; i++)
-		if (st->slots[i].depth)
-			sn->stacks[sn->nstacks++] = st->slots[i];
-	memcpy(sn->pool, st->pool, st->pool_used * sizeof(u32));
 	list_for_each_entry(t, &s->threads, node) {
 		if (sn->nthreads == nthreads)
 			break;

@@ -23,10 +23,11 @@ int meter_stacks_init(struct meter_stacks *st, u32 entries, u32 frames)
 	/* Keep the load factor at most 1/2 for short probe sequences. */
 	st->nslots = roundup_pow_of_two(entries * 2);
 	st->pool_size = frames;
-	st->slots = kvcalloc(st->nslots, sizeof(*st->slots), GFP_KERNEL);
+	st->slots = kvcalloc(st->nslots, sizeof(*st->slots),
+			     GFP_KERNEL_ACCOUNT);
 	if (!st->slots)
 		goto err;
-	st->pool = kvcalloc(frames, sizeof(u32), GFP_KERNEL);
+	st->pool = kvcalloc(frames, sizeof(u32), GFP_KERNEL_ACCOUNT);
 	if (!st->pool)
 		goto err_slots;
 	return 0;
@@ -36,6 +37,13 @@ err_slots:
 	st->slots = NULL;
 err:
 	return -ENOMEM;
+}
+
+/* An empty table of the same size as like (a reset's). */
+int meter_stacks_init_like(struct meter_stacks *st,
+			   const struct meter_stacks *like)
+{
+	return meter_stacks_init(st, like->nslots / 2, like->pool_size);
 }
 
 void meter_stacks_free(struct meter_stacks *st)
@@ -50,13 +58,6 @@ size_t meter_stacks_bytes(const struct meter_stacks *st)
 {
 	return (size_t)st->nslots * sizeof(*st->slots) +
 	       (size_t)st->pool_size * sizeof(u32);
-}
-
-void meter_stacks_reset(struct meter_stacks *st)
-{
-	memset(st->slots, 0, st->nslots * sizeof(*st->slots));
-	st->nused = 0;
-	st->pool_used = 0;
 }
 
 bool meter_stacks_add(struct meter_stacks *st, u32 tid, const u32 *frames,

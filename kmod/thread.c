@@ -354,7 +354,7 @@ int meter_thread_register(struct meter_thread_reg *reg,
 		goto err_unpin;
 	}
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t) {
 		ret = -ENOMEM;
 		goto err_unpin;
