@@ -25,16 +25,6 @@
 
 static struct tracepoint *meter_tp_exit;
 
-static void meter_group_dead(struct task_struct *p)
-{
-	struct meter_session *s;
-	struct pid *tgid = task_tgid(p);
-
-	list_for_each_entry_rcu(s, &meter_sessions, node)
-		if (s->tgid == tgid && READ_ONCE(s->state) == METER_STATE_LIVE)
-			meter_session_finish(s);
-}
-
 static void meter_probe_exit(void *data, struct task_struct *p)
 {
 	struct meter_thread *t;
@@ -44,7 +34,7 @@ static void meter_probe_exit(void *data, struct task_struct *p)
 	if (t)
 		meter_thread_end(t, METER_END_EXIT);
 	if (!atomic_read(&p->signal->live))
-		meter_group_dead(p);
+		meter_sessions_group_dead(task_tgid(p));
 	rcu_read_unlock();
 }
 

@@ -147,6 +147,10 @@ static void __exit meter_exit(void)
 	mutex_lock(&meter_mutex);
 	meter_sessions_destroy();
 	mutex_unlock(&meter_mutex);
+	/* the sessions' frees are queued after a grace period: wait for
+	 * the queueing, then destroy_workqueue() runs them
+	 */
+	rcu_barrier();
 	destroy_workqueue(meter_wq);
 }
 

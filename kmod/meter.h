@@ -105,7 +105,10 @@ struct meter_func_slot {
 
 struct meter_session {
 	struct list_head node;		/* meter_sessions, RCU */
-	struct rcu_head rcu;
+	struct hlist_node tgid_node;	/* meter_tgid_hash, RCU */
+	struct rcu_work free_work;	/* the last put frees after a grace
+					 * period, on meter_wq
+					 */
 	refcount_t ref;
 	u64 seq;			/* creation order, for dumps */
 	u64 cookie;
@@ -148,6 +151,7 @@ struct meter_session {
 };
 
 extern struct list_head meter_sessions;
+void meter_sessions_group_dead(struct pid *tgid);
 
 struct meter_session *meter_session_find_live(struct task_struct *tsk);
 struct meter_thread_reg;

@@ -16,6 +16,7 @@
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
@@ -30,6 +31,12 @@
 #include "meter.h"
 
 LIST_HEAD(meter_sessions);
+/*
+ * The same sessions by process, for the exit probe: a process's exit
+ * looks at its own bucket, not at every session.  Written under
+ * meter_mutex, read under RCU.
+ */
+static DEFINE_HASHTABLE(meter_tgid_hash, 8);
 static u64 meter_session_seq;
 
 /*
@@ -137,6 +144,7 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 	s->bytes = sizeof(*s) + METER_NCHUNKS * sizeof(*s->chunks) +
 		   meter_stacks_bytes(&s->stacks);
 	list_add_tail_rcu(&s->node, &meter_sessions);
+	hash_add_rcu(meter_tgid_hash, &s->tgid_node, (unsigned long)s->tgid);
 	return s;
 
 err_chunks:
@@ -167,6 +175,17 @@ struct meter_session *meter_session_find_live(struct task_struct *tsk)
 			meter_session_finish(s);
 	}
 	return found;
+}
+
+/* The exit probe, RCU read side: the dead process's live sessions end. */
+void meter_sessions_group_dead(struct pid *tgid)
+{
+	struct meter_session *s;
+
+	hash_for_each_possible_rcu(meter_tgid_hash, s, tgid_node,
+				   (unsigned long)tgid)
+		if (s->tgid == tgid && READ_ONCE(s->state) == METER_STATE_LIVE)
+			meter_session_finish(s);
 }
 
 /*
@@ -205,13 +224,19 @@ void meter_session_get(struct meter_session *s)
 	refcount_inc(&s->ref);
 }
 
-static void meter_session_free(struct meter_session *s)
+/*
+ * Runs a grace period after the last put (the exit probe may still have
+ * been walking the list or the threads), on meter_wq: no caller waits
+ * for a grace period under meter_mutex or genl's mutex.
+ */
+static void meter_session_free_work(struct work_struct *work)
 {
+	struct meter_session *s = container_of(to_rcu_work(work),
+					       struct meter_session,
+					       free_work);
 	struct meter_thread *t, *tmp;
 	u32 c, i;
 
-	/* The exit probe may still be walking the list or the threads. */
-	synchronize_rcu();
 	list_for_each_entry_safe(t, tmp, &s->threads, node)
 		kfree(t);
 	for (c = 0; c < METER_NCHUNKS; c++) {
@@ -233,8 +258,10 @@ static void meter_session_free(struct meter_session *s)
 /* Process context only. */
 void meter_session_put(struct meter_session *s)
 {
-	if (refcount_dec_and_test(&s->ref))
-		meter_session_free(s);
+	if (!refcount_dec_and_test(&s->ref))
+		return;
+	INIT_RCU_WORK(&s->free_work, meter_session_free_work);
+	queue_rcu_work(meter_wq, &s->free_work);
 }
 
 /* Caller holds s->lock. */
@@ -260,6 +287,7 @@ void meter_session_finish(struct meter_session *s)
 void meter_session_unlink(struct meter_session *s)
 {
 	list_del_rcu(&s->node);
+	hash_del_rcu(&s->tgid_node);
 	meter_session_put(s);
 }
 
