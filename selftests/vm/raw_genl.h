@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Raw generic netlink for the tests that talk to meter.ko below
- * common/nlclient.c (test_harden_fuzz.c, test_harden_unload.c).
+ * common/nlclient.c (test_harden_fuzz.c, test_harden_unload.c,
+ * test_harden_snapshot.c).
  */
 #ifndef METER_RAW_GENL_H
 #define METER_RAW_GENL_H
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -52,6 +54,44 @@ static inline int raw_genl_family(int fd)
 		if (a->nla_type == CTRL_ATTR_FAMILY_ID)
 			return *(uint16_t *)((uint8_t *)a + NLA_HDRLEN);
 	return -1;
+}
+
+/*
+ * Starts PROFILE_GET of cookie on a fresh raw socket with a small receive
+ * buffer, so that the dump stays open (its snapshot held) until read or
+ * closed; the socket, or -1.
+ */
+static inline int raw_genl_dump_start(uint64_t cookie)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	uint8_t buf[64];
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct genlmsghdr *g = NLMSG_DATA(nlh);
+	struct nlattr *a = (struct nlattr *)((uint8_t *)g + GENL_HDRLEN);
+	int fam, small = 4096;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	fam = raw_genl_family(fd);
+	if (fam < 0) {
+		close(fd);
+		return -1;
+	}
+	memset(buf, 0, sizeof(buf));
+	a->nla_type = METER_A_COOKIE;
+	a->nla_len = NLA_HDRLEN + 8;
+	memcpy((uint8_t *)a + NLA_HDRLEN, &cookie, 8);
+	nlh->nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + NLA_HDRLEN + 8;
+	nlh->nlmsg_type = fam;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	g->cmd = METER_CMD_PROFILE_GET;
+	g->version = METER_GENL_VERSION;
+	if (send(fd, buf, nlh->nlmsg_len, 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 #endif /* METER_RAW_GENL_H */

@@ -28,40 +28,6 @@
 #define HELD	8		/* dumps held at once */
 #define CG	"/tmp/cg"
 
-/* Starts PROFILE_GET of cookie on a raw socket; the dump stays open. */
-static int dump_start(uint64_t cookie)
-{
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	uint8_t buf[64];
-	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-	struct genlmsghdr *g = NLMSG_DATA(nlh);
-	struct nlattr *a = (struct nlattr *)((uint8_t *)g + GENL_HDRLEN);
-	int fam, small = 4096;
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	fam = raw_genl_family(fd);
-	if (fam < 0) {
-		close(fd);
-		return -1;
-	}
-	memset(buf, 0, sizeof(buf));
-	a->nla_type = METER_A_COOKIE;
-	a->nla_len = NLA_HDRLEN + 8;
-	memcpy((uint8_t *)a + NLA_HDRLEN, &cookie, 8);
-	nlh->nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + NLA_HDRLEN + 8;
-	nlh->nlmsg_type = fam;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	g->cmd = METER_CMD_PROFILE_GET;
-	g->version = METER_GENL_VERSION;
-	if (send(fd, buf, nlh->nlmsg_len, 0) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
@@ -248,7 +214,7 @@ static void hold_dumps(void *arg)
 {
 	(void)arg;
 	for (held_n = 0; held_n < HELD; held_n++) {
-		held_fds[held_n] = dump_start(held_cookie);
+		held_fds[held_n] = raw_genl_dump_start(held_cookie);
 		if (held_fds[held_n] < 0)
 			break;
 	}
@@ -415,7 +381,7 @@ int main(void)
 	ku_param_set("max_user_snap_mb", (long)(2 * used >> 20) + 1);
 	/* n dumps held, then one more read in full, until it is refused */
 	for (n = 0, ret = 0; n < 64 && !ret; n++) {
-		fds[n] = dump_start(cookie);
+		fds[n] = raw_genl_dump_start(cookie);
 		if (fds[n] < 0)
 			ku_bail("dump start", -errno, NULL);
 		q = NULL;

@@ -45,36 +45,6 @@ static int insmod(void)
 	return ret;
 }
 
-/* Starts PROFILE_GET of cookie on a raw socket and reads one buffer. */
-static int dump_start(uint64_t cookie)
-{
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	uint8_t buf[64];
-	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-	struct genlmsghdr *g = NLMSG_DATA(nlh);
-	struct nlattr *a = (struct nlattr *)((uint8_t *)g + GENL_HDRLEN);
-	int fam, small = 4096;
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	fam = raw_genl_family(fd);
-	if (fam < 0)
-		return -1;
-	memset(buf, 0, sizeof(buf));
-	a->nla_type = METER_A_COOKIE;
-	a->nla_len = NLA_HDRLEN + 8;
-	memcpy((uint8_t *)a + NLA_HDRLEN, &cookie, 8);
-	nlh->nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + NLA_HDRLEN + 8;
-	nlh->nlmsg_type = fam;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	g->cmd = METER_CMD_PROFILE_GET;
-	g->version = METER_GENL_VERSION;
-	if (send(fd, buf, nlh->nlmsg_len, 0) < 0)
-		return -1;
-	return fd;
-}
-
 /* Reads the dump to NLMSG_DONE; returns the messages read, -1 on error. */
 static int dump_finish(int fd)
 {
@@ -182,7 +152,7 @@ int main(void)
 	}
 	meter_nl_close(nl);
 
-	fd = dump_start(cookie);
+	fd = raw_genl_dump_start(cookie);
 	usleep(100000);
 	ret = rmmod();
 	nl = ku_open();
