@@ -7,7 +7,7 @@
 #                        then every VM test in a VM per kernel (6.1, 6.12)
 #   make check-rt        the same VM tests in the 6.12 PREEMPT_RT kernel
 #   make check-debug     the VM tests on a 6.1 debug kernel built here (KASAN,
-#                        lockdep, kmemleak, UBSAN; first build ~30 min)
+#                        lockdep, kmemleak, UBSAN; first build ~15 min)
 #   make demo            profile an example program in a VM
 #   make bench           meter against gprof, perf, gperftools, uftrace
 #                        (host and VM; Documentation/performance.md)
@@ -170,7 +170,7 @@ check-rt:
 
 # The VM suite on Linux 6.1 built with KASAN, lockdep, kmemleak, UBSAN,
 # object and atomic-sleep debugging and the IRQs-off tracer
-# (scripts/debug-kernel; the first build takes about half an hour, then it
+# (scripts/debug-kernel; the first build takes about 15 minutes, then it
 # is cached in build/debug-kernel/).  Not part of check: see hacking.md.
 DEBUG_KDIR = $(ROOT)/$(BUILD)/debug-kernel/obj
 .PHONY: check-debug
