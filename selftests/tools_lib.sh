@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 #
-# TAP helpers of the tools' shell tests (selftests/host/test_tools_*.sh,
-# selftests/vm/test_tools_kernel.sh), sourced as "$ROOT/selftests/tools_lib.sh"
-# (in the VM $ROOT is $METER_ROOT, the repository's own path).
+# The TAP helpers of every shell test (selftests/host/*.sh,
+# selftests/vm/*.sh), and what the tools' tests share; sourced as
+# "$ROOT/selftests/tools_lib.sh" (in the VM $ROOT is $METER_ROOT, the
+# repository's own path).
 
 n=0
 fails=0
@@ -13,7 +14,7 @@ check() { # description, then a command
 	if "$@"; then ok "$d"; else nok "$d"; return 1; fi
 }
 diag() { sed 's/^/# /' "$@"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; } # description, reason
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP${2:+ $2}"; } # description[, reason]
 
 # Debian's go tool pprof, with its caches in the test's $tmp.
 go_pprof() {

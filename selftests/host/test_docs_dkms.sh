@@ -17,13 +17,8 @@ set -u
 
 # The tree: from build/selftests/host/ or from selftests/host/.
 ROOT=${METER_ROOT:-$(d=$(dirname "$(readlink -f "$0")"); while [ "$d" != / ] && [ ! -f "$d/dkms.conf" ]; do d=$(dirname "$d"); done; echo "$d")}
+. "$ROOT/selftests/tools_lib.sh" || exit 1
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $* # SKIP"; }
-diag() { sed 's/^/# /' "$@"; }
 
 echo "TAP version 13"
 if ! command -v dkms >/dev/null; then

@@ -13,14 +13,8 @@
 set -u
 
 ROOT=${METER_ROOT:-$(d=$(dirname "$(readlink -f "$0")"); while [ "$d" != / ] && [ ! -f "$d/dkms.conf" ]; do d=$(dirname "$d"); done; echo "$d")}
+. "$ROOT/selftests/tools_lib.sh" || exit 1
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $* # SKIP"; }
-diag() { sed 's/^/# /' "$@"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_docs_install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -12,16 +12,11 @@
 set -u
 
 ROOT=${METER_ROOT:-$(d=$(dirname "$(readlink -f "$0")"); while [ "$d" != / ] && [ ! -d "$d/man" ]; do d=$(dirname "$d"); done; echo "$d")}
+. "$ROOT/selftests/tools_lib.sh" || exit 1
 MAN=$ROOT/man
 RUN=$ROOT/build/tools/meter-run
 STAT=$ROOT/build/tools/meter-stat
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $* # SKIP"; }
-diag() { sed 's/^/# /' "$@"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_docs_man.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

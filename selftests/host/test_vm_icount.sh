@@ -13,12 +13,9 @@
 set -eu
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+. "$ROOT/selftests/tools_lib.sh" || exit 1
 cd "$ROOT"
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
 
 echo "1..20"
 kver=$(selftests/kernels | awk '{ print $1 }')

@@ -12,18 +12,10 @@
 set -eu
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+. "$ROOT/selftests/tools_lib.sh" || exit 1
 cd "$ROOT"
 VMRUN=$ROOT/selftests/vm-run
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-check() { # description, then a command; returns its status
-	local d=$1; shift
-	if "$@"; then ok "$d"; else nok "$d"; return 1; fi
-}
-diag() { sed 's/^/# /' "$@"; }
 
 echo "1..14"
 

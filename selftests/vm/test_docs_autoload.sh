@@ -16,17 +16,13 @@
 set -u
 
 ROOT=${METER_ROOT:-$(d=$(dirname "$(readlink -f "$0")"); while [ "$d" != / ] && [ ! -f "$d/dkms.conf" ]; do d=$(dirname "$d"); done; echo "$d")}
+. "$ROOT/selftests/tools_lib.sh" || exit 1
 kver=$(uname -r)
 ko=${METER_MODULE:-$ROOT/build/kernel/$kver/kmod/meter.ko}
 moddir=/lib/modules/$kver
 APPEL=$ROOT/build/selftests/tools_appel
 export METER_QUIET=1
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/# /' "$@"; }
 loaded() { grep -q '^meter ' /proc/modules; }
 unload() { ! loaded || rmmod meter; ! loaded; }
 

@@ -30,17 +30,13 @@
 set -u
 
 ROOT=${METER_ROOT:-$(d=$(dirname "$(readlink -f "$0")"); while [ "$d" != / ] && [ ! -f "$d/dkms.conf" ]; do d=$(dirname "$d"); done; echo "$d")}
+. "$ROOT/selftests/tools_lib.sh" || exit 1
 export PATH=$ROOT/build/tools:$PATH
 block_timeout=${DOCS_TIMEOUT:-60}
 
 tmp=$(mktemp -d /tmp/test_docs_examples.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $* # SKIP"; }
 
 # Splits FILE's console blocks into DIR/<k>.line (first line number),
 # DIR/<k>.skip (reason), DIR/<k>.cmd<i> (command i), DIR/<k>.out
