@@ -178,7 +178,9 @@ check-debug: deps
 	@scripts/install-deps --debug
 	@scripts/debug-kernel $(BUILD)/debug-kernel
 	@$(MAKE) --no-print-directory userland $(VM_TESTS)
+	@# the modules are rebuilt: the kernel may have been reconfigured
 	@k=$$(cat $(DEBUG_KDIR)/include/config/kernel.release) && \
+	rm -f $(call METER_KO,$$k) $(call WARN_KO,$$k) && \
 	$(MAKE) --no-print-directory KDIR=$(DEBUG_KDIR) \
 		$(call METER_KO,$$k) $(call WARN_KO,$$k)
 	@METER_TEST_TIMEOUT=$${METER_TEST_TIMEOUT:-1500} \

@@ -43,6 +43,12 @@ $(BENCH_BIN)/timeit: bench/timeit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
+# Many threads on one session's lock: the debug kernel's lock statistics
+# (make check-debug builds it).  Not part of make bench.
+.PHONY: bench-scaling
+bench-scaling: userland $(BENCH_BIN)/workloads-manual
+	@bench/scaling.sh
+
 .PHONY: bench-build bench-run
 bench-build: userland $(BENCH_BINS) icount
 

@@ -22,8 +22,8 @@
  *            functions (eval, apply, lookup)
  *   matrix   compute-bound: dense matrix products and a hash over a buffer,
  *            few calls
- *   threads  multi-threaded: 2 threads hashing keys into private tables
- *            through small functions
+ *   threads  multi-threaded: 2 threads (BENCH_THREADS=N: N, up to 256)
+ *            hashing keys into private tables through small functions
  *   split    known split: heavy, medium and light run the same loop body
  *            5, 3 and 2 units per call, called equally often (50/30/20)
  *   appel    Appel's example: f calls is_prime on large primes, g on small
@@ -310,13 +310,16 @@ FN static void *worker(void *arg)
 FN static void run_threads(uint64_t scale)
 {
 	PROFILED();
-	pthread_t th[2];
-	int i;
+	const char *env = getenv("BENCH_THREADS");
+	int i, n = env ? atoi(env) : 2;
+	pthread_t th[256];
 
-	for (i = 0; i < 2; i++)
+	if (n < 1 || n > 256)
+		n = 2;
+	for (i = 0; i < n; i++)
 		if (pthread_create(&th[i], NULL, worker, &scale))
 			abort();
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 }
 

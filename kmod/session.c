@@ -37,6 +37,7 @@ LIST_HEAD(meter_sessions);
  * meter_mutex, read under RCU.
  */
 static DEFINE_HASHTABLE(meter_tgid_hash, 8);
+static struct lock_class_key meter_session_lock_key;
 static u64 meter_session_seq;
 
 /*
@@ -119,6 +120,9 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 
 	refcount_set(&s->ref, 1);	/* the session list's reference */
 	raw_spin_lock_init(&s->lock);
+	/* one name in /proc/lock_stat (bench/scaling.sh) */
+	lockdep_set_class_and_name(&s->lock, &meter_session_lock_key,
+				   "meter_session_lock");
 	INIT_LIST_HEAD(&s->threads);
 	do {
 		s->cookie = get_random_u64();

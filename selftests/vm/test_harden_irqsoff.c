@@ -3,13 +3,16 @@
  * Interrupts are never held off for long by a reader: with the largest
  * stack table the module allows (stack_entries=2^20: 2^21 slots, 48 MiB;
  * stack_frames=2^24: 64 MiB), full PROFILE_GET dumps and resets of a
- * session keep the longest IRQs-off section that the kernel's irqsoff
- * tracer records below IRQSOFF_MAX_US.  A dump scans at most 1024 slots
- * and copies at most 4096 frames per hold of the session's raw lock, a
- * reset swaps a pointer (design.md); scanning all 2^21 slots under one
- * hold, as before, takes hundreds of milliseconds here.
+ * session never hold the session's raw lock (interrupts off) for more
+ * than HOLD_MAX_US, as the kernel's lock statistics measure it
+ * (/proc/lock_stat, holdtime-max of the lock's class).  A dump scans at
+ * most 1024 slots and copies at most 4096 frames per hold, a reset swaps
+ * a pointer (design.md); scanning all 2^21 slots under one hold, as
+ * before, takes hundreds of milliseconds here.  The irqsoff tracer's
+ * longest section over the same time is printed beside it: it is the
+ * whole kernel's, and under TCG it includes the host preempting a vCPU.
  *
- * Needs the irqsoff tracer (make check-debug's kernel): skipped where the
+ * Needs CONFIG_LOCK_STAT (make check-debug's kernel): skipped where the
  * kernel has none.  Reloads meter.ko with the largest tables, then with
  * its defaults again.
  */
@@ -19,7 +22,7 @@
 #include "kmod_util.h"
 
 #define TR		"/sys/kernel/tracing/"
-#define IRQSOFF_MAX_US	20000	/* 20 ms: far above one piece, far below a scan */
+#define HOLD_MAX_US	20000	/* 20 ms: far above one piece, far below a scan */
 
 static int rmmod(void)
 {
@@ -79,6 +82,35 @@ static int has_irqsoff(void)
 	return strstr(buf, "irqsoff") != NULL;
 }
 
+/*
+ * holdtime-max, in us, of the session lock's class: the line is "name:
+ * con-bounces contentions waittime-min -max -total -avg acq-bounces
+ * acquisitions holdtime-min holdtime-max ..."; -1 if not there.
+ */
+static double lock_hold_max_us(long *acquisitions)
+{
+	char line[512];
+	FILE *f = fopen("/proc/lock_stat", "r");
+	double v[12], max = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "meter_session_lock:");
+
+		if (!p || sscanf(p + strlen("meter_session_lock:"),
+				 "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf",
+				 &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+				 &v[6], &v[7], &v[8], &v[9]) != 10)
+			continue;
+		*acquisitions = (long)v[7];
+		max = v[9];
+		break;
+	}
+	fclose(f);
+	return max;
+}
+
 /* The trace's "started at" and "ended at" lines, for the diagnostics. */
 static void tr_where(char *out, size_t len)
 {
@@ -107,10 +139,11 @@ int main(void)
 	struct meter_page *pg;
 	struct meter_nl *nl;
 	size_t nstacks = 0;
-	long us;
+	long us, acq = 0;
+	double hold;
 
-	if (geteuid() || !has_irqsoff()) {
-		printf("1..0 # SKIP no irqsoff tracer in this kernel (make check-debug has one)\n");
+	if (geteuid() || access("/proc/lock_stat", W_OK)) {
+		printf("1..0 # SKIP no lock statistics in this kernel (make check-debug has them)\n");
 		return 4;	/* KSFT_SKIP */
 	}
 	ku_plan(2);
@@ -132,29 +165,42 @@ int main(void)
 		ku_leave(pg);
 	}
 
-	tr_write(TR "tracing_on", "0");
-	tr_write(TR "current_tracer", "irqsoff");
-	tr_write(TR "tracing_max_latency", "0");
-	tr_write(TR "tracing_on", "1");
+	tr_write("/proc/lock_stat", "0");
+	tr_write("/proc/sys/kernel/lock_stat", "1");
+	if (has_irqsoff()) {
+		tr_write(TR "tracing_on", "0");
+		tr_write(TR "current_tracer", "irqsoff");
+		tr_write(TR "tracing_max_latency", "0");
+		tr_write(TR "tracing_on", "1");
+	}
 	for (i = 0; i < 3 && !ret && !ret2; i++) {
 		meter_profile_free(p);
 		p = NULL;
 		ret = meter_nl_get_profile(nl, &sel, &p, msg, sizeof(msg));
-		nstacks = p ? p->nstacks : 0;
+		if (p && p->nstacks > nstacks)
+			nstacks = p->nstacks;
 		ret2 = meter_nl_reset(nl, &sel, msg, sizeof(msg));
 		ku_burn(20000000);
 	}
-	tr_write(TR "tracing_on", "0");
-	us = tr_read_long(TR "tracing_max_latency");
-	tr_where(where, sizeof(where));
-	tr_write(TR "current_tracer", "nop");
+	tr_write("/proc/sys/kernel/lock_stat", "0");
+	hold = lock_hold_max_us(&acq);
+	us = -1;
+	where[0] = 0;
+	if (has_irqsoff()) {
+		tr_write(TR "tracing_on", "0");
+		us = tr_read_long(TR "tracing_max_latency");
+		tr_where(where, sizeof(where));
+		tr_write(TR "current_tracer", "nop");
+	}
 
 	ku_ok(!ret && !ret2 && nstacks > 0,
-	      "3 full dumps (%zu stacks) and resets of a session with the largest table: %s",
+	      "3 full dumps (up to %zu stacks) and resets of a session with the largest table: %s",
 	      nstacks, ret || ret2 ? msg : "done");
-	ku_ok(us >= 0 && us < IRQSOFF_MAX_US,
-	      "the longest IRQs-off section meanwhile: %ld us (under %d us) %s",
-	      us, IRQSOFF_MAX_US, where);
+	ku_diag("the irqsoff tracer's longest section meanwhile, anywhere in the kernel: %ld us %s",
+		us, where);
+	ku_ok(hold >= 0 && acq > 0 && hold < HOLD_MAX_US,
+	      "the session lock (interrupts off) was held at most %.1f us at a time over %ld holds (under %d us)",
+	      hold, acq, HOLD_MAX_US);
 	meter_profile_free(p);
 	meter_nl_unregister(nl, NULL, 0);
 	meter_nl_close(nl);

@@ -353,7 +353,8 @@ int main(void)
 	cookie = p->cookie;
 	used = used_bytes(p);
 	q = ku_profile(nl, cookie, 0);
-	ku_ok(p->nstacks >= 500 && stacks_intact(p) && same_stacks(p, q),
+	/* past 4096 frames (64 stacks) a piece ends on frames, not slots */
+	ku_ok(p->nstacks >= 128 && stacks_intact(p) && same_stacks(p, q),
 	      "a snapshot copied in pieces: %zu stacks of %d frames intact, and the same in a second dump",
 	      p->nstacks, DEPTH);
 	meter_profile_free(q);
