@@ -183,7 +183,7 @@ check-debug: deps
 	rm -f $(call METER_KO,$$k) $(call WARN_KO,$$k) && \
 	$(MAKE) --no-print-directory KDIR=$(DEBUG_KDIR) \
 		$(call METER_KO,$$k) $(call WARN_KO,$$k)
-	@METER_TEST_TIMEOUT=$${METER_TEST_TIMEOUT:-1500} \
+	@METER_TEST_TIMEOUT=$${METER_TEST_TIMEOUT:-3600} \
 	METER_VM_TIMEOUT=$${METER_VM_TIMEOUT:-10800} \
 	selftests/run-check --series "" --logs $(BUILD)/check-debug \
 		--vm "$(VM_TESTS)" --kernels "$(DEBUG_KDIR)"

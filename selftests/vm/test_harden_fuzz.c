@@ -581,7 +581,7 @@ static unsigned long fuzz_child(int nobody, uint64_t seed, int *status)
 		return 0;
 	pid = fork();
 	if (!pid) {
-		alarm(900);
+		alarm(1800);
 		if (nobody)
 			ku_become_nobody();
 		sent = fuzz_run(FUZZ_MSGS, seed);
