@@ -8,6 +8,7 @@
 #define METER_KMOD_UTIL_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -276,6 +278,41 @@ static inline int ku_param_set(const char *name, long v)
 	ret = fprintf(f, "%ld\n", v) > 0 ? 0 : -EIO;
 	if (fclose(f))
 		ret = -errno;
+	return ret;
+}
+
+/* Writes s to path (a sysfs, procfs or cgroup file); 0 or -errno. */
+static inline int ku_write(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Unloads meter.ko without waiting; 0 or -errno (EAGAIN while in use). */
+static inline int ku_rmmod(void)
+{
+	return syscall(SYS_delete_module, "meter", O_NONBLOCK) ? -errno : 0;
+}
+
+/* Loads the module vm-run loaded ($METER_MODULE) with params. */
+static inline int ku_insmod(const char *params)
+{
+	const char *ko = getenv("METER_MODULE");
+	int fd, ret;
+
+	if (!ko)
+		return -ENOENT;
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
 	return ret;
 }
 

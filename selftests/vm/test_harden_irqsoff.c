@@ -24,38 +24,6 @@
 #define TR		"/sys/kernel/tracing/"
 #define HOLD_MAX_US	20000	/* 20 ms: far above one piece, far below a scan */
 
-static int rmmod(void)
-{
-	return syscall(SYS_delete_module, "meter", O_NONBLOCK) ? -errno : 0;
-}
-
-static int insmod(const char *params)
-{
-	const char *ko = getenv("METER_MODULE");
-	int fd, ret;
-
-	if (!ko)
-		return -ENOENT;
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int tr_write(const char *file, const char *s)
-{
-	int fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static long tr_read_long(const char *file)
 {
 	FILE *f = fopen(file, "r");
@@ -147,9 +115,9 @@ int main(void)
 		return 4;	/* KSFT_SKIP */
 	}
 	ku_plan(2);
-	ret = rmmod();
+	ret = ku_rmmod();
 	if (!ret)
-		ret = insmod("stack_entries=1048576 stack_frames=16777216 max_session_mb=512");
+		ret = ku_insmod("stack_entries=1048576 stack_frames=16777216 max_session_mb=512");
 	if (ret)
 		ku_bail("reload meter.ko with the largest tables", ret, NULL);
 
@@ -165,13 +133,13 @@ int main(void)
 		ku_leave(pg);
 	}
 
-	tr_write("/proc/lock_stat", "0");
-	tr_write("/proc/sys/kernel/lock_stat", "1");
+	ku_write("/proc/lock_stat", "0");
+	ku_write("/proc/sys/kernel/lock_stat", "1");
 	if (has_irqsoff()) {
-		tr_write(TR "tracing_on", "0");
-		tr_write(TR "current_tracer", "irqsoff");
-		tr_write(TR "tracing_max_latency", "0");
-		tr_write(TR "tracing_on", "1");
+		ku_write(TR "tracing_on", "0");
+		ku_write(TR "current_tracer", "irqsoff");
+		ku_write(TR "tracing_max_latency", "0");
+		ku_write(TR "tracing_on", "1");
 	}
 	for (i = 0; i < 3 && !ret && !ret2; i++) {
 		meter_profile_free(p);
@@ -182,15 +150,15 @@ int main(void)
 		ret2 = meter_nl_reset(nl, &sel, msg, sizeof(msg));
 		ku_burn(20000000);
 	}
-	tr_write("/proc/sys/kernel/lock_stat", "0");
+	ku_write("/proc/sys/kernel/lock_stat", "0");
 	hold = lock_hold_max_us(&acq);
 	us = -1;
 	where[0] = 0;
 	if (has_irqsoff()) {
-		tr_write(TR "tracing_on", "0");
+		ku_write(TR "tracing_on", "0");
 		us = tr_read_long(TR "tracing_max_latency");
 		tr_where(where, sizeof(where));
-		tr_write(TR "current_tracer", "nop");
+		ku_write(TR "current_tracer", "nop");
 	}
 
 	ku_ok(!ret && !ret2 && nstacks > 0,
@@ -206,9 +174,9 @@ int main(void)
 	meter_nl_close(nl);
 
 	/* back to the defaults for the tests that follow */
-	for (i = 0; i < 50 && (ret = rmmod()); i++)
+	for (i = 0; i < 50 && (ret = ku_rmmod()); i++)
 		usleep(100000);
-	if (ret || insmod(""))
+	if (ret || ku_insmod(""))
 		ku_bail("reload meter.ko with its defaults", ret, NULL);
 	return ku_exit();
 }

@@ -28,18 +28,6 @@
 #define HELD	8		/* dumps held at once */
 #define CG	"/tmp/cg"
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static long cg_current(const char *cg)
 {
 	char path[128];
@@ -88,7 +76,7 @@ static int cg_enter(const char *cg, pid_t pid)
 
 	snprintf(path, sizeof(path), CG "/%s/cgroup.procs", cg);
 	snprintf(s, sizeof(s), "%d", (int)pid);
-	return write_file(path, s);
+	return ku_write(path, s);
 }
 
 static int cg_setup(void)
@@ -96,7 +84,7 @@ static int cg_setup(void)
 	mkdir(CG, 0755);
 	if (mount("none", CG, "cgroup2", 0, NULL) && errno != EBUSY)
 		return -errno;
-	return write_file(CG "/cgroup.subtree_control", "+memory");
+	return ku_write(CG "/cgroup.subtree_control", "+memory");
 }
 
 /*

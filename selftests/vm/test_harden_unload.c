@@ -25,26 +25,6 @@
 
 #define LOOPS	20
 
-static int rmmod(void)
-{
-	return syscall(SYS_delete_module, "meter", O_NONBLOCK) ? -errno : 0;
-}
-
-static int insmod(void)
-{
-	const char *ko = getenv("METER_MODULE");
-	int fd, ret;
-
-	if (!ko)
-		return -ENOENT;
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 /* Reads the dump to NLMSG_DONE; returns the messages read, -1 on error. */
 static int dump_finish(int fd)
 {
@@ -154,7 +134,7 @@ int main(void)
 
 	fd = raw_genl_dump_start(cookie);
 	usleep(100000);
-	ret = rmmod();
+	ret = ku_rmmod();
 	nl = ku_open();
 	{
 		struct meter_nl_sel sel = { .cookie = cookie };
@@ -174,7 +154,7 @@ int main(void)
 	pid = spawn_registered(4);
 	lck_live = ku_vmlck_kb(pid);
 	meter_nl_close(nl);
-	ret = rmmod();
+	ret = ku_rmmod();
 	usleep(100000);
 	lck = ku_vmlck_kb(pid);
 	ku_ok(ret == 0, "once the dump is done rmmod succeeds with a live 4-thread registered process (%s)",
@@ -184,16 +164,16 @@ int main(void)
 	      lck_live, lck);
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
-	ret = insmod();
+	ret = ku_insmod("");
 	ku_ok(ret == 0, "meter.ko loads again (%s)", ret ? strerror(-ret) : "ok");
 
 	for (i = 0; i < LOOPS; i++) {
 		pid = spawn_registered(4);
 		lck_live = ku_vmlck_kb(pid);
-		ret = rmmod();
+		ret = ku_rmmod();
 		usleep(20000);
 		lck = ku_vmlck_kb(pid);
-		ret2 = insmod();
+		ret2 = ku_insmod("");
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 		if (!ret && !ret2 && lck_live == 16 && lck == 0 &&
