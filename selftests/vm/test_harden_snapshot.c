@@ -425,11 +425,18 @@ int main(void)
 	p = ku_profile(nl, cookie, 0);
 	n = p->nstacks;
 	meter_profile_free(p);
-	make_stacks(pg, 200000000ull);
-	p = ku_profile(nl, cookie, 0);
+	/*
+	 * A loaded host delays the timer interrupt (CI saw one per 12 ms),
+	 * so CPU time goes on in slices until the table has grown.
+	 */
+	for (i = 0, p = NULL; i < 50 && (!p || p->nstacks <= 20); i++) {
+		meter_profile_free(p);
+		make_stacks(pg, 200000000ull);
+		p = ku_profile(nl, cookie, 0);
+	}
 	ku_ok(ret == 0 && n <= 2 && p->nstacks > 20 && stacks_intact(p),
-	      "a reset empties the stack table (%d stacks left) and ticks go on into the new one (%zu)",
-	      n, p->nstacks);
+	      "a reset empties the stack table (%d stacks left) and ticks go on into the new one (%zu after %d x 200 ms)",
+	      n, p->nstacks, i);
 	meter_profile_free(p);
 	meter_nl_close(nl);
 	return ku_exit();
