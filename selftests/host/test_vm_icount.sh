@@ -9,7 +9,9 @@
 #  - on that clock meter.ko takes interrupts at the rate asked for, within
 #    2% at 100 Hz, 1 kHz and 10 kHz (test_kmod_rate, which asserts so when
 #    METER_VM_ICOUNT is set), and a tick made late on purpose weighs
-#    exactly the periods it overran (test_kmod_late, likewise).
+#    exactly the periods it overran (test_kmod_late, likewise);
+#  - a process exit costs the module no walk of the sessions: 2000 live
+#    sessions add under two kernel instructions each (test_harden_exit_cost).
 set -eu
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
@@ -17,7 +19,7 @@ ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
 cd "$ROOT"
 
 
-echo "1..20"
+echo "1..22"
 kver=$(selftests/kernels | awk '{ print $1 }')
 if [ -z "$kver" ]; then
 	echo "# no test kernel installed (run scripts/install-deps)"
@@ -30,7 +32,8 @@ rc=0
 selftests/vm-run --kernel "$kver" --count-insns --icount --timeout 600 -- \
 	sh -c 'build/icount/exact; echo "# exit $?";
 	       build/selftests/vm/test_kmod_rate; echo "# exit $?";
-	       build/selftests/vm/test_kmod_late; echo "# exit $?"' \
+	       build/selftests/vm/test_kmod_late; echo "# exit $?";
+	       build/selftests/vm/test_harden_exit_cost; echo "# exit $?"' \
 	> "$tmp/out" 2> "$tmp/err" || rc=$?
 if [ $rc = 0 ] && grep -q '^# exit' "$tmp/out"; then
 	ok "a VM boots with the instruction counter and -icount (kernel $kver)"
@@ -41,8 +44,10 @@ fi
 # the guest's TAP lines, renumbered, each part named; a part that did not
 # run or bailed out fails its missing lines
 part=1
-for want in 9 7 3; do
-	case $part in 1) label=counter ;; 2) label=rate ;; *) label=late ;; esac
+for want in 9 7 3 2; do
+	case $part in
+	1) label=counter ;; 2) label=rate ;; 3) label=late ;; *) label=exit ;;
+	esac
 	got=0
 	while IFS= read -r line; do
 		case $line in
