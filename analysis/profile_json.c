@@ -1,71 +1,27 @@
 // SPDX-License-Identifier: MIT
 /*
  * The JSON profile's reader (Documentation/json-format.md; the writer is
- * common/profile_write.c): it parses any JSON text into a small tree, then
- * checks it against the schema.  The reader never trusts its input: every error -- a syntax
- * error, a wrong type, an out-of-range number, a stack naming an unknown
- * function -- ends in NULL and one line saying what and where.
+ * common/profile_write.c).  json-c parses the text (strict mode, bounded
+ * depth); this file checks the tree against the schema.  The reader never
+ * trusts its input: every error -- a syntax error, a wrong type, an
+ * out-of-range number, a stack naming an unknown function -- ends in NULL
+ * and one line saying what and where.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "model.h"
 
 #define JSON_DEPTH_MAX		64
-#define JSON_INPUT_MAX		((size_t)1 << 31)	/* 2 GiB */
-
-/* ------------------------------------------------------------------ */
-/* Parser: JSON text -> tree                                           */
-/* ------------------------------------------------------------------ */
-
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jval {
-	enum jtype type;
-	bool b;
-	union {
-		/* J_NUM: the literal's text (points into the input). */
-		struct {
-			const char *text;
-			size_t len;
-		} num;
-		/* J_STR: a NUL-terminated copy (no embedded NUL allowed). */
-		char *str;
-		/* J_ARR, J_OBJ: elements; J_OBJ has keys parallel to them. */
-		struct {
-			struct jval *items;
-			char **keys;
-			size_t n, cap;
-		} arr;
-	} u;
-};
-
-struct parser {
-	const char *s, *end, *p;
-	char *err;
-	size_t errlen;
-	bool failed;
-};
-
-static void where(const struct parser *ps, const char *at, size_t *line,
-		  size_t *col)
-{
-	const char *c;
-
-	*line = 1;
-	*col = 1;
-	for (c = ps->s; c < at && c < ps->end; c++) {
-		if (*c == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
+#define JSON_DEPTH_TEXT		"64"
+/* json-c takes the length as an int */
+#define JSON_INPUT_MAX		((size_t)INT_MAX)
 
 /* Keeps an error message on one line whatever the input held. */
 static void one_line(char *s)
@@ -75,433 +31,20 @@ static void one_line(char *s)
 			*s = '?';
 }
 
-static void perr(struct parser *ps, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void perr(struct parser *ps, const char *fmt, ...)
-{
-	char msg[200];
-	size_t line, col;
-	va_list ap;
-
-	if (ps->failed)
-		return;
-	ps->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (ps->p >= ps->end) {
-		snprintf(ps->err, ps->errlen,
-			 "invalid JSON: unexpected end of input: %s", msg);
-		one_line(ps->err);
-		return;
-	}
-	where(ps, ps->p, &line, &col);
-	snprintf(ps->err, ps->errlen, "invalid JSON at line %zu, column %zu: %s",
-		 line, col, msg);
-	one_line(ps->err);
-}
-
-static void jfree(struct jval *v)
+/* The 1-based line and column of byte off of s. */
+static void where(const char *s, size_t off, size_t *line, size_t *col)
 {
 	size_t i;
 
-	if (!v)
-		return;
-	if (v->type == J_STR)
-		free(v->u.str);
-	if (v->type == J_ARR || v->type == J_OBJ) {
-		for (i = 0; i < v->u.arr.n; i++) {
-			jfree(&v->u.arr.items[i]);
-			if (v->u.arr.keys)
-				free(v->u.arr.keys[i]);
+	*line = 1;
+	*col = 1;
+	for (i = 0; i < off; i++) {
+		if (s[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
 		}
-		free(v->u.arr.items);
-		free(v->u.arr.keys);
-	}
-}
-
-static void skip_ws(struct parser *ps)
-{
-	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' ||
-				   *ps->p == '\n' || *ps->p == '\r'))
-		ps->p++;
-}
-
-static const char *describe(const struct parser *ps)
-{
-	static char buf[32];
-	unsigned char c;
-
-	if (ps->p >= ps->end)
-		return "end of input";
-	c = (unsigned char)*ps->p;
-	if (c >= 0x21 && c < 0x7f)
-		snprintf(buf, sizeof(buf), "'%c'", c);
-	else
-		snprintf(buf, sizeof(buf), "byte 0x%02x", c);
-	return buf;
-}
-
-static int hex4(struct parser *ps, unsigned *out)
-{
-	unsigned v = 0;
-	int i;
-
-	if (ps->end - ps->p < 4) {
-		ps->p = ps->end;
-		perr(ps, "truncated \\u escape");
-		return -1;
-	}
-	for (i = 0; i < 4; i++) {
-		char c = ps->p[i];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (unsigned)(c - 'A' + 10);
-		else {
-			perr(ps, "bad \\u escape");
-			return -1;
-		}
-	}
-	ps->p += 4;
-	*out = v;
-	return 0;
-}
-
-static void put_utf8(char *buf, size_t *len, unsigned cp)
-{
-	if (cp < 0x80) {
-		buf[(*len)++] = (char)cp;
-	} else if (cp < 0x800) {
-		buf[(*len)++] = (char)(0xc0 | (cp >> 6));
-		buf[(*len)++] = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		buf[(*len)++] = (char)(0xe0 | (cp >> 12));
-		buf[(*len)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		buf[(*len)++] = (char)(0x80 | (cp & 0x3f));
-	} else {
-		buf[(*len)++] = (char)(0xf0 | (cp >> 18));
-		buf[(*len)++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		buf[(*len)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		buf[(*len)++] = (char)(0x80 | (cp & 0x3f));
-	}
-}
-
-/* At the opening quote.  Returns a malloc'd string or NULL. */
-static char *parse_string(struct parser *ps)
-{
-	const char *start;
-	char *buf;
-	size_t len = 0;
-
-	ps->p++;	/* '"' */
-	start = ps->p;
-	/* The decoded string is never longer than the literal. */
-	while (ps->p < ps->end && *ps->p != '"') {
-		if (*ps->p == '\\' && ps->p + 1 < ps->end)
-			ps->p++;
-		ps->p++;
-	}
-	if (ps->p >= ps->end) {
-		perr(ps, "unterminated string");
-		return NULL;
-	}
-	buf = malloc((size_t)(ps->p - start) + 1);
-	if (!buf) {
-		perr(ps, "out of memory");
-		return NULL;
-	}
-	ps->p = start;
-	while (*ps->p != '"') {
-		unsigned char c = (unsigned char)*ps->p;
-
-		if (c < 0x20) {
-			perr(ps, "control character in string");
-			goto fail;
-		}
-		if (c != '\\') {
-			buf[len++] = (char)c;
-			ps->p++;
-			continue;
-		}
-		ps->p++;
-		switch (*ps->p++) {
-		case '"': buf[len++] = '"'; break;
-		case '\\': buf[len++] = '\\'; break;
-		case '/': buf[len++] = '/'; break;
-		case 'b': buf[len++] = '\b'; break;
-		case 'f': buf[len++] = '\f'; break;
-		case 'n': buf[len++] = '\n'; break;
-		case 'r': buf[len++] = '\r'; break;
-		case 't': buf[len++] = '\t'; break;
-		case 'u': {
-			unsigned cp, lo;
-
-			if (hex4(ps, &cp))
-				goto fail;
-			if (cp >= 0xd800 && cp < 0xdc00) {
-				if (ps->end - ps->p < 6 || ps->p[0] != '\\' ||
-				    ps->p[1] != 'u') {
-					perr(ps, "lone surrogate in \\u escape");
-					goto fail;
-				}
-				ps->p += 2;
-				if (hex4(ps, &lo))
-					goto fail;
-				if (lo < 0xdc00 || lo > 0xdfff) {
-					perr(ps, "bad surrogate pair");
-					goto fail;
-				}
-				cp = 0x10000 + ((cp - 0xd800) << 10) +
-				     (lo - 0xdc00);
-			} else if (cp >= 0xdc00 && cp <= 0xdfff) {
-				perr(ps, "lone surrogate in \\u escape");
-				goto fail;
-			}
-			if (cp == 0) {
-				perr(ps, "\\u0000 is not allowed in a string");
-				goto fail;
-			}
-			put_utf8(buf, &len, cp);
-			break;
-		}
-		default:
-			ps->p--;
-			perr(ps, "bad escape in string");
-			goto fail;
-		}
-	}
-	ps->p++;	/* '"' */
-	buf[len] = '\0';
-	return buf;
-fail:
-	free(buf);
-	return NULL;
-}
-
-static int parse_value(struct parser *ps, struct jval *v, int depth);
-
-static int add_item(struct parser *ps, struct jval *v, struct jval *item,
-		    char *key)
-{
-	if (v->u.arr.n == v->u.arr.cap) {
-		size_t ncap = v->u.arr.cap ? v->u.arr.cap * 2 : 8;
-		struct jval *ni = realloc(v->u.arr.items, ncap * sizeof(*ni));
-
-		if (!ni)
-			goto oom;
-		v->u.arr.items = ni;
-		if (v->type == J_OBJ) {
-			char **nk = realloc(v->u.arr.keys, ncap * sizeof(*nk));
-
-			if (!nk)
-				goto oom;
-			v->u.arr.keys = nk;
-		}
-		v->u.arr.cap = ncap;
-	}
-	v->u.arr.items[v->u.arr.n] = *item;
-	if (v->type == J_OBJ)
-		v->u.arr.keys[v->u.arr.n] = key;
-	v->u.arr.n++;
-	return 0;
-oom:
-	perr(ps, "out of memory");
-	jfree(item);
-	free(key);
-	return -1;
-}
-
-static int parse_array(struct parser *ps, struct jval *v, int depth)
-{
-	v->type = J_ARR;
-	ps->p++;	/* '[' */
-	skip_ws(ps);
-	if (ps->p < ps->end && *ps->p == ']') {
-		ps->p++;
-		return 0;
-	}
-	for (;;) {
-		struct jval item;
-
-		if (parse_value(ps, &item, depth + 1))
-			return -1;
-		if (add_item(ps, v, &item, NULL))
-			return -1;
-		skip_ws(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == ']') {
-			ps->p++;
-			return 0;
-		}
-		perr(ps, "expected ',' or ']' in array, found %s",
-		     describe(ps));
-		return -1;
-	}
-}
-
-static int parse_object(struct parser *ps, struct jval *v, int depth)
-{
-	v->type = J_OBJ;
-	ps->p++;	/* '{' */
-	skip_ws(ps);
-	if (ps->p < ps->end && *ps->p == '}') {
-		ps->p++;
-		return 0;
-	}
-	for (;;) {
-		struct jval item;
-		char *key;
-
-		skip_ws(ps);
-		if (ps->p >= ps->end || *ps->p != '"') {
-			perr(ps, "expected a string key in object, found %s",
-			     describe(ps));
-			return -1;
-		}
-		key = parse_string(ps);
-		if (!key)
-			return -1;
-		skip_ws(ps);
-		if (ps->p >= ps->end || *ps->p != ':') {
-			perr(ps, "expected ':' after key \"%.40s\", found %s",
-			     key, describe(ps));
-			free(key);
-			return -1;
-		}
-		ps->p++;
-		if (parse_value(ps, &item, depth + 1)) {
-			free(key);
-			return -1;
-		}
-		if (add_item(ps, v, &item, key))
-			return -1;
-		skip_ws(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == '}') {
-			ps->p++;
-			return 0;
-		}
-		perr(ps, "expected ',' or '}' in object, found %s",
-		     describe(ps));
-		return -1;
-	}
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int parse_number(struct parser *ps, struct jval *v)
-{
-	const char *s = ps->p;
-
-	v->type = J_NUM;
-	if (ps->p < ps->end && *ps->p == '-')
-		ps->p++;
-	if (ps->p >= ps->end || !is_digit(*ps->p)) {
-		perr(ps, "bad number");
-		return -1;
-	}
-	if (*ps->p == '0' && ps->p + 1 < ps->end && is_digit(ps->p[1])) {
-		perr(ps, "leading zero in number");
-		return -1;
-	}
-	while (ps->p < ps->end && is_digit(*ps->p))
-		ps->p++;
-	if (ps->p < ps->end && *ps->p == '.') {
-		ps->p++;
-		if (ps->p >= ps->end || !is_digit(*ps->p)) {
-			perr(ps, "bad fraction in number");
-			return -1;
-		}
-		while (ps->p < ps->end && is_digit(*ps->p))
-			ps->p++;
-	}
-	if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
-		ps->p++;
-		if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-'))
-			ps->p++;
-		if (ps->p >= ps->end || !is_digit(*ps->p)) {
-			perr(ps, "bad exponent in number");
-			return -1;
-		}
-		while (ps->p < ps->end && is_digit(*ps->p))
-			ps->p++;
-	}
-	v->u.num.text = s;
-	v->u.num.len = (size_t)(ps->p - s);
-	return 0;
-}
-
-static int parse_literal(struct parser *ps, const char *word)
-{
-	size_t n = strlen(word);
-
-	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n)) {
-		perr(ps, "unexpected %s", describe(ps));
-		return -1;
-	}
-	ps->p += n;
-	return 0;
-}
-
-static int parse_value(struct parser *ps, struct jval *v, int depth)
-{
-	memset(v, 0, sizeof(*v));
-	if (depth > JSON_DEPTH_MAX) {
-		perr(ps, "nested deeper than %d levels", JSON_DEPTH_MAX);
-		return -1;
-	}
-	skip_ws(ps);
-	if (ps->p >= ps->end) {
-		perr(ps, "expected a value");
-		return -1;
-	}
-	switch (*ps->p) {
-	case '{':
-		if (parse_object(ps, v, depth)) {
-			jfree(v);
-			return -1;
-		}
-		return 0;
-	case '[':
-		if (parse_array(ps, v, depth)) {
-			jfree(v);
-			return -1;
-		}
-		return 0;
-	case '"':
-		v->type = J_STR;
-		v->u.str = parse_string(ps);
-		return v->u.str ? 0 : -1;
-	case 't':
-		v->type = J_BOOL;
-		v->b = true;
-		return parse_literal(ps, "true");
-	case 'f':
-		v->type = J_BOOL;
-		return parse_literal(ps, "false");
-	case 'n':
-		v->type = J_NULL;
-		return parse_literal(ps, "null");
-	default:
-		if (*ps->p == '-' || is_digit(*ps->p))
-			return parse_number(ps, v);
-		perr(ps, "unexpected %s", describe(ps));
-		return -1;
 	}
 }
 
@@ -533,37 +76,108 @@ static void serr(struct schema *sc, const char *fmt, ...)
 	one_line(sc->err);
 }
 
-static const struct jval *get(const struct jval *obj, const char *key)
+static struct json_object *get(struct json_object *obj, const char *key)
 {
-	size_t i;
+	struct json_object *v = NULL;
 
-	/* The last one wins, as in most JSON readers. */
-	for (i = obj->u.arr.n; i-- > 0;)
-		if (!strcmp(obj->u.arr.keys[i], key))
-			return &obj->u.arr.items[i];
-	return NULL;
+	/* a repeated key: the last one wins (json-c keeps the last) */
+	return json_object_object_get_ex(obj, key, &v) ? v : NULL;
 }
 
-static const char *type_name(enum jtype t)
+static const char *type_name(struct json_object *v)
 {
-	static const char *const names[] = {
-		"null", "a boolean", "a number", "a string", "an array",
-		"an object",
-	};
-	return names[t];
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+	case json_type_int:
+		return "a number";
+	case json_type_string:
+		return "a string";
+	case json_type_array:
+		return "an array";
+	default:
+		return "an object";
+	}
+}
+
+static bool is_type(struct json_object *v, enum json_type t)
+{
+	return v && json_object_get_type(v) == t;
+}
+
+/* A string value, or NULL; one holding \u0000 is an error. */
+static const char *str_value(struct schema *sc, struct json_object *v)
+{
+	const char *s;
+
+	if (!is_type(v, json_type_string))
+		return NULL;
+	s = json_object_get_string(v);
+	if (strlen(s) != (size_t)json_object_get_string_len(v)) {
+		serr(sc, "a string holds \\u0000, which the reader refuses");
+		return NULL;
+	}
+	return s;
 }
 
 /*
- * An unsigned integer no larger than max; absent is 0 unless required.
- * ctx names the enclosing element ("" or "functions[3]").
+ * An unsigned integer value no larger than max; what names it in an error
+ * ("functions[3]: \"calls\"").  json-c saturates integers past 2^64 - 1 to
+ * 2^64 - 1, so that value is refused too: an overflow cannot pass for it.
+ * as_string also takes a decimal string (cookies: exact in jq and
+ * JavaScript, which read numbers as doubles).
  */
-static uint64_t get_uint(struct schema *sc, const struct jval *obj,
-			 const char *ctx, const char *key, uint64_t max,
-			 bool required)
+static uint64_t uint_value(struct schema *sc, struct json_object *v,
+			   const char *what, uint64_t max, bool as_string)
 {
-	const struct jval *v = get(obj, key);
-	uint64_t n = 0;
-	size_t i;
+	uint64_t n;
+
+	if (max == UINT64_MAX && !as_string)
+		max = UINT64_MAX - 1;
+	if (as_string && is_type(v, json_type_string)) {
+		const char *s = str_value(sc, v);
+		char *end;
+
+		errno = 0;
+		n = s && *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
+		if (!s || *s < '0' || *s > '9' || *end || errno || n > max) {
+			serr(sc, "%s must be a decimal integer of at most %"
+			     PRIu64 ", not \"%.30s\"", what, max, s ? s : "");
+			return 0;
+		}
+		return n;
+	}
+	if (is_type(v, json_type_double) ||
+	    (is_type(v, json_type_int) && json_object_get_int64(v) < 0)) {
+		serr(sc, "%s must be a non-negative integer, not %.30s", what,
+		     json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		return 0;
+	}
+	if (!is_type(v, json_type_int)) {
+		serr(sc, "%s must be a number, not %s", what, type_name(v));
+		return 0;
+	}
+	n = json_object_get_uint64(v);
+	if (n > max) {
+		serr(sc, "%s is out of range (at most %" PRIu64 ")", what, max);
+		return 0;
+	}
+	return n;
+}
+
+/*
+ * obj's key as an unsigned integer no larger than max; absent is 0 unless
+ * required.  ctx names the enclosing element ("" or "functions[3]").
+ */
+static uint64_t get_uint_as(struct schema *sc, struct json_object *obj,
+			    const char *ctx, const char *key, uint64_t max,
+			    bool required, bool as_string)
+{
+	struct json_object *v = get(obj, key);
+	char what[120];
 
 	if (sc->failed)
 		return 0;
@@ -573,50 +187,36 @@ static uint64_t get_uint(struct schema *sc, const struct jval *obj,
 			     key);
 		return 0;
 	}
-	if (v->type != J_NUM) {
-		serr(sc, "%s%s\"%s\" must be a number, not %s", ctx,
-		     *ctx ? ": " : "", key, type_name(v->type));
-		return 0;
-	}
-	for (i = 0; i < v->u.num.len; i++) {
-		unsigned d;
-
-		if (!is_digit(v->u.num.text[i])) {
-			serr(sc, "%s%s\"%s\" must be a non-negative integer, "
-			     "not %.*s", ctx, *ctx ? ": " : "", key,
-			     (int)(v->u.num.len > 30 ? 30 : v->u.num.len), v->u.num.text);
-			return 0;
-		}
-		d = (unsigned)(v->u.num.text[i] - '0');
-		if (n > (max - d) / 10) {
-			serr(sc, "%s%s\"%s\" is out of range (at most %" PRIu64
-			     ")", ctx, *ctx ? ": " : "", key, max);
-			return 0;
-		}
-		n = n * 10 + d;
-	}
-	return n;
+	snprintf(what, sizeof(what), "%s%s\"%s\"", ctx, *ctx ? ": " : "", key);
+	return uint_value(sc, v, what, max, as_string);
 }
 
-static bool get_bool(struct schema *sc, const struct jval *obj,
+static uint64_t get_uint(struct schema *sc, struct json_object *obj,
+			 const char *ctx, const char *key, uint64_t max,
+			 bool required)
+{
+	return get_uint_as(sc, obj, ctx, key, max, required, false);
+}
+
+static bool get_bool(struct schema *sc, struct json_object *obj,
 		     const char *ctx, const char *key)
 {
-	const struct jval *v = get(obj, key);
+	struct json_object *v = get(obj, key);
 
 	if (sc->failed || !v)
 		return false;
-	if (v->type != J_BOOL) {
+	if (!is_type(v, json_type_boolean)) {
 		serr(sc, "%s%s\"%s\" must be true or false, not %s", ctx,
-		     *ctx ? ": " : "", key, type_name(v->type));
+		     *ctx ? ": " : "", key, type_name(v));
 		return false;
 	}
-	return v->b;
+	return json_object_get_boolean(v);
 }
 
-static const struct jval *get_array(struct schema *sc, const struct jval *obj,
-				    const char *key)
+static struct json_object *get_array(struct schema *sc,
+				     struct json_object *obj, const char *key)
 {
-	const struct jval *v = get(obj, key);
+	struct json_object *v = get(obj, key);
 
 	if (sc->failed)
 		return NULL;
@@ -624,26 +224,26 @@ static const struct jval *get_array(struct schema *sc, const struct jval *obj,
 		serr(sc, "\"%s\" is missing", key);
 		return NULL;
 	}
-	if (v->type != J_ARR) {
+	if (!is_type(v, json_type_array)) {
 		serr(sc, "\"%s\" must be an array, not %s", key,
-		     type_name(v->type));
+		     type_name(v));
 		return NULL;
 	}
 	return v;
 }
 
 /* "clock" (absent: cpu) and, for the wall clock, the off-CPU parts. */
-static int read_clock(struct schema *sc, const struct jval *root,
+static int read_clock(struct schema *sc, struct json_object *root,
 		      struct meter_profile *p)
 {
-	const struct jval *v = get(root, "clock");
+	struct json_object *v = get(root, "clock");
+	const char *c = str_value(sc, v);
 
-	if (v && (v->type != J_STR || (strcmp(v->u.str, "cpu") &&
-				       strcmp(v->u.str, "wall")))) {
+	if (v && (!c || (strcmp(c, "cpu") && strcmp(c, "wall")))) {
 		serr(sc, "\"clock\" must be \"cpu\" or \"wall\"");
 		return -1;
 	}
-	p->wall = v && !strcmp(v->u.str, "wall");
+	p->wall = c && !strcmp(c, "wall");
 	p->samples_off[METER_OFF_RUNQ] =
 		get_uint(sc, root, "", "samples_runq", p->samples, false);
 	p->samples_off[METER_OFF_BLOCKED] =
@@ -659,19 +259,20 @@ static int read_clock(struct schema *sc, const struct jval *root,
 }
 
 /* A stack's "state": absent or "cpu", "runq", "blocked". */
-static uint8_t read_state(struct schema *sc, const struct jval *o,
+static uint8_t read_state(struct schema *sc, struct json_object *o,
 			  const char *ctx, const struct meter_profile *p)
 {
-	const struct jval *v = get(o, "state");
+	struct json_object *v = get(o, "state");
+	const char *st = str_value(sc, v);
 
 	if (!v || sc->failed)
 		return METER_STATE_ONCPU;
-	if (v->type == J_STR && p->wall) {
-		if (!strcmp(v->u.str, "cpu"))
+	if (st && p->wall) {
+		if (!strcmp(st, "cpu"))
 			return METER_STATE_ONCPU;
-		if (!strcmp(v->u.str, "runq"))
+		if (!strcmp(st, "runq"))
 			return 1 + METER_OFF_RUNQ;
-		if (!strcmp(v->u.str, "blocked"))
+		if (!strcmp(st, "blocked"))
 			return 1 + METER_OFF_BLOCKED;
 	}
 	serr(sc, "%s: \"state\" must be \"cpu\", \"runq\" or \"blocked\", in a wall-clock profile",
@@ -679,14 +280,36 @@ static uint8_t read_state(struct schema *sc, const struct jval *o,
 	return METER_STATE_ONCPU;
 }
 
-static int read_header(struct schema *sc, const struct jval *root,
+/* "pid": a signed 32-bit integer (a merge of nothing writes -1). */
+static int32_t read_pid(struct schema *sc, struct json_object *root)
+{
+	struct json_object *v = get(root, "pid");
+	int64_t n;
+
+	if (!v || sc->failed)
+		return 0;
+	if (!is_type(v, json_type_int)) {
+		serr(sc, "\"pid\" must be an integer, not %.30s",
+		     json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		return 0;
+	}
+	n = json_object_get_int64(v);
+	if (n < INT32_MIN || n > INT32_MAX) {
+		serr(sc, "\"pid\" is out of range (a signed 32-bit integer)");
+		return 0;
+	}
+	return (int32_t)n;
+}
+
+static int read_header(struct schema *sc, struct json_object *root,
 		       struct meter_profile *p)
 {
-	const struct jval *v;
+	struct json_object *v;
+	const char *str;
 	uint64_t version;
 
-	v = get(root, "format");
-	if (!v || v->type != J_STR || strcmp(v->u.str, METER_JSON_FORMAT)) {
+	str = str_value(sc, get(root, "format"));
+	if (!str || strcmp(str, METER_JSON_FORMAT)) {
 		serr(sc, "\"format\" is not \"%s\"", METER_JSON_FORMAT);
 		return -1;
 	}
@@ -698,51 +321,37 @@ static int read_header(struct schema *sc, const struct jval *root,
 	}
 
 	v = get(root, "command");
-	if (v && v->type == J_STR) {
-		p->command = strdup(v->u.str);
+	str = str_value(sc, v);
+	if (str) {
+		p->command = strdup(str);
 		if (!p->command) {
 			serr(sc, "out of memory");
 			return -1;
 		}
-	} else if (v && v->type != J_NULL) {
+	} else if (v && !is_type(v, json_type_null)) {
 		serr(sc, "\"command\" must be a string or null");
 		return -1;
 	}
 	v = get(root, "backend");
-	if (v && v->type == J_STR) {
-		if (strlen(v->u.str) >= sizeof(p->backend)) {
+	str = str_value(sc, v);
+	if (str) {
+		if (strlen(str) >= sizeof(p->backend)) {
 			serr(sc, "\"backend\" is longer than %zu characters",
 			     sizeof(p->backend) - 1);
 			return -1;
 		}
-		strcpy(p->backend, v->u.str);
+		strcpy(p->backend, str);
 	} else if (v) {
 		serr(sc, "\"backend\" must be a string");
 		return -1;
 	}
 
-	v = get(root, "pid");
-	if (v && v->type == J_NUM && v->u.num.len && v->u.num.text[0] == '-') {
-		struct jval neg = *v;
-		uint64_t n;
-		struct jval tmp = { .type = J_OBJ, .u.arr.n = 1 };
-		char *k = "pid";
-
-		neg.u.num.text++;
-		neg.u.num.len--;
-		tmp.u.arr.items = &neg;
-		tmp.u.arr.keys = &k;
-		n = get_uint(sc, &tmp, "", "pid", (uint64_t)INT32_MAX + 1,
-			     true);
-		p->pid = (int32_t)(-(int64_t)n);
-	} else {
-		p->pid = (int32_t)get_uint(sc, root, "", "pid", INT32_MAX,
-					   false);
-	}
+	p->pid = read_pid(sc, root);
 	p->uid = (uint32_t)get_uint(sc, root, "", "uid", UINT32_MAX, false);
-	p->cookie = get_uint(sc, root, "", "cookie", UINT64_MAX, false);
-	p->parent_cookie = get_uint(sc, root, "", "parent_cookie", UINT64_MAX,
-				    false);
+	p->cookie = get_uint_as(sc, root, "", "cookie", UINT64_MAX, false,
+				true);
+	p->parent_cookie = get_uint_as(sc, root, "", "parent_cookie",
+				       UINT64_MAX, false, true);
 	p->exited = get_bool(sc, root, "", "exited");
 	p->runs = (uint32_t)get_uint(sc, root, "", "runs", UINT32_MAX, false);
 	if (!p->runs)
@@ -771,41 +380,42 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int read_functions(struct schema *sc, const struct jval *root,
+static int read_functions(struct schema *sc, struct json_object *root,
 			  struct meter_profile *p)
 {
-	const struct jval *arr = get_array(sc, root, "functions");
+	struct json_object *arr = get_array(sc, root, "functions");
 	uint32_t *ids;
-	size_t i;
+	size_t i, n;
 	char ctx[48];
 
 	if (!arr)
 		return -1;
-	for (i = 0; i < arr->u.arr.n; i++) {
-		const struct jval *o = &arr->u.arr.items[i];
-		const struct jval *name;
+	n = json_object_array_length(arr);
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+		const char *name;
 		struct meter_func *f;
 		uint32_t id;
 
 		snprintf(ctx, sizeof(ctx), "functions[%zu]", i);
-		if (o->type != J_OBJ) {
+		if (!is_type(o, json_type_object)) {
 			serr(sc, "%s must be an object, not %s", ctx,
-			     type_name(o->type));
+			     type_name(o));
 			return -1;
 		}
 		id = (uint32_t)get_uint(sc, o, ctx, "id", UINT32_MAX, true);
-		name = get(o, "name");
+		name = str_value(sc, get(o, "name"));
 		if (sc->failed)
 			return -1;
 		if (!id) {
 			serr(sc, "%s: \"id\" must be at least 1", ctx);
 			return -1;
 		}
-		if (!name || name->type != J_STR) {
+		if (!name) {
 			serr(sc, "%s: \"name\" must be a string", ctx);
 			return -1;
 		}
-		f = meter_profile_add_func(p, id, name->u.str);
+		f = meter_profile_add_func(p, id, name);
 		if (!f) {
 			serr(sc, "out of memory");
 			return -1;
@@ -855,60 +465,58 @@ static int read_functions(struct schema *sc, const struct jval *root,
 	return 0;
 }
 
-static int read_stacks(struct schema *sc, const struct jval *root,
+static int read_stacks(struct schema *sc, struct json_object *root,
 		       struct meter_profile *p)
 {
-	const struct jval *arr = get_array(sc, root, "stacks");
+	struct json_object *arr = get_array(sc, root, "stacks");
 	uint32_t *frames = NULL;
-	size_t i, k;
+	size_t i, k, n, depth;
 	char ctx[48];
 
 	if (!arr)
 		return -1;
-	for (i = 0; i < arr->u.arr.n; i++) {
-		const struct jval *o = &arr->u.arr.items[i];
-		const struct jval *fr;
+	n = json_object_array_length(arr);
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+		struct json_object *fr;
 		struct meter_stack *s;
 		uint64_t samples;
 		uint32_t *nf;
 
 		snprintf(ctx, sizeof(ctx), "stacks[%zu]", i);
-		if (o->type != J_OBJ) {
+		if (!is_type(o, json_type_object)) {
 			serr(sc, "%s must be an object, not %s", ctx,
-			     type_name(o->type));
+			     type_name(o));
 			goto fail;
 		}
 		fr = get(o, "frames");
-		if (!fr || fr->type != J_ARR) {
+		if (!is_type(fr, json_type_array)) {
 			serr(sc, "%s: \"frames\" must be an array", ctx);
 			goto fail;
 		}
-		if (fr->u.arr.n > UINT32_MAX) {
+		depth = json_object_array_length(fr);
+		if (depth > UINT32_MAX) {
 			serr(sc, "%s: too many frames", ctx);
 			goto fail;
 		}
-		nf = realloc(frames, (fr->u.arr.n ? fr->u.arr.n : 1) * sizeof(*frames));
+		nf = realloc(frames, (depth ? depth : 1) * sizeof(*frames));
 		if (!nf) {
 			serr(sc, "out of memory");
 			goto fail;
 		}
 		frames = nf;
-		for (k = 0; k < fr->u.arr.n; k++) {
-			const struct jval *e = &fr->u.arr.items[k];
-			struct jval tmp = { .type = J_OBJ, .u.arr.n = 1 };
-			char *key = "frame";
-			char fctx[96];
+		for (k = 0; k < depth; k++) {
+			char what[96];
 
-			tmp.u.arr.items = (struct jval *)e;
-			tmp.u.arr.keys = &key;
-			snprintf(fctx, sizeof(fctx), "%s.frames[%zu]", ctx, k);
-			frames[k] = (uint32_t)get_uint(sc, &tmp, fctx, "frame",
-						       UINT32_MAX, true);
+			snprintf(what, sizeof(what), "%s.frames[%zu]", ctx, k);
+			frames[k] = (uint32_t)uint_value(sc,
+				json_object_array_get_idx(fr, k), what,
+				UINT32_MAX, false);
 			if (sc->failed)
 				goto fail;
 			if (!meter_profile_find(p, frames[k])) {
 				serr(sc, "%s names function id %" PRIu32
-				     ", which is not in \"functions\"", fctx,
+				     ", which is not in \"functions\"", what,
 				     frames[k]);
 				goto fail;
 			}
@@ -916,7 +524,7 @@ static int read_stacks(struct schema *sc, const struct jval *root,
 		samples = get_uint(sc, o, ctx, "samples", UINT64_MAX, true);
 		if (sc->failed)
 			goto fail;
-		s = meter_profile_add_stack(p, frames, (uint32_t)fr->u.arr.n,
+		s = meter_profile_add_stack(p, frames, (uint32_t)depth,
 					    samples);
 		if (!s) {
 			serr(sc, "out of memory");
@@ -936,30 +544,31 @@ fail:
 	return -1;
 }
 
-static int read_threads(struct schema *sc, const struct jval *root,
+static int read_threads(struct schema *sc, struct json_object *root,
 			struct meter_profile *p)
 {
-	const struct jval *arr = get(root, "threads");
-	size_t i;
+	struct json_object *arr = get(root, "threads");
+	size_t i, n;
 	char ctx[48];
 
 	if (!arr)
 		return 0;	/* optional */
-	if (arr->type != J_ARR) {
+	if (!is_type(arr, json_type_array)) {
 		serr(sc, "\"threads\" must be an array, not %s",
-		     type_name(arr->type));
+		     type_name(arr));
 		return -1;
 	}
-	for (i = 0; i < arr->u.arr.n; i++) {
-		const struct jval *o = &arr->u.arr.items[i];
+	n = json_object_array_length(arr);
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
 		struct meter_thread_row *t;
 		uint32_t tid;
 		uint64_t samples;
 
 		snprintf(ctx, sizeof(ctx), "threads[%zu]", i);
-		if (o->type != J_OBJ) {
+		if (!is_type(o, json_type_object)) {
 			serr(sc, "%s must be an object, not %s", ctx,
-			     type_name(o->type));
+			     type_name(o));
 			return -1;
 		}
 		tid = (uint32_t)get_uint(sc, o, ctx, "tid", UINT32_MAX, true);
@@ -993,7 +602,7 @@ static char *slurp(FILE *in, size_t *len, char *err, size_t errlen)
 		if (n == cap) {
 			char *nb;
 
-			if (cap >= JSON_INPUT_MAX) {
+			if (cap > JSON_INPUT_MAX) {
 				snprintf(err, errlen, "input larger than %zu "
 					 "bytes", JSON_INPUT_MAX);
 				free(buf);
@@ -1018,19 +627,76 @@ static char *slurp(FILE *in, size_t *len, char *err, size_t errlen)
 		free(buf);
 		return NULL;
 	}
+	if (n > JSON_INPUT_MAX) {
+		snprintf(err, errlen, "input larger than %zu bytes",
+			 JSON_INPUT_MAX);
+		free(buf);
+		return NULL;
+	}
 	*len = n;
 	return buf;
+}
+
+/*
+ * The text to a tree, or NULL and the error: json-c's, placed by line and
+ * column.  Strict mode; a NUL byte is refused before json-c sees it.
+ */
+static struct json_object *parse(const char *buf, size_t len, char *err,
+				 size_t errlen)
+{
+	struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH_MAX);
+	const char *nul = memchr(buf, 0, len);
+	enum json_tokener_error e;
+	struct json_object *root;
+	size_t line, col, off = 0;
+
+	if (!tok) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	root = nul ? NULL : json_tokener_parse_ex(tok, buf, (int)len);
+	e = nul ? json_tokener_success : json_tokener_get_error(tok);
+	if (!nul && !root && e == json_tokener_success)
+		e = json_tokener_continue;	/* a number at the very end */
+	if (nul) {
+		off = (size_t)(nul - buf);
+	} else if (e != json_tokener_success) {
+		off = json_tokener_get_parse_end(tok);
+	} else {
+		/* whitespace after the object is all that may follow */
+		for (off = json_tokener_get_parse_end(tok); off < len &&
+		     strchr(" \t\r\n", buf[off]); off++)
+			;
+	}
+	json_tokener_free(tok);
+	if (!nul && e == json_tokener_continue) {
+		snprintf(err, errlen,
+			 "invalid JSON: unexpected end of input");
+		return NULL;
+	}
+	if (!nul && e == json_tokener_success && off == len)
+		return root;
+	json_object_put(root);
+	where(buf, off, &line, &col);
+	snprintf(err, errlen, "invalid JSON at line %zu, column %zu: %s",
+		 line, col, nul ? "a NUL byte" :
+		 e == json_tokener_error_depth ?
+		 "nested deeper than " JSON_DEPTH_TEXT " levels" :
+		 e != json_tokener_success ? json_tokener_error_desc(e) :
+		 "trailing data after the profile");
+	one_line(err);
+	return NULL;
 }
 
 struct meter_profile *meter_profile_read_json(FILE *in, char *err,
 					      size_t errlen)
 {
-	struct parser ps = { 0 };
 	struct schema sc = { 0 };
 	struct meter_profile *p = NULL;
-	struct jval root;
+	struct json_object *root;
 	char dummy[2];
-	size_t len;
+	size_t len, i;
 	char *buf;
 
 	if (!err || !errlen) {
@@ -1041,33 +707,23 @@ struct meter_profile *meter_profile_read_json(FILE *in, char *err,
 	buf = slurp(in, &len, err, errlen);
 	if (!buf)
 		return NULL;
-	ps.s = ps.p = buf;
-	ps.end = buf + len;
-	ps.err = err;
-	ps.errlen = errlen;
-	skip_ws(&ps);
-	if (ps.p >= ps.end) {
+	for (i = 0; i < len && buf[i] && strchr(" \t\r\n", buf[i]); i++)
+		;
+	if (i == len) {
 		snprintf(err, errlen, "empty input: not a meter JSON profile");
 		free(buf);
 		return NULL;
 	}
-	if (*ps.p != '{') {
-		perr(&ps, "a meter profile is a JSON object, found %s",
-		     describe(&ps));
+	if (buf[i] != '{') {
+		snprintf(err, errlen, "a meter profile is a JSON object, found %s",
+			 buf[i] == '[' ? "an array" : "something else");
 		free(buf);
 		return NULL;
 	}
-	if (parse_value(&ps, &root, 0)) {
-		free(buf);
+	root = parse(buf, len, err, errlen);
+	free(buf);
+	if (!root)
 		return NULL;
-	}
-	skip_ws(&ps);
-	if (ps.p < ps.end) {
-		perr(&ps, "trailing data after the profile: %s",
-		     describe(&ps));
-		goto out;
-	}
-
 	sc.err = err;
 	sc.errlen = errlen;
 	p = meter_profile_new();
@@ -1075,13 +731,12 @@ struct meter_profile *meter_profile_read_json(FILE *in, char *err,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (read_header(&sc, &root, p) || read_functions(&sc, &root, p) ||
-	    read_stacks(&sc, &root, p) || read_threads(&sc, &root, p)) {
+	if (read_header(&sc, root, p) || read_functions(&sc, root, p) ||
+	    read_stacks(&sc, root, p) || read_threads(&sc, root, p)) {
 		meter_profile_free(p);
 		p = NULL;
 	}
 out:
-	jfree(&root);
-	free(buf);
+	json_object_put(root);
 	return p;
 }

@@ -61,9 +61,10 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		b[sizeof(p->backend)] = '\0';
 		put_string(out, b);
 	}
+	/* cookies are strings: exact in jq and JavaScript (doubles) too */
 	fprintf(out, ",\n  \"pid\": %" PRId32 ",\n  \"uid\": %" PRIu32
-		",\n  \"cookie\": %" PRIu64 ",\n  \"parent_cookie\": %" PRIu64
-		",\n  \"exited\": %s,\n  \"runs\": %" PRIu32
+		",\n  \"cookie\": \"%" PRIu64 "\",\n  \"parent_cookie\": \"%" PRIu64
+		"\",\n  \"exited\": %s,\n  \"runs\": %" PRIu32
 		",\n  \"period_ns\": %" PRIu64 ",\n  \"start_ns\": %" PRIu64
 		",\n  \"end_ns\": %" PRIu64 ",\n  \"samples\": %" PRIu64,
 		p->pid, p->uid, p->cookie, p->parent_cookie,

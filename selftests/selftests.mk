@@ -11,7 +11,7 @@
 # recipe writes an explicit rule for its target (it wins over these
 # pattern rules).  Every test prints TAP; see selftests/run-tests.
 
-SELFTEST_LDLIBS := $(LIBMETER_ANALYSIS_A) $(LIBMETER_A) $(NL_LIBS) -lpthread -lm
+SELFTEST_LDLIBS := $(LIBMETER_ANALYSIS_A) $(LIBMETER_A) $(ANALYSIS_LIBS) -lpthread -lm
 
 SELFTEST_HOST_C := $(wildcard selftests/host/test_*.c)
 SELFTEST_HOST_SH := $(wildcard selftests/host/test_*.sh)

@@ -34,10 +34,10 @@ $(BUILD)/tools/html_assets.o: $(BUILD)/tools/html_assets.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tools/meter-run: $(BUILD)/tools/meter-run.o $(BUILD)/tools/run_collect.o $(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A)
-	$(CC) $(LDFLAGS) -o $@ $^ $(NL_LIBS) -lz -lm $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ANALYSIS_LIBS) -lz -lm $(LDLIBS)
 
 $(BUILD)/tools/meter-stat: $(BUILD)/tools/meter-stat.o $(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A)
-	$(CC) $(LDFLAGS) -o $@ $^ $(NL_LIBS) -lz -lm $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ANALYSIS_LIBS) -lz -lm $(LDLIBS)
 
 # where an installed meter-run looks for libmeter-alloc.so (--alloc)
 $(BUILD)/tools/meter-run.o: CFLAGS += -DMETER_LIBDIR='"$(LIBDIR)"'

@@ -98,7 +98,7 @@ int main(void)
 	uint32_t rec[] = { 5, 9, 9, 9 };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..19\n");
+	printf("1..20\n");
 
 	a = appel(1, 2, 3, 4);
 	check(meter_profile_find(a, 3) && !strcmp(meter_profile_find(a, 3)->name,
@@ -275,6 +275,55 @@ int main(void)
 		r = from_json(dup, strlen(dup), err, sizeof(err));
 		check(!r && strstr(err, "appears twice"),
 		      "json: duplicate function ids refused: %s", err);
+	}
+
+	{
+		/*
+		 * Numbers json-c bends: past 2^64 - 1 it saturates, so a
+		 * counter of 2^64 - 1 is refused as out of range too; NaN
+		 * and fractions are not integers.  Cookies are strings,
+		 * exact past 2^53; numbers, as older files wrote, still read.
+		 */
+		static const struct {
+			const char *field, *want;
+		} cases[] = {
+			{ "\"samples\":18446744073709551616", "out of range" },
+			{ "\"samples\":18446744073709551615", "out of range" },
+			{ "\"samples\":NaN", "non-negative integer" },
+			{ "\"samples\":1.5", "non-negative integer" },
+			{ "\"samples\":-1", "non-negative integer" },
+			{ "\"samples\":0,\"cookie\":\"18446744073709551616\"",
+			  "decimal integer" },
+			{ "\"samples\":0,\"cookie\":\"12x\"", "decimal integer" },
+			{ "\"samples\":0,\"command\":\"a\\u0000b\"", "u0000" },
+			{ "\"samples\":0,\"cookie\":\"18446744073709551615\"",
+			  NULL },
+			{ "\"samples\":0,\"cookie\":9007199254740993", NULL },
+		};
+		char text[400];
+		size_t k;
+		int right = 0;
+
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			int n = snprintf(text, sizeof(text),
+				"{\"format\":\"meter-profile\",\"version\":1,"
+				"\"period_ns\":1,%s,\"functions\":[],"
+				"\"stacks\":[]}", cases[k].field);
+
+			err[0] = 0;
+			r = from_json(text, (size_t)n, err, sizeof(err));
+			if (cases[k].want ? !r && strstr(err, cases[k].want) :
+			    r && r->cookie == (k == 8 ? UINT64_MAX :
+					       9007199254740993ull))
+				right++;
+			else
+				printf("# %s: %s\n", cases[k].field,
+				       r ? "accepted" : err);
+			meter_profile_free(r);
+		}
+		check(right == (int)k,
+		      "json: 2^64 and its saturation, NaN, fractions, negatives, bad cookie strings and \\u0000 refused; cookies 2^64 - 1 (string) and 2^53 + 1 (number) exact (%d of %zu)",
+		      right, k);
 	}
 
 	free(json);
