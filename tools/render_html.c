@@ -317,8 +317,10 @@ void html_stack_row(FILE *out, const struct meter_profile *p,
 {
 	size_t k;
 
+	/* the state's bit 4: cut at the root (report.js draws [truncated]) */
 	fprintf(out, "%s[%" PRIu64 ",%u,%" PRIu32, first ? "\n" : ",\n",
-		s->samples, (unsigned)s->state, s->tid);
+		s->samples, (unsigned)s->state | (s->truncated ? 4u : 0u),
+		s->tid);
 	for (k = 0; k < s->depth; k++) {
 		const struct meter_func *f = meter_profile_find(p, s->frames[k]);
 		size_t i = f ? (size_t)(f - p->funcs) : 0;

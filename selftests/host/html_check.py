@@ -169,7 +169,9 @@ def profile_model(path):
     with open(path) as f:
         p = json.load(f)
     names = names_of(p)
-    stacks = [([names[i] for i in s['frames']], s['samples'])
+    # a stack cut at its root hangs under a [truncated] frame
+    stacks = [(['[truncated]'] * bool(s.get('truncated')) +
+               [names[i] for i in s['frames']], s['samples'])
               for s in p['stacks']]
     return p, stacks
 
@@ -416,6 +418,13 @@ def run_checks(a):
         np_, nstacks = profile_model(a.narrow_profile)
         check_boxes(tap, 'narrow boxes', b.js(BOXES_JS), tree_of(nstacks),
                     sum(v for _, v in nstacks))
+        # a stack deeper than a sample keeps: its cut root drawn as a
+        # [truncated] box, as the folded and pprof formats have it
+        b.load(a.deep_report)
+        dp, dstacks = profile_model(a.deep_profile)
+        check_boxes(tap, 'deep stack (128 frames kept of 300)',
+                    b.js(BOXES_JS), tree_of(dstacks),
+                    sum(v for _, v in dstacks))
         # a program we did not write: Debian's lua5.4
         if a.real_report:
             rp, rstacks = profile_model(a.real_profile)
@@ -500,6 +509,8 @@ def main():
     ap.add_argument('--diff')
     ap.add_argument('--narrow-profile')
     ap.add_argument('--narrow-report')
+    ap.add_argument('--deep-profile')
+    ap.add_argument('--deep-report')
     ap.add_argument('--real-profile')
     ap.add_argument('--real-report')
     ap.add_argument('--shots', default='.')

@@ -21,7 +21,7 @@ SHOTS=$ROOT/build/check
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_html.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-BROWSER_TESTS=28
+BROWSER_TESTS=30
 echo "1..$((11 + BROWSER_TESTS))"
 
 "$STAT" -i "$DATA/appel.json" -f html -o "$tmp/appel.html"
@@ -48,6 +48,7 @@ check "call graph without scripts: f's caller main 100 %, its callee is_prime 97
 "$STAT" -i "$DATA/recursive.json" -f html -o "$tmp/rec.html"
 # stacks of 1, 2 and 4 samples in 2000: boxes under 3 px, one under 1 px
 "$STAT" -i "$DATA/narrow.json" --no-correction -f html -o "$tmp/narrow.html"
+"$STAT" -i "$DATA/deep-kernel.json" --no-correction -f html -o "$tmp/deep.html"
 check "names and the command escaped in HTML; the data cannot close its script" \
 	bash -c "grep -q '<title>meter: rec &quot;quoted&quot; \\\\ tab' '$tmp/rec.html' &&
 		 grep -q 'operator new;x y' '$tmp/rec.html' &&
@@ -101,6 +102,7 @@ fi
 python3 "$ROOT/selftests/host/html_check.py" --first $((n + 1)) \
 	--profile "$tmp/appel.json" --report "$tmp/report.html" \
 	--diff "$tmp/diff.html" --narrow-profile "$DATA/narrow.json" \
-	--narrow-report "$tmp/narrow.html" --shots "$SHOTS" "${lua_args[@]}"
+	--narrow-report "$tmp/narrow.html" --deep-profile "$DATA/deep-kernel.json" \
+	--deep-report "$tmp/deep.html" --shots "$SHOTS" "${lua_args[@]}"
 rc=$?
 exit $((fails > 0 || rc != 0))

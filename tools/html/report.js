@@ -76,8 +76,10 @@
 			.replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 	}
 
-	// A stack row: [samples, state, tid, frame...] (render_html.c).
-	var FRAME0 = 3;
+	// A stack row: [samples, state, tid, frame...] (render_html.c); the
+	// state's bit 4 marks a stack cut at its root, drawn under a
+	// "[truncated]" frame as the folded and pprof formats do.
+	var FRAME0 = 3, CUT = 4;
 
 	// The stacks merged into a tree; with focus, each stack from the
 	// outermost call of that function on; with tid, that thread's only.
@@ -86,7 +88,8 @@
 		var names = d.funcs, max = 0;
 
 		d.stacks.forEach(function (s) {
-			var v = s[0], state = s[1], i = FRAME0, node = root, f, ch;
+			var v = s[0], state = s[1] & ~CUT, i = FRAME0 - 1;
+			var node = root, f, ch;
 
 			if (tid !== undefined && s[2] !== tid)
 				return;
@@ -99,7 +102,11 @@
 			}
 			root.v += v;
 			for (; i <= s.length; i++) {
-				if (i === s.length) {
+				if (i < FRAME0) {
+					if (!(s[1] & CUT))
+						continue;
+					f = '[truncated]';
+				} else if (i === s.length) {
 					if (!state)
 						break;
 					f = state === 1 ? '[runq]' : '[blocked]';
