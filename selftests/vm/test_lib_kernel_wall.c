@@ -113,6 +113,7 @@ static void cpu_sees_burn_alone(void)
 	const char *args[] = { "wall", arg, NULL };
 	const struct meter_func *w, *s;
 	struct meter_profile *p;
+	uint64_t charged;
 
 	snprintf(arg, sizeof(arg), "%d", MS);
 	p = run_kernel_env("lib_workload_manual", args, out, sizeof(out),
@@ -123,17 +124,23 @@ static void cpu_sees_burn_alone(void)
 	}
 	w = func_named(p, "wait_io");
 	s = func_named(p, "spin");
-	diag("cpu: samples %llu; wait_io self %llu; spin self %llu",
-	     (unsigned long long)p->samples,
+	/*
+	 * Shares of the samples charged to a function: start-up and exit
+	 * have none current, and a debug kernel stretches them (33 of 1063
+	 * there).
+	 */
+	charged = p->samples - p->no_current;
+	diag("cpu: samples %llu, %llu charged; wait_io self %llu; spin self %llu",
+	     (unsigned long long)p->samples, (unsigned long long)charged,
 	     (unsigned long long)(w ? w->self_samples : 0),
 	     (unsigned long long)(s ? s->self_samples : 0));
 	ok(!p->wall && !p->samples_off[0] && !p->samples_off[1],
 	   "cpu: a CPU-time session, nothing off the CPU");
-	ok(s && s->self_samples * 100 >= p->samples * 95,
-	   "cpu: burn's spin has >= 95%% of the samples");
+	ok(s && charged && s->self_samples * 100 >= charged * 95,
+	   "cpu: burn's spin has >= 95%% of the samples charged to a function");
 	/* what it spends on the CPU setting up and ending its wait */
-	ok(!w || w->self_samples * 100 <= p->samples * 3,
-	   "cpu: wait_io has <= 3%% of the samples (the 3 points above)");
+	ok(!w || w->self_samples * 100 <= charged * 3,
+	   "cpu: wait_io has <= 3%% of them (the 3 points above)");
 	meter_profile_free(p);
 }
 
