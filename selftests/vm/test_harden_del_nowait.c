@@ -4,7 +4,10 @@
  * meter_mutex (and genl's): the free is queued as rcu_work.  A DEL of a
  * finished session, timed beside membarrier(MEMBARRIER_CMD_GLOBAL), which
  * is one synchronize_rcu(), in interleaved rounds: were the grace period
- * waited for inside DEL, no DEL could be quicker than a grace period.
+ * waited for inside DEL, no DEL could be quicker than a grace period; the
+ * median DEL is under half of one.  Where a request itself (a LIST, timed
+ * beside) takes over a quarter of a grace period, as on the debug kernel,
+ * the two cannot be told apart and the test is skipped.
  */
 #include <linux/membarrier.h>
 #include <sys/wait.h>
@@ -49,10 +52,32 @@ static uint64_t finished_session(void)
 	return cookie;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A LIST: returns once meter_mutex is free. */
+static void settle(struct meter_nl *nl)
+{
+	struct meter_profile **l = NULL;
+	char err[256];
+	size_t n = 0, i;
+
+	if (meter_nl_list(nl, &l, &n, err, sizeof(err)))
+		ku_bail("list", -EIO, err);
+	for (i = 0; i < n; i++)
+		meter_profile_free(l[i]);
+	free(l);
+}
+
 int main(void)
 {
 	struct meter_nl *nl;
-	uint64_t gp = 0, del = 0, t, cookies[EACH];
+	uint64_t gp = 0, del[ROUNDS * EACH], list[ROUNDS * EACH], t;
+	uint64_t cookies[EACH];
 	int r, i, dels = 0, bad = 0;
 	char msg[256];
 
@@ -75,18 +100,41 @@ int main(void)
 		gp += now_ns() - t;
 		for (i = 0; i < EACH; i++)
 			cookies[i] = finished_session();
+		/*
+		 * The exits' deferred work (releasing counters, unpinning)
+		 * takes meter_mutex too: let it finish, so that DEL is timed
+		 * alone.
+		 */
+		usleep(300000);
+		settle(nl);
 		for (i = 0; i < EACH; i++) {
 			struct meter_nl_sel sel = { .cookie = cookies[i] };
 
 			t = now_ns();
 			bad += !!meter_nl_delete(nl, &sel, msg, sizeof(msg));
-			del += now_ns() - t;
-			dels++;
+			del[dels] = now_ns() - t;
+			/* the control: a request under meter_mutex too */
+			t = now_ns();
+			settle(nl);
+			list[dels++] = now_ns() - t;
 		}
 	}
-	ku_ok(!bad && del < gp / 2,
-	      "%d DELs of finished sessions took %.0f us each, a grace period (membarrier GLOBAL) %.0f us: DEL does not wait for one (%d failed)",
-	      dels, del / 1e3 / dels, gp / 1e3 / (ROUNDS * EACH), bad);
+	qsort(del, dels, sizeof(del[0]), cmp_u64);
+	qsort(list, dels, sizeof(list[0]), cmp_u64);
+	ku_diag("LIST took %.0f us (median; %.0f to %.0f)", list[dels / 2] / 1e3,
+		list[0] / 1e3, list[dels - 1] / 1e3);
+	if (list[dels / 2] * 4 > gp / (ROUNDS * EACH)) {
+		/* the debug kernel: LIST 31 ms, a grace period 12 ms */
+		printf("ok %d - DEL and grace periods # SKIP a request here takes over a quarter of a grace period: nothing to tell apart\n",
+		       ++ku_num);
+		meter_nl_close(nl);
+		return ku_exit();
+	}
+	/* with a grace period inside, every DEL, the fastest too, is longer */
+	ku_ok(!bad && del[dels / 2] < gp / (ROUNDS * EACH) / 2,
+	      "%d DELs of finished sessions took %.0f us (median; %.0f to %.0f), a grace period (membarrier GLOBAL) %.0f us: DEL does not wait for one (%d failed)",
+	      dels, del[dels / 2] / 1e3, del[0] / 1e3, del[dels - 1] / 1e3,
+	      gp / 1e3 / (ROUNDS * EACH), bad);
 	meter_nl_close(nl);
 	return ku_exit();
 }
