@@ -102,10 +102,15 @@ static int tr_where(char *out, size_t len)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] != '#') {
-			ours += strstr(line, "meter_") &&
-				!strstr(line, "meter_sample") &&
-				!strstr(line, "meter_id_ok") &&
-				!strstr(line, "meter_task_sample");
+			if (!strstr(line, "meter_") ||
+			    strstr(line, "meter_sample") ||
+			    strstr(line, "meter_id_ok") ||
+			    strstr(line, "meter_task_sample"))
+				continue;
+			/* the first few, to say whose they are */
+			if (ours++ < 5)
+				ku_diag("in the section: %.*s",
+					(int)strcspn(line, "\n"), line);
 			continue;
 		}
 		if (!strstr(line, "started at:") && !strstr(line, "ended at:"))
