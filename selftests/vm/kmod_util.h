@@ -80,6 +80,15 @@ static inline uint64_t ku_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* CLOCK_MONOTONIC in ns: wall time for the tests that time requests. */
+static inline uint64_t ku_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Burns ns of this thread's CPU time; returns the CPU time burnt. */
 static inline uint64_t ku_burn(uint64_t ns)
 {

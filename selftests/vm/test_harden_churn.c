@@ -35,10 +35,7 @@ static uint32_t rndn(uint32_t n)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return ku_mono_ns() / 1e9;
 }
 
 /* --- 2. kill -9 at random points --- */

@@ -17,14 +17,6 @@
 #define ROUNDS	4
 #define EACH	8
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A child registers, ticks a little and exits: a finished session. */
 static uint64_t finished_session(void)
 {
@@ -94,10 +86,10 @@ int main(void)
 	}
 	nl = ku_open();
 	for (r = 0; r < ROUNDS; r++) {
-		t = now_ns();
+		t = ku_mono_ns();
 		for (i = 0; i < EACH; i++)
 			syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-		gp += now_ns() - t;
+		gp += ku_mono_ns() - t;
 		for (i = 0; i < EACH; i++)
 			cookies[i] = finished_session();
 		/*
@@ -110,13 +102,13 @@ int main(void)
 		for (i = 0; i < EACH; i++) {
 			struct meter_nl_sel sel = { .cookie = cookies[i] };
 
-			t = now_ns();
+			t = ku_mono_ns();
 			bad += !!meter_nl_delete(nl, &sel, msg, sizeof(msg));
-			del[dels] = now_ns() - t;
+			del[dels] = ku_mono_ns() - t;
 			/* the control: a request under meter_mutex too */
-			t = now_ns();
+			t = ku_mono_ns();
 			settle(nl);
-			list[dels++] = now_ns() - t;
+			list[dels++] = ku_mono_ns() - t;
 		}
 	}
 	qsort(del, dels, sizeof(del[0]), cmp_u64);
