@@ -373,6 +373,13 @@ static void process_init_locked(void)
 	snprintf(meter_g.output, sizeof(meter_g.output), "%s",
 		 o && *o ? o : "meter.out.%p");
 	meter_g.clock = env_clock();
+	/*
+	 * meter-run --follow-fork's token for the tree: a process exec'd
+	 * below it through uninstrumented ones (sh -c, make, xargs) links
+	 * its session to the run; a forked child links to its parent's.
+	 */
+	if (!meter_g.parent_cookie)
+		meter_g.parent_cookie = env_u64("METER_PARENT_COOKIE", 0);
 
 	if (!b || !*b || !strcmp(b, "auto")) {
 		meter_g.chose_auto = true;

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -376,6 +377,11 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 	int child_errno = 0;
 
 	memset(rr, 0, sizeof(*rr));
+	/* never 0, which means none; a clash with a real cookie is 2^-64 */
+	while (o->follow_fork && !rr->tree_cookie)
+		if (getrandom(&rr->tree_cookie, sizeof(rr->tree_cookie), 0) < 0)
+			rr->tree_cookie = ((uint64_t)getpid() << 32) ^
+					  cli_boottime_ns();
 	if (pipe2(pfd, O_CLOEXEC)) {
 		fprintf(stderr, "meter-run: pipe: %s\n", strerror(errno));
 		return -1;
@@ -406,6 +412,10 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 			setenv("METER_CLOCK", o->clock, 1);
 		snprintf(out, sizeof(out), "%s/meter.out.%%p", tmpdir);
 		setenv("METER_OUTPUT", out, 1);
+		if (rr->tree_cookie)
+			setenv_u64("METER_PARENT_COOKIE", rr->tree_cookie);
+		else
+			unsetenv("METER_PARENT_COOKIE");
 		if (o->alloc_lib[0])
 			preload_alloc(o->alloc_lib);
 		execvp(o->argv[0], o->argv);

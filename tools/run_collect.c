@@ -41,7 +41,8 @@ struct meter_nl *run_kernel(void)
 
 /*
  * The sessions of this run: those of pid started since t0 and, with
- * --follow-fork, those whose parent_cookie leads to one of them.  Returns
+ * --follow-fork, those whose parent_cookie leads to one of them or to the
+ * run's tree_cookie.  Returns
  * the count; *sel receives a malloc'd array of list indices.
  */
 static size_t select_sessions(struct meter_profile **list, size_t n,
@@ -57,8 +58,14 @@ static size_t select_sessions(struct meter_profile **list, size_t n,
 		free(in);
 		return 0;
 	}
+	/*
+	 * PROG's sessions and, with --follow-fork, those linked to the run
+	 * itself: exec'd below PROG through processes without a session.
+	 */
 	for (i = 0; i < n; i++)
-		if (list[i]->pid == rr->pid &&
+		if ((list[i]->pid == rr->pid ||
+		     (follow && rr->tree_cookie &&
+		      list[i]->parent_cookie == rr->tree_cookie)) &&
 		    (!list[i]->start_ns || list[i]->start_ns >= rr->t0_ns))
 			in[i] = true;
 	while (follow && more) {

@@ -20,6 +20,8 @@ struct run_result {
 	uint64_t t0_ns;		/* CLOCK_BOOTTIME at fork */
 	int signal;		/* the signal that killed it, 0: none */
 	bool exec_failed;
+	/* --follow-fork: METER_PARENT_COOKIE, the sessions' root link */
+	uint64_t tree_cookie;
 };
 
 /* The netlink socket to meter.ko, opened once; NULL if it cannot be. */
