@@ -21,6 +21,8 @@ struct meter_stack *meter_profile_add_stack(struct meter_profile *p,
 					    uint32_t depth, uint64_t samples);
 struct meter_thread_row *meter_profile_add_thread(struct meter_profile *p,
 						  uint32_t tid, uint64_t samples);
+struct meter_proc_row *meter_profile_add_proc(struct meter_profile *p,
+					      int32_t pid, const char *command);
 
 /* NULL when no function has that id. */
 struct meter_func *meter_profile_find(const struct meter_profile *p,
@@ -43,7 +45,8 @@ size_t meter_profile_name_unknown_ids(struct meter_profile *p);
 
 /*
  * Add src into dst, matching functions by name (ids are renumbered in
- * dst).  runs add up; counters add up.  Returns 0 or -1: errno ENOMEM, or
+ * dst).  runs add up; counters add up.  dst's process rows gain src's, or
+ * one for src itself when it has none.  Returns 0 or -1: errno ENOMEM, or
  * EINVAL when one is sampled on CPU time and the other on wall time.
  */
 int meter_profile_merge(struct meter_profile *dst,

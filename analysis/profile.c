@@ -37,6 +37,9 @@ void meter_profile_free(struct meter_profile *p)
 	free(p->funcs);
 	free(p->stacks);
 	free(p->threads);
+	for (i = 0; i < p->nprocs; i++)
+		free(p->procs[i].command);
+	free(p->procs);
 	free(p->command);
 	free(p);
 }
@@ -126,6 +129,25 @@ struct meter_thread_row *meter_profile_add_thread(struct meter_profile *p,
 	return t;
 }
 
+struct meter_proc_row *meter_profile_add_proc(struct meter_profile *p,
+					      int32_t pid, const char *command)
+{
+	struct meter_proc_row *r;
+	char *copy = command ? strdup(command) : NULL;
+
+	if ((command && !copy) ||
+	    grow((void **)&p->procs, &p->procs_cap, p->nprocs + 1,
+		 sizeof(*p->procs))) {
+		free(copy);
+		return NULL;
+	}
+	r = &p->procs[p->nprocs++];
+	memset(r, 0, sizeof(*r));
+	r->pid = pid;
+	r->command = copy;
+	return r;
+}
+
 struct meter_func *meter_profile_find(const struct meter_profile *p,
 				      uint32_t id)
 {
@@ -209,12 +231,20 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/* What besides its frames tells two stacks apart. */
-/* What besides the frames keeps two stacks apart: thread, state, cut. */
+/*
+ * What besides the frames keeps two stacks apart: thread, process (an
+ * exec keeps the tid), state, cut.
+ */
+static uint64_t tag_of(uint32_t tid, uint32_t proc, bool truncated,
+		       uint8_t state)
+{
+	return (uint64_t)tid << 32 | (uint64_t)(proc & 0xffffff) << 8 |
+	       (unsigned)truncated | (unsigned)state << 1;
+}
+
 static uint64_t stack_tag(const struct meter_stack *s)
 {
-	return (uint64_t)s->tid << 32 | (unsigned)s->truncated |
-	       (unsigned)s->state << 1;
+	return tag_of(s->tid, s->proc, s->truncated, s->state);
 }
 
 static uint64_t hash_stack(const uint32_t *frames, uint32_t depth,
@@ -319,7 +349,8 @@ static void stack_insert(struct index_table *t,
 static bool profile_is_blank(const struct meter_profile *p)
 {
 	return !p->command && !p->backend[0] && !p->nfuncs && !p->nstacks &&
-	       !p->nthreads && !p->samples && !p->pid && !p->cookie;
+	       !p->nthreads && !p->nprocs && !p->samples && !p->pid &&
+	       !p->cookie;
 }
 
 static uint32_t next_free_id(const struct meter_profile *p)
@@ -459,6 +490,37 @@ size_t meter_profile_name_unknown_ids(struct meter_profile *p)
 	return added;
 }
 
+/* src's process rows, or one row for src when it is one process. */
+static int merge_procs(struct meter_profile *dst,
+		       const struct meter_profile *src)
+{
+	struct meter_proc_row *r;
+	size_t i;
+
+	for (i = 0; i < src->nprocs; i++) {
+		const struct meter_proc_row *s = &src->procs[i];
+
+		r = meter_profile_add_proc(dst, s->pid, s->command);
+		if (!r)
+			return -1;
+		r->cookie = s->cookie;
+		r->parent_cookie = s->parent_cookie;
+		r->samples = s->samples;
+		r->calls = s->calls;
+	}
+	if (src->nprocs)
+		return 0;
+	r = meter_profile_add_proc(dst, src->pid, src->command);
+	if (!r)
+		return -1;
+	r->cookie = src->cookie;
+	r->parent_cookie = src->parent_cookie;
+	r->samples = src->samples;
+	for (i = 0; i < src->nfuncs; i++)
+		r->calls += src->funcs[i].calls;
+	return 0;
+}
+
 const char *meter_profile_merge_strerror(int err)
 {
 	return err == EINVAL ? "cannot merge a CPU-time profile with a wall-clock one" :
@@ -475,6 +537,9 @@ int meter_profile_merge(struct meter_profile *dst,
 	uint32_t next_id;
 	size_t i, k;
 	int ret = -1;
+
+	/* src's processes become dst's rows base + 1 ... (merge_procs) */
+	size_t base = dst->nprocs;
 
 	if (merge_header(dst, src))
 		return -1;
@@ -530,6 +595,8 @@ int meter_profile_merge(struct meter_profile *dst,
 
 	for (i = 0; i < src->nstacks; i++) {
 		const struct meter_stack *ss = &src->stacks[i];
+		uint32_t proc = (uint32_t)(src->nprocs ?
+			(ss->proc ? base + ss->proc : 0) : base + 1);
 		struct meter_stack *ds;
 		size_t idx;
 
@@ -551,7 +618,8 @@ int meter_profile_merge(struct meter_profile *dst,
 				goto out;
 		}
 		idx = stack_lookup(&stacks, dst, frames, ss->depth,
-				   stack_tag(ss));
+				   tag_of(ss->tid, proc, ss->truncated,
+					  ss->state));
 		if (idx != (size_t)-1) {
 			dst->stacks[idx].samples += ss->samples;
 			continue;
@@ -563,6 +631,7 @@ int meter_profile_merge(struct meter_profile *dst,
 		ds->truncated = ss->truncated;
 		ds->state = ss->state;
 		ds->tid = ss->tid;
+		ds->proc = proc;
 		stack_insert(&stacks, dst, dst->nstacks - 1);
 	}
 
@@ -574,7 +643,10 @@ int meter_profile_merge(struct meter_profile *dst,
 		if (!t)
 			goto out;
 		t->exited = src->threads[i].exited;
+		t->pid = src->threads[i].pid ? src->threads[i].pid : src->pid;
 	}
+	if (merge_procs(dst, src))
+		goto out;
 	ret = 0;
 out:
 	free(names.slot);

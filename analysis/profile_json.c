@@ -281,21 +281,25 @@ static uint8_t read_state(struct schema *sc, struct json_object *o,
 }
 
 /* "pid": a signed 32-bit integer (a merge of nothing writes -1). */
-static int32_t read_pid(struct schema *sc, struct json_object *root)
+/* obj's "pid", a signed 32-bit integer; absent is 0. */
+static int32_t read_pid(struct schema *sc, struct json_object *obj,
+			const char *ctx)
 {
-	struct json_object *v = get(root, "pid");
+	struct json_object *v = get(obj, "pid");
+	const char *sep = *ctx ? ": " : "";
 	int64_t n;
 
 	if (!v || sc->failed)
 		return 0;
 	if (!is_type(v, json_type_int)) {
-		serr(sc, "\"pid\" must be an integer, not %.30s",
+		serr(sc, "%s%s\"pid\" must be an integer, not %.30s", ctx, sep,
 		     json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 		return 0;
 	}
 	n = json_object_get_int64(v);
 	if (n < INT32_MIN || n > INT32_MAX) {
-		serr(sc, "\"pid\" is out of range (a signed 32-bit integer)");
+		serr(sc, "%s%s\"pid\" is out of range (a signed 32-bit "
+		     "integer)", ctx, sep);
 		return 0;
 	}
 	return (int32_t)n;
@@ -346,7 +350,7 @@ static int read_header(struct schema *sc, struct json_object *root,
 		return -1;
 	}
 
-	p->pid = read_pid(sc, root);
+	p->pid = read_pid(sc, root, "");
 	p->uid = (uint32_t)get_uint(sc, root, "", "uid", UINT32_MAX, false);
 	p->cookie = get_uint_as(sc, root, "", "cookie", UINT64_MAX, false,
 				true);
@@ -534,6 +538,9 @@ static int read_stacks(struct schema *sc, struct json_object *root,
 		s->state = read_state(sc, o, ctx, p);
 		s->tid = (uint32_t)get_uint(sc, o, ctx, "tid", UINT32_MAX,
 					    false);
+		/* checked against "processes" once they are read */
+		s->proc = (uint32_t)get_uint(sc, o, ctx, "proc", 0xffffff,
+					     false);
 		if (sc->failed)
 			goto fail;
 	}
@@ -581,9 +588,69 @@ static int read_threads(struct schema *sc, struct json_object *root,
 			return -1;
 		}
 		t->exited = get_bool(sc, o, ctx, "exited");
+		t->pid = read_pid(sc, o, ctx);
 		if (sc->failed)
 			return -1;
 	}
+	return 0;
+}
+
+/* A merged profile's "processes" (optional). */
+static int read_procs(struct schema *sc, struct json_object *root,
+		      struct meter_profile *p)
+{
+	struct json_object *arr = get(root, "processes");
+	size_t i, n = 0;
+	char ctx[48];
+
+	if (arr && !is_type(arr, json_type_array)) {
+		serr(sc, "\"processes\" must be an array, not %s",
+		     type_name(arr));
+		return -1;
+	}
+	if (arr)
+		n = json_object_array_length(arr);
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+		struct json_object *c;
+		struct meter_proc_row *r;
+		const char *cmd;
+
+		snprintf(ctx, sizeof(ctx), "processes[%zu]", i);
+		if (!is_type(o, json_type_object)) {
+			serr(sc, "%s must be an object, not %s", ctx,
+			     type_name(o));
+			return -1;
+		}
+		c = get(o, "command");
+		cmd = str_value(sc, c);
+		if (sc->failed)
+			return -1;
+		if (c && !cmd) {
+			serr(sc, "%s: \"command\" must be a string", ctx);
+			return -1;
+		}
+		r = meter_profile_add_proc(p, read_pid(sc, o, ctx), cmd);
+		if (!r) {
+			serr(sc, "out of memory");
+			return -1;
+		}
+		r->cookie = get_uint_as(sc, o, ctx, "cookie", UINT64_MAX,
+					false, true);
+		r->parent_cookie = get_uint_as(sc, o, ctx, "parent_cookie",
+					       UINT64_MAX, false, true);
+		r->samples = get_uint(sc, o, ctx, "samples", UINT64_MAX, true);
+		r->calls = get_uint(sc, o, ctx, "calls", UINT64_MAX, false);
+		if (sc->failed)
+			return -1;
+	}
+	for (i = 0; i < p->nstacks; i++)
+		if (p->stacks[i].proc > p->nprocs) {
+			serr(sc, "stacks[%zu]: \"proc\" %" PRIu32 " names no "
+			     "process (%zu listed)", i, p->stacks[i].proc,
+			     p->nprocs);
+			return -1;
+		}
 	return 0;
 }
 
@@ -732,7 +799,8 @@ struct meter_profile *meter_profile_read_json(FILE *in, char *err,
 		goto out;
 	}
 	if (read_header(&sc, root, p) || read_functions(&sc, root, p) ||
-	    read_stacks(&sc, root, p) || read_threads(&sc, root, p)) {
+	    read_stacks(&sc, root, p) || read_threads(&sc, root, p) ||
+	    read_procs(&sc, root, p)) {
 		meter_profile_free(p);
 		p = NULL;
 	}

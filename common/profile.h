@@ -51,12 +51,29 @@ struct meter_stack {
 	bool truncated;
 	uint8_t state;		/* METER_STATE_ONCPU or 1 + meter_off_kind */
 	uint32_t tid;		/* the thread sampled; 0: not known */
+	uint32_t proc;		/* merged: 1 + its index in procs; 0: none */
 };
 
 struct meter_thread_row {
 	uint32_t tid;
 	uint64_t samples;
 	bool exited;
+	int32_t pid;		/* its process in a merged profile; 0: p->pid */
+};
+
+/*
+ * One process of a merged profile (a --follow-fork tree, runs merged):
+ * its session and what it contributed.  A profile of one process has
+ * none; a merge lists every input's (analysis/profile.c), so that the
+ * reports can sum by program and rebuild the tree from the cookies.
+ */
+struct meter_proc_row {
+	int32_t pid;
+	uint64_t cookie;
+	uint64_t parent_cookie;	/* nearest profiled ancestor, or the run */
+	char *command;		/* the program's short name */
+	uint64_t samples;
+	uint64_t calls;
 };
 
 struct meter_profile {
@@ -90,6 +107,8 @@ struct meter_profile {
 	size_t nstacks, stacks_cap;
 	struct meter_thread_row *threads;
 	size_t nthreads, threads_cap;
+	struct meter_proc_row *procs;
+	size_t nprocs, procs_cap;
 };
 
 /*

@@ -130,6 +130,8 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 				"blocked");
 		if (s->tid)
 			fprintf(out, ", \"tid\": %" PRIu32, s->tid);
+		if (s->proc)
+			fprintf(out, ", \"proc\": %" PRIu32, s->proc);
 		fputc('}', out);
 	}
 	fputs(p->nstacks ? "\n  ],\n" : "],\n", out);
@@ -139,10 +141,29 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		const struct meter_thread_row *t = &p->threads[i];
 
 		fprintf(out, "%s\n    {\"tid\": %" PRIu32 ", \"samples\": %"
-			PRIu64 ", \"exited\": %s}", i ? "," : "", t->tid,
+			PRIu64 ", \"exited\": %s", i ? "," : "", t->tid,
 			t->samples, t->exited ? "true" : "false");
+		if (t->pid)
+			fprintf(out, ", \"pid\": %" PRId32, t->pid);
+		fputc('}', out);
 	}
-	fputs(p->nthreads ? "\n  ]\n}\n" : "]\n}\n", out);
+	fputs(p->nthreads ? "\n  ]" : "]", out);
+
+	/* a merged profile's processes; a single process's file has none */
+	if (p->nprocs)
+		fputs(",\n  \"processes\": [", out);
+	for (i = 0; i < p->nprocs; i++) {
+		const struct meter_proc_row *r = &p->procs[i];
+
+		fprintf(out, "%s\n    {\"pid\": %" PRId32 ", \"cookie\": \"%"
+			PRIu64 "\", \"parent_cookie\": \"%" PRIu64
+			"\", \"command\": ", i ? "," : "", r->pid, r->cookie,
+			r->parent_cookie);
+		put_string(out, r->command ? r->command : "");
+		fprintf(out, ", \"samples\": %" PRIu64 ", \"calls\": %" PRIu64
+			"}", r->samples, r->calls);
+	}
+	fputs(p->nprocs ? "\n  ]\n}\n" : "\n}\n", out);
 
 	if (fflush(out) || ferror(out))
 		return -1;

@@ -14,6 +14,7 @@
  * or above it (see stale_for_enter): the slow path pops such frames.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,9 +375,9 @@ static void process_init_locked(void)
 		 o && *o ? o : "meter.out.%p");
 	meter_g.clock = env_clock();
 	/*
-	 * meter-run --follow-fork's token for the tree: a process exec'd
-	 * below it through uninstrumented ones (sh -c, make, xargs) links
-	 * its session to the run; a forked child links to its parent's.
+	 * METER_PARENT_COOKIE: the nearest profiled ancestor's session, or
+	 * meter-run --follow-fork's token for the run where there is none
+	 * (pass_tree_link()).  A forked child links to its parent's instead.
 	 */
 	if (!meter_g.parent_cookie)
 		meter_g.parent_cookie = env_u64("METER_PARENT_COOKIE", 0);
@@ -486,6 +487,25 @@ static struct meter_thr *thread_alloc(void)
 	return th;
 }
 
+/*
+ * A process exec'd below this one through programs that are not
+ * instrumented (sh -c, make, xargs) links its session to this one: it
+ * inherits METER_PARENT_COOKIE, which meter-run --follow-fork set for the
+ * run and each profiled process replaces with its own cookie once it has
+ * one.  Only an existing variable is replaced: glibc then swaps one
+ * pointer in environ and never reallocates the array under a thread that
+ * is reading it.
+ */
+static void pass_tree_link(void)
+{
+	char v[24];
+
+	if (!getenv("METER_PARENT_COOKIE"))
+		return;
+	snprintf(v, sizeof(v), "%" PRIu64, meter_g.cookie);
+	setenv("METER_PARENT_COOKIE", v, 1);
+}
+
 /* Registers the calling thread with the backend; the lock is held. */
 static int thread_register_locked(struct meter_thr *th)
 {
@@ -538,6 +558,8 @@ static int thread_register_locked(struct meter_thr *th)
 	case METER_BK_OFF:
 		break;
 	}
+	if (!meter_g.registered && meter_g.backend != METER_BK_OFF)
+		pass_tree_link();
 	meter_g.registered = true;
 	return 0;
 fail:
@@ -836,6 +858,11 @@ const char *meter_backend(void)
 
 static void __attribute__((destructor)) meter_process_exit(void)
 {
+	meter_process_finish(false);
+}
+
+void meter_process_finish(bool before_exec)
+{
 	struct meter_thr *th;
 	char err[256];
 
@@ -857,7 +884,7 @@ static void __attribute__((destructor)) meter_process_exit(void)
 			meter_nl_unregister(meter_g.nl, err, sizeof(err));
 		}
 	} else {
-		meter_write_profile();
+		meter_write_profile(before_exec);
 	}
 	pthread_mutex_unlock(&meter_g.lock);
 }

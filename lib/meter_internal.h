@@ -192,8 +192,17 @@ size_t meter_signal_stacks(struct meter_stack *out, size_t cap)
 /* meter_alloc.c: libmeter-alloc.so is loaded */
 bool meter_alloc_preloaded(void) METER_HIDDEN;
 
-/* meter_output.c: the signal or off backend's file, at process exit */
-void meter_write_profile(void) METER_HIDDEN;
+/*
+ * meter_output.c: the signal or off backend's file, at process exit or
+ * before an exec (then named apart: the next program has the same pid)
+ */
+void meter_write_profile(bool before_exec) METER_HIDDEN;
+/*
+ * The end of the process's profile, at exit or before an exec
+ * (meter_exec.c): the calls sent to meter.ko, or the profile file
+ * written.  Once; nothing is profiled after it.
+ */
+void meter_process_finish(bool before_exec) METER_HIDDEN;
 void meter_notice(const char *msg) METER_HIDDEN;
 
 /* meter_calibrate.c: cost of the manual or the automatic path, and of

@@ -8,6 +8,7 @@
  * is needed in a profiled process.  Called with meter_g.lock held.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,14 @@
 #include "meter_internal.h"
 #include "profile.h"
 
-static char *output_path(void)
+/*
+ * METER_OUTPUT with %p replaced; before an exec, with the session's cookie
+ * appended, so that the program the exec starts, which has the same pid,
+ * does not write over this one's profile.
+ */
+static char *output_path(bool before_exec)
 {
-	char *out = malloc(sizeof(meter_g.output) + 32);
+	char *out = malloc(sizeof(meter_g.output) + 64);
 	const char *s = meter_g.output;
 	size_t n = 0;
 
@@ -33,6 +39,8 @@ static char *output_path(void)
 		}
 	}
 	out[n] = 0;
+	if (before_exec)
+		sprintf(out + n, ".%" PRIx64, meter_g.cookie);
 	return out;
 }
 
@@ -148,10 +156,10 @@ static int fill(struct meter_profile *p)
 	return fill_totals(p);
 }
 
-void meter_write_profile(void)
+void meter_write_profile(bool before_exec)
 {
 	struct meter_profile p = { 0 };
-	char *path = output_path();
+	char *path = output_path(before_exec);
 	FILE *f;
 
 	if (!path || fill(&p)) {

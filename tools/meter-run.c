@@ -312,17 +312,25 @@ static void periodic_report(const struct run_opts *o,
 	meter_profile_free(p);
 }
 
+/*
+ * --follow-fork: how often the tree's finished kernel sessions are read
+ * and deleted, so that meter.ko's bound on finished sessions (64) evicts
+ * none: more than 640 exits a second in one tree would outrun it.
+ */
+#define HARVEST_S 0.1
+
 static void wait_child(const struct run_opts *o, struct run_result *rr)
 {
 	bool tty = o->progress && !o->periodic && isatty(STDERR_FILENO);
 	double next_progress = 1.0, next_periodic = o->periodic;
+	double next_harvest = HARVEST_S;
 	bool shown = false;
 	int st;
 
 	for (;;) {
 		pid_t w;
 
-		if (!tty && !o->periodic) {
+		if (!tty && !o->periodic && !o->follow_fork) {
 			w = waitpid(rr->pid, &st, 0);
 		} else {
 			w = waitpid(rr->pid, &st, WNOHANG);
@@ -344,6 +352,10 @@ static void wait_child(const struct run_opts *o, struct run_result *rr)
 							"%.1f s\033[K", t);
 					shown = true;
 					next_progress = t + 0.5;
+				}
+				if (o->follow_fork && t >= next_harvest) {
+					run_kernel_harvest(rr);
+					next_harvest = t + HARVEST_S;
 				}
 				if (o->periodic && t >= next_periodic) {
 					periodic_report(o, rr, t);
@@ -376,12 +388,20 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 	ssize_t got;
 	int child_errno = 0;
 
-	memset(rr, 0, sizeof(*rr));
-	/* never 0, which means none; a clash with a real cookie is 2^-64 */
-	while (o->follow_fork && !rr->tree_cookie)
-		if (getrandom(&rr->tree_cookie, sizeof(rr->tree_cookie), 0) < 0)
-			rr->tree_cookie = ((uint64_t)getpid() << 32) ^
-					  cli_boottime_ns();
+	uint64_t token = 0;
+
+	/*
+	 * The run's token, for sessions with no profiled ancestor (followed
+	 * with --follow-fork, else counted as left out).  Never 0, which
+	 * means none; a clash with a real cookie is a chance of 2^-64.
+	 */
+	while (!token)
+		if (getrandom(&token, sizeof(token), 0) < 0)
+			token = ((uint64_t)getpid() << 32) ^ cli_boottime_ns();
+	if (run_result_init(rr, token)) {
+		fprintf(stderr, "meter-run: out of memory\n");
+		return -1;
+	}
 	if (pipe2(pfd, O_CLOEXEC)) {
 		fprintf(stderr, "meter-run: pipe: %s\n", strerror(errno));
 		return -1;
@@ -412,10 +432,7 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 			setenv("METER_CLOCK", o->clock, 1);
 		snprintf(out, sizeof(out), "%s/meter.out.%%p", tmpdir);
 		setenv("METER_OUTPUT", out, 1);
-		if (rr->tree_cookie)
-			setenv_u64("METER_PARENT_COOKIE", rr->tree_cookie);
-		else
-			unsetenv("METER_PARENT_COOKIE");
+		setenv_u64("METER_PARENT_COOKIE", token);
 		if (o->alloc_lib[0])
 			preload_alloc(o->alloc_lib);
 		execvp(o->argv[0], o->argv);
@@ -549,6 +566,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (rr.exec_failed) {
+			run_result_free(&rr);
 			status = rr.status;
 			break;
 		}
@@ -556,6 +574,7 @@ int main(int argc, char **argv)
 		if (!p)
 			p = run_kernel_collect(&rr, o.follow_fork, true, true,
 					   NULL);
+		run_result_free(&rr);
 		if (p && cli_merge_into(&all, p)) {
 			status = 1;
 			break;

@@ -4,6 +4,8 @@
  *
  *   meter-stat                         list sessions
  *   meter-stat show PID|COOKIE         a session's profile
+ *   meter-stat show --tree PID|COOKIE  ... merged with its descendants'
+ *   meter-stat tree [PID|COOKIE]       sessions as process trees
  *   meter-stat watch PID|COOKIE        ... again every --interval seconds
  *   meter-stat reset PID|COOKIE        zero a session's counters
  *   meter-stat delete PID|COOKIE       forget a finished session
@@ -26,14 +28,17 @@
 #include "render_diff.h"
 #include "interval.h"
 #include "nldump.h"
+#include "tree.h"
 
 #define OPT_INTERVAL OPT_CLI_LAST
+#define OPT_TREE (OPT_CLI_LAST + 1)
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 "Usage: meter-stat [list]\n"
-"       meter-stat show PID|COOKIE [report options]\n"
+"       meter-stat show [--tree] PID|COOKIE [report options]\n"
+"       meter-stat tree [PID|COOKIE]\n"
 "       meter-stat watch PID|COOKIE [--interval SECONDS] [report options]\n"
 "       meter-stat reset PID|COOKIE\n"
 "       meter-stat delete PID|COOKIE\n"
@@ -44,10 +49,12 @@ static void usage(FILE *out)
 "Lists, shows, watches, resets and deletes the profiling sessions of\n"
 "meter.ko, renders saved JSON profiles and merges them (functions are\n"
 "matched by name) and compares two (diff).  A number up to 4194304 names the newest session of\n"
-"that pid; a larger number or 0x... names a session by its cookie.\n"
+"that pid; a larger number or 0x... names a session by its cookie,\n"
+"or for tree and show --tree the token of a meter-run --follow-fork run.\n"
 "\n"
 "  -i, --input FILE     read a JSON profile instead of the kernel\n"
 "      --interval SECS  watch: seconds between reports (default 1)\n"
+"      --tree           show: the session and its descendants, merged\n"
 "  -h, --help           this help\n"
 "\n" CLI_REPORT_HELP
 "\nmerge writes JSON unless --format says otherwise.  diff shows per\n"
@@ -220,6 +227,182 @@ static int cmd_show(const char *what, const struct cli_report *r)
 	if (!p)
 		return 1;
 	return report_and_free(p, r);
+}
+
+/*
+ * Marks in[] the tree that sel names: a session (the newest of a pid)
+ * and its descendants, or every session linked to a run's token.
+ * Returns how many are marked.
+ */
+static size_t tree_select(struct meter_profile **list, size_t n,
+			  const struct meter_nl_sel *sel, bool *in)
+{
+	size_t i, root = n;
+
+	for (i = 0; i < n; i++) {
+		if (sel->cookie ? list[i]->cookie == sel->cookie :
+		    list[i]->pid == sel->pid &&
+		    (root == n || list[i]->start_ns > list[root]->start_ns))
+			root = i;
+	}
+	if (root < n)
+		in[root] = true;
+	return meter_tree_mark(list, n, in, &sel->cookie,
+			       root < n || !sel->cookie ? 0 : 1);
+}
+
+static int list_sessions(struct meter_nl *nl, struct meter_profile ***list,
+			 size_t *n)
+{
+	char err[256] = "";
+	int ret = meter_nl_list(nl, list, n, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "meter-stat: cannot list sessions: %s\n",
+			err[0] ? err : strerror(-ret));
+	return ret;
+}
+
+/* Whether session i's parent is among those marked. */
+static bool has_parent(struct meter_profile **list, size_t n, const bool *in,
+		       size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (in[k] && k != i && list[i]->parent_cookie &&
+		    list[k]->cookie == list[i]->parent_cookie)
+			return true;
+	return false;
+}
+
+static void tree_print(struct meter_profile **list, size_t n, const bool *in,
+		       size_t i, int depth)
+{
+	const struct meter_profile *p = list[i];
+	size_t k;
+
+	printf("%-18s%*s 0x%" PRIx64 " pid %" PRId32 " %s, %" PRIu64
+	       " samples\n", "", 2 * depth, "", p->cookie, p->pid,
+	       p->command ? p->command : "?", p->samples);
+	/* a cycle of cookies is bad input: depth bounds it */
+	if (depth > 64)
+		return;
+	for (k = 0; k < n; k++)
+		if (in[k] && k != i && list[k]->parent_cookie == p->cookie)
+			tree_print(list, n, in, k, depth + 1);
+}
+
+/*
+ * The sessions as trees: each root (a session whose parent is not shown)
+ * under the cookie it links to (a run's token, or a parent outside the
+ * tree asked for), its descendants indented below it.
+ */
+static int cmd_tree(const char *what)
+{
+	struct meter_profile **list = NULL;
+	struct meter_nl_sel sel = { 0 };
+	struct meter_nl *nl;
+	size_t n = 0, i, k, m;
+	bool *in, *done;
+
+	if (what && cli_parse_selector(what, &sel))
+		cli_die_usage("'%s' is neither a pid nor a cookie", what);
+	if (open_kernel(&nl))
+		return 1;
+	if (list_sessions(nl, &list, &n)) {
+		meter_nl_close(nl);
+		return 1;
+	}
+	meter_nl_close(nl);
+	in = calloc(n + 1, sizeof(*in));
+	done = calloc(n + 1, sizeof(*done));
+	if (!in || !done) {
+		fprintf(stderr, "meter-stat: out of memory\n");
+		m = 0;
+		goto out;
+	}
+	if (what)
+		m = tree_select(list, n, &sel, in);
+	else
+		for (i = 0, m = n; i < n; i++)
+			in[i] = true;
+	if (!m) {
+		fprintf(stderr, "meter-stat: no session or tree %s\n",
+			what ? what : "");
+		goto out;
+	}
+	printf("%-18s %s\n", "RUN", "SESSION TREE");
+	for (i = 0; i < n; i++) {
+		uint64_t run = list[i]->parent_cookie;
+
+		if (!in[i] || done[i] || has_parent(list, n, in, i))
+			continue;
+		if (run)
+			printf("0x%" PRIx64 "\n", run);
+		/* the roots that link to the same run token, together */
+		for (k = i; k < n; k++) {
+			if (!in[k] || done[k] || has_parent(list, n, in, k) ||
+			    list[k]->parent_cookie != run)
+				continue;
+			done[k] = true;
+			tree_print(list, n, in, k, run ? 1 : 0);
+		}
+	}
+out:
+	for (i = 0; i < n; i++)
+		meter_profile_free(list[i]);
+	free(list);
+	free(in);
+	free(done);
+	return m ? 0 : 1;
+}
+
+/* show --tree: the sessions of a tree merged, one per process. */
+static int cmd_show_tree(const char *what, const struct cli_report *r)
+{
+	struct meter_profile **list = NULL, *all = NULL;
+	struct meter_nl_sel sel;
+	struct meter_nl *nl;
+	size_t n = 0, i;
+	bool *in = NULL;
+	int ret = 1;
+
+	if (cli_parse_selector(what, &sel))
+		cli_die_usage("'%s' is neither a pid nor a cookie", what);
+	if (open_kernel(&nl))
+		return 1;
+	if (list_sessions(nl, &list, &n))
+		goto out;
+	in = calloc(n + 1, sizeof(*in));
+	if (!in || !tree_select(list, n, &sel, in)) {
+		fprintf(stderr, "meter-stat: %s\n", in ? "no such session or "
+			"tree" : "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct meter_nl_sel one = { .cookie = list[i]->cookie };
+		struct meter_profile *p;
+		char cookie[24];
+
+		if (!in[i])
+			continue;
+		snprintf(cookie, sizeof(cookie), "0x%" PRIx64, one.cookie);
+		p = get_session(nl, &one, cookie);
+		if (!p || cli_merge_into(&all, p))
+			goto out;
+		all->runs = 1;	/* the sessions of one tree are one run */
+	}
+	ret = report_and_free(all, r);
+	all = NULL;
+out:
+	meter_nl_close(nl);
+	meter_profile_free(all);
+	for (i = 0; i < n; i++)
+		meter_profile_free(list[i]);
+	free(list);
+	free(in);
+	return ret;
 }
 
 static volatile sig_atomic_t stop_watch;
@@ -445,13 +628,14 @@ int main(int argc, char **argv)
 		CLI_REPORT_LONGOPTS,
 		{ "input", required_argument, NULL, 'i' },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "tree", no_argument, NULL, OPT_TREE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_report r;
 	const char *input = NULL, *cmd;
 	double interval = 1.0;
-	bool format_set = false, interval_set = false;
+	bool format_set = false, interval_set = false, tree = false;
 	int c, nargs;
 
 	cli_prog = "meter-stat";
@@ -473,6 +657,9 @@ int main(int argc, char **argv)
 					      optarg);
 			interval_set = true;
 			break;
+		case OPT_TREE:
+			tree = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -491,6 +678,13 @@ int main(int argc, char **argv)
 	}
 	if (interval_set && (!cmd || strcmp(cmd, "watch")))
 		cli_die_usage("--interval is for watch");
+	if (tree && (!cmd || strcmp(cmd, "show")))
+		cli_die_usage("--tree is for show");
+	if (cmd && !strcmp(cmd, "tree")) {
+		if (nargs > 2)
+			cli_die_usage("tree takes at most one PID or COOKIE");
+		return cmd_tree(nargs == 2 ? argv[optind + 1] : NULL);
+	}
 	if (!cmd || !strcmp(cmd, "list")) {
 		if (nargs > 1)
 			cli_die_usage("list takes no arguments");
@@ -511,12 +705,13 @@ int main(int argc, char **argv)
 		if (nargs != 2)
 			cli_die_usage("%s needs one PID or COOKIE", cmd);
 		if (!strcmp(cmd, "show"))
-			return cmd_show(argv[optind + 1], &r);
+			return tree ? cmd_show_tree(argv[optind + 1], &r) :
+				      cmd_show(argv[optind + 1], &r);
 		if (!strcmp(cmd, "watch"))
 			return cmd_watch(argv[optind + 1], &r, interval);
 		return cmd_reset_delete(argv[optind + 1],
 					!strcmp(cmd, "delete"));
 	}
-	cli_die_usage("unknown command '%s' (list, show, watch, reset, "
-		      "delete, merge, diff, or -i FILE)", cmd);
+	cli_die_usage("unknown command '%s' (list, tree, show, watch, "
+		      "reset, delete, merge, diff, or -i FILE)", cmd);
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* The header every text report starts with. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render_common.h"
+#include "tree.h"
 
 /* Wall clock: where the threads' time went, on the CPU or off it. */
 static void render_wall_split(const struct analysis *an, FILE *out)
@@ -18,6 +20,33 @@ static void render_wall_split(const struct analysis *an, FILE *out)
 		"(%.3f s)\n", an_percent(an, on), an_seconds(an, on),
 		an_percent(an, runq), an_seconds(an, runq),
 		an_percent(an, blocked), an_seconds(an, blocked));
+}
+
+/*
+ * A merged profile of several processes (a tree, runs merged): each
+ * program's processes, CPU seconds, calls and samples, as measured (the
+ * instrumentation correction applies to the functions below).
+ */
+static void render_programs(const struct analysis *an, FILE *out)
+{
+	const struct meter_profile *p = an->p;
+	struct meter_program *g;
+	size_t i, n;
+
+	if (p->nprocs < 2)
+		return;
+	n = meter_programs(p, &g);
+	fprintf(out, "%zu processes of %zu program%s:\n%-20s %9s %10s %12s "
+		"%10s\n", p->nprocs, n, n == 1 ? "" : "s", "program",
+		"processes", "seconds", "calls", "samples");
+	for (i = 0; i < n; i++) {
+		put_padded(out, g[i].command, 20);
+		fprintf(out, " %9zu %10.3f %12" PRIu64 " %10" PRIu64 "\n",
+			g[i].processes, p->period_ns ?
+			(double)g[i].samples * (double)p->period_ns / 1e9 : 0.0,
+			g[i].calls, g[i].samples);
+	}
+	free(g);
 }
 
 void render_header(const struct analysis *an, FILE *out)
@@ -47,6 +76,7 @@ void render_header(const struct analysis *an, FILE *out)
 		fprintf(out, "; %zu thread%s", p->nthreads,
 			p->nthreads == 1 ? "" : "s");
 	fprintf(out, "\n");
+	render_programs(an, out);
 	if (p->wall)
 		render_wall_split(an, out);
 	if (p->no_current || p->invalid || p->lost || p->truncated)

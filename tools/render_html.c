@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "tree.h"
 #include "render_common.h"
 
 void html_text(FILE *out, const char *s)
@@ -292,6 +293,33 @@ static int call_graph(const struct analysis *an, FILE *out)
 	return 0;
 }
 
+/* A profile of several processes: each program's sums (tree.h). */
+static void programs_table(const struct analysis *an, FILE *out)
+{
+	const struct meter_profile *p = an->p;
+	struct meter_program *g;
+	size_t i, n;
+
+	if (p->nprocs < 2)
+		return;
+	n = meter_programs(p, &g);
+	fprintf(out, "<section id=\"programs\">\n<h2>Programs</h2>\n<p>%zu "
+		"processes of %zu program%s.</p>\n<table class=\"sortable\">"
+		"<thead><tr><th>program</th><th>processes</th><th>seconds</th>"
+		"<th>calls</th><th>samples</th></tr></thead><tbody>\n",
+		p->nprocs, n, n == 1 ? "" : "s");
+	for (i = 0; i < n; i++) {
+		fputs("<tr><td>", out);
+		html_text(out, g[i].command);
+		fprintf(out, "</td><td>%zu</td><td>%.3f</td><td>%" PRIu64
+			"</td><td>%" PRIu64 "</td></tr>\n", g[i].processes,
+			(double)g[i].samples * (double)p->period_ns / 1e9,
+			g[i].calls, g[i].samples);
+	}
+	fputs("</tbody></table>\n</section>\n", out);
+	free(g);
+}
+
 static void threads_table(const struct analysis *an, FILE *out)
 {
 	const struct meter_profile *p = an->p;
@@ -365,6 +393,7 @@ int render_html(const struct analysis *an, const struct render_opts *o,
 	fputs("<nav><a href=\"#flat\">flat profile</a> &#183; "
 	      "<a href=\"#graph\">call graph</a> &#183; "
 	      "<a href=\"#flame\">flame graph</a></nav>\n</header>\n", out);
+	programs_table(an, out);
 	fputs("<section id=\"flame\">\n<h2>Flame graph</h2>\n"
 	      "<noscript><p>The flame graph is drawn by a script; the "
 	      "tables hold the same data.</p></noscript>\n"

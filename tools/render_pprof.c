@@ -8,7 +8,8 @@
  *              period_type 11, period 12, comment 13
  *   ValueType: type 1, unit 2 (string table indices)
  *   Sample:    location_id 1 (packed, leaf first), value 2 (packed),
- *              label 3;  Label: key 1, num 3 (string table index, number)
+ *              label 3;  Label: key 1, str 2, num 3 (string table
+ *              indices, number)
  *   Location:  id 1, line 4;  Line: function_id 1
  *   Function:  id 1, name 2, system_name 3
  * Values per sample: samples/count and cpu/nanoseconds; for a wall-clock
@@ -17,7 +18,9 @@
  * where threads wait).  Call counts go into comments ("calls NAME N"),
  * which `go tool pprof -comments` shows.  A sampled stack carries its
  * thread as the numeric label "tid" (`-tags`, `-tagfocus=tid=N`), as
- * perf_to_profile labels perf's samples.
+ * perf_to_profile labels perf's samples, and in a profile of several
+ * processes its program as the string label "program"
+ * (`-tagfocus=program=cc1`).
  *
  * Every function's self samples appear: samples whose stack was not kept
  * (the kernel's stack table was full) become one-frame samples of the
@@ -36,6 +39,7 @@
 #include <zlib.h>
 
 #include "analysis.h"
+#include "tree.h"
 
 struct pbuf {
 	uint8_t *d;
@@ -132,13 +136,17 @@ static void value_type(struct pbuf *b, unsigned field, uint64_t type,
 	free(v.d);
 }
 
-/*
- * state: METER_STATE_ONCPU or 1 + meter_off_kind; -1: a CPU profile.
- * tid 0: no thread label; s_tid: the label key's string.
- */
+/* A sample's labels: the keys' strings, and this sample's values. */
+struct labels {
+	uint64_t s_tid, s_program;	/* string indices of the keys */
+	uint32_t tid;			/* 0: no "tid" label */
+	uint64_t program;		/* string index; 0: no "program" */
+};
+
+/* state: METER_STATE_ONCPU or 1 + meter_off_kind; -1: a CPU profile. */
 static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
 		   const uint64_t *locs, size_t nlocs, uint64_t count,
-		   uint64_t period, int state, uint32_t tid, uint64_t s_tid)
+		   uint64_t period, int state, const struct labels *l)
 {
 	size_t i;
 	int k;
@@ -152,12 +160,36 @@ static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
 		pb_varint(packed, k == state ? count * period : 0);
 	pb_msg(tmp, 2, packed);
 	/* packed is empty again: the label's scratch */
-	if (tid) {
-		pb_uint(packed, 1, s_tid);
-		pb_uint(packed, 3, tid);
+	if (l->tid) {
+		pb_uint(packed, 1, l->s_tid);
+		pb_uint(packed, 3, l->tid);
+		pb_msg(tmp, 3, packed);
+	}
+	if (l->program) {
+		pb_uint(packed, 1, l->s_program);
+		pb_uint(packed, 2, l->program);
 		pb_msg(tmp, 3, packed);
 	}
 	pb_msg(b, 2, tmp);
+}
+
+/* The string of the program of stack's process proc; 0: not known. */
+static uint64_t program_label(const struct meter_profile *p,
+			      const struct meter_program *progs, size_t n,
+			      const uint64_t *str, uint32_t proc)
+{
+	const char *c;
+	size_t i;
+
+	if (!proc || proc > p->nprocs)
+		return 0;
+	c = p->procs[proc - 1].command;
+	if (!c || !*c)
+		c = "?";
+	for (i = 0; i < n; i++)
+		if (!strcmp(progs[i].command, c))
+			return str[i];
+	return 0;
 }
 
 /* d[0..n) as one gzip member: zlib's deflate with the gzip wrapper. */
@@ -196,7 +228,10 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	struct strtab st = { 0 };
 	uint64_t *locs = NULL, *leaf = NULL;
 	uint64_t s_samples, s_count, s_cpu, s_ns, s_time, nocur_loc = 0;
-	uint64_t trunc_loc = 0, s_tid;
+	uint64_t trunc_loc = 0, *prog_str = NULL;
+	struct labels lab = { 0 }, none;
+	struct meter_program *progs = NULL;
+	size_t nprogs = 0;
 	const int nst = 1 + METER_OFF_KINDS;	/* leaf[] per state */
 	const char *extra[2];	/* pseudo functions after p->funcs */
 	size_t i, k, maxd = 1, nextra = 0;
@@ -210,7 +245,17 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	s_cpu = str_add(&st, "cpu");
 	s_ns = str_add(&st, "nanoseconds");
 	s_time = p->wall ? str_add(&st, "wall") : s_cpu;
-	s_tid = str_add(&st, "tid");
+	lab.s_tid = str_add(&st, "tid");
+	lab.s_program = str_add(&st, "program");
+	none = lab;
+	/* a tree or runs merged: each stack's program as a label */
+	if (p->nprocs > 1)
+		nprogs = meter_programs(p, &progs);
+	prog_str = calloc(nprogs ? nprogs : 1, sizeof(*prog_str));
+	if (!prog_str)
+		goto out;
+	for (i = 0; i < nprogs; i++)
+		prog_str[i] = str_add(&st, progs[i].command);
 	value_type(&b, 1, s_samples, s_count);
 	value_type(&b, 1, s_time, s_ns);
 	if (p->wall) {
@@ -257,8 +302,11 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		/* The kernel kept the leaf-most frames: mark the cut. */
 		if (s->truncated)
 			locs[n++] = trunc_loc;
+		lab.tid = s->tid;
+		lab.program = program_label(p, progs, nprogs, prog_str,
+					    s->proc);
 		sample(&b, &tmp, &packed, locs, n, s->samples, p->period_ns,
-		       p->wall ? s->state : -1, s->tid, s_tid);
+		       p->wall ? s->state : -1, &lab);
 	}
 	for (i = 0; i < an->n; i++) {
 		const struct meter_func *f = &p->funcs[i];
@@ -275,14 +323,13 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 			locs[0] = i + 1;
 			sample(&b, &tmp, &packed, locs, 1,
 			       want[k] - leaf[i * nst + k], p->period_ns,
-			       p->wall ? k : -1, 0, s_tid);
+			       p->wall ? k : -1, &none);
 		}
 	}
 	if (p->no_current) {
 		locs[0] = nocur_loc;
 		sample(&b, &tmp, &packed, locs, 1, p->no_current,
-		       p->period_ns, p->wall ? METER_STATE_ONCPU : -1, 0,
-		       s_tid);
+		       p->period_ns, p->wall ? METER_STATE_ONCPU : -1, &none);
 	}
 
 	for (i = 0; i < an->n + nextra; i++) {
@@ -340,5 +387,7 @@ out:
 	free(st.out.d);
 	free(locs);
 	free(leaf);
+	free(progs);
+	free(prog_str);
 	return ret;
 }

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "run_collect.h"
+#include "tree.h"
 
 static struct meter_nl *nl;
 static bool nl_tried;
@@ -41,47 +42,28 @@ struct meter_nl *run_kernel(void)
 
 /*
  * The sessions of this run: those of pid started since t0 and, with
- * --follow-fork, those whose parent_cookie leads to one of them or to the
- * run's tree_cookie.  Returns
- * the count; *sel receives a malloc'd array of list indices.
+ * --follow-fork, their descendants and those linked to the run's token
+ * (exec'd below PROG through processes without a session).  Returns the
+ * count; *sel receives a malloc'd array of list indices.
  */
 static size_t select_sessions(struct meter_profile **list, size_t n,
 			      const struct run_result *rr, bool follow,
 			      size_t **sel)
 {
 	bool *in = calloc(n ? n : 1, sizeof(*in));
-	size_t i, k, m = 0;
-	bool more = true;
+	size_t i, m = 0;
 
 	*sel = calloc(n ? n : 1, sizeof(**sel));
 	if (!in || !*sel) {
 		free(in);
 		return 0;
 	}
-	/*
-	 * PROG's sessions and, with --follow-fork, those linked to the run
-	 * itself: exec'd below PROG through processes without a session.
-	 */
 	for (i = 0; i < n; i++)
-		if ((list[i]->pid == rr->pid ||
-		     (follow && rr->tree_cookie &&
-		      list[i]->parent_cookie == rr->tree_cookie)) &&
+		if (list[i]->pid == rr->pid &&
 		    (!list[i]->start_ns || list[i]->start_ns >= rr->t0_ns))
 			in[i] = true;
-	while (follow && more) {
-		more = false;
-		for (i = 0; i < n; i++) {
-			if (in[i] || !list[i]->parent_cookie)
-				continue;
-			for (k = 0; k < n; k++) {
-				if (in[k] &&
-				    list[k]->cookie == list[i]->parent_cookie) {
-					in[i] = more = true;
-					break;
-				}
-			}
-		}
-	}
+	if (follow)
+		meter_tree_mark(list, n, in, rr->links, rr->nlinks);
 	for (i = 0; i < n; i++)
 		if (in[i])
 			(*sel)[m++] = i;
@@ -109,9 +91,17 @@ struct meter_profile *run_kernel_collect(const struct run_result *rr,
 	int tries;
 
 	if (samples)
-		*samples = 0;
+		*samples = rr->harvest ? rr->harvest->samples : 0;
 	if (!run_kernel())
 		return NULL;
+	if (want_profile && rr->harvest) {
+		all = meter_profile_new();
+		if (!all || meter_profile_merge(all, rr->harvest)) {
+			fprintf(stderr, "meter-run: out of memory\n");
+			meter_profile_free(all);
+			return NULL;
+		}
+	}
 	/* After exit, give the module a moment to fold the threads in. */
 	for (tries = 0;; tries++) {
 		bool live = false;
@@ -181,6 +171,70 @@ struct meter_profile *run_kernel_collect(const struct run_result *rr,
 	return all;
 }
 
+static int add_link(struct run_result *rr, uint64_t cookie)
+{
+	if (rr->nlinks == rr->links_cap) {
+		size_t cap = rr->links_cap ? 2 * rr->links_cap : 16;
+		uint64_t *l = realloc(rr->links, cap * sizeof(*l));
+
+		if (!l)
+			return -1;
+		rr->links = l;
+		rr->links_cap = cap;
+	}
+	rr->links[rr->nlinks++] = cookie;
+	return 0;
+}
+
+int run_result_init(struct run_result *rr, uint64_t token)
+{
+	memset(rr, 0, sizeof(*rr));
+	return add_link(rr, token);
+}
+
+void run_result_free(struct run_result *rr)
+{
+	free(rr->links);
+	meter_profile_free(rr->harvest);
+	rr->links = NULL;
+	rr->harvest = NULL;
+	rr->nlinks = rr->links_cap = 0;
+}
+
+void run_kernel_harvest(struct run_result *rr)
+{
+	struct meter_profile **list = NULL;
+	size_t n = 0, m, i, *sel = NULL;
+	char err[256];
+
+	if (!run_kernel() || meter_nl_list(nl, &list, &n, err, sizeof(err)))
+		return;
+	m = select_sessions(list, n, rr, true, &sel);
+	for (i = 0; i < m; i++) {
+		const struct meter_profile *s = list[sel[i]];
+		struct meter_nl_sel which = { .cookie = s->cookie };
+		struct meter_profile *p = NULL;
+
+		/* PROG's own are read at the end, with the report's checks */
+		if (!s->exited || s->pid == rr->pid)
+			continue;
+		if (meter_nl_get_profile(nl, &which, &p, err, sizeof(err)))
+			continue;
+		/* its children, registered later, still find the tree */
+		if (add_link(rr, s->cookie)) {
+			meter_profile_free(p);
+			break;
+		}
+		meter_profile_name_unknown_ids(p);
+		if (cli_merge_into(&rr->harvest, p))
+			break;
+		rr->harvest->runs = 1;
+		meter_nl_delete(nl, &which, err, sizeof(err));
+	}
+	free(sel);
+	free_list(list, n);
+}
+
 struct meter_profile *run_files_collect(const struct run_result *rr,
 				       const char *tmpdir, bool follow)
 {
@@ -209,8 +263,14 @@ struct meter_profile *run_files_collect(const struct run_result *rr,
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
-		/* Without --follow-fork, PROG's own file if it wrote one. */
-		if (!follow && have_own && strcmp(de->d_name, own)) {
+		/*
+		 * Without --follow-fork, PROG's own files if it wrote one:
+		 * meter.out.PID and those written before its execs
+		 * (meter.out.PID.COOKIE).
+		 */
+		if (!follow && have_own && strcmp(de->d_name, own) &&
+		    (strncmp(de->d_name, own, strlen(own)) ||
+		     de->d_name[strlen(own)] != '.')) {
 			unlink(path);
 			ignored++;
 			continue;

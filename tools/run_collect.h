@@ -20,8 +20,15 @@ struct run_result {
 	uint64_t t0_ns;		/* CLOCK_BOOTTIME at fork */
 	int signal;		/* the signal that killed it, 0: none */
 	bool exec_failed;
-	/* --follow-fork: METER_PARENT_COOKIE, the sessions' root link */
-	uint64_t tree_cookie;
+	/*
+	 * links[0]: METER_PARENT_COOKIE, the run's token, the link of
+	 * sessions without a profiled ancestor; then the cookies of the
+	 * tree's sessions already harvested (and deleted).
+	 */
+	uint64_t *links;
+	size_t nlinks, links_cap;
+	/* --follow-fork: the finished sessions harvested while PROG runs */
+	struct meter_profile *harvest;
 };
 
 /* The netlink socket to meter.ko, opened once; NULL if it cannot be. */
@@ -38,6 +45,18 @@ void run_kernel_close(void);
 struct meter_profile *run_kernel_collect(const struct run_result *rr,
 					 bool follow, bool final,
 					 bool want_profile, uint64_t *samples);
+
+/*
+ * --follow-fork with the kernel backend, while PROG runs: reads and
+ * deletes the tree's finished sessions into rr->harvest, before meter.ko's
+ * bound on finished sessions (64 by default) evicts them.
+ */
+void run_kernel_harvest(struct run_result *rr);
+
+/* A run_result for a run with that token; -1 on ENOMEM. */
+int run_result_init(struct run_result *rr, uint64_t token);
+/* rr's links and harvest, freed. */
+void run_result_free(struct run_result *rr);
 
 /* The files in tmpdir, merged (and removed); NULL when there are none. */
 struct meter_profile *run_files_collect(const struct run_result *rr,

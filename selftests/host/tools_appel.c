@@ -6,9 +6,14 @@
  * counts charges half of it to each; meter charges it to f.
  *
  *   tools_appel [ROUNDS [fork]]     (default 1000)
+ *   tools_appel ROUNDS server JOBS
+ *   tools_appel ROUNDS exec PROG [ARG...]
  *
  * With "fork", a forked child does the ROUNDS again (in child_rounds),
- * for the tests of --follow-fork.
+ * for the tests of --follow-fork.  "server" is a forking server: after
+ * its own ROUNDS it forks a worker per job, two at a time, each doing the
+ * ROUNDS in child_rounds and exiting.  "exec" runs PROG in its place
+ * after its own ROUNDS.
  *
  * Used by the tools' host tests (signal backend) and VM tests (kernel).
  */
@@ -67,6 +72,36 @@ __attribute__((noinline)) static void child_rounds(long rounds)
 	}
 }
 
+/* jobs workers, two at a time; each exits after its job. */
+static int serve(long rounds, long jobs)
+{
+	long started = 0, running = 0;
+	int st, bad = 0;
+
+	fflush(stdout);
+	while (started < jobs || running) {
+		if (started < jobs && running < 2) {
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				child_rounds(rounds);
+				exit(0);
+			}
+			if (pid < 0)
+				return 1;
+			started++;
+			running++;
+			continue;
+		}
+		if (wait(&st) < 0)
+			return 1;
+		running--;
+		bad += !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	printf("tools_appel: served %ld jobs of %ld rounds\n", jobs, rounds);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 1000;
@@ -77,6 +112,14 @@ int main(int argc, char **argv)
 		f();
 		g();
 	}
+	if (argc > 3 && !strcmp(argv[2], "exec")) {
+		fflush(stdout);
+		execvp(argv[3], argv + 3);
+		perror("tools_appel: exec");
+		return 1;
+	}
+	if (argc > 3 && !strcmp(argv[2], "server"))
+		return serve(rounds, atol(argv[3]));
 	if (argc > 2 && !strcmp(argv[2], "fork")) {
 		pid_t pid;
 		int st;

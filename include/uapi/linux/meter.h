@@ -41,8 +41,11 @@
  * METER_CMD_REGISTER (do; the sending thread registers itself)
  *   in:  METER_A_PAGE_ADDR        u64  address of the thread's meter_page
  *        METER_A_PERIOD_NS        u64  optional, sampling period
- *        METER_A_PARENT_COOKIE    u64  optional, session of the parent
- *                                      process (set by a forked child)
+ *        METER_A_PARENT_COOKIE    u64  optional, the session of the
+ *                                      nearest profiled ancestor (a forked
+ *                                      child's parent, the process above an
+ *                                      exec), or a token of the tool that
+ *                                      started the tree; echoed, not checked
  *        METER_A_CALL_COST_PS     u64  optional, calibrated cost of one
  *                                      instrumented call, picoseconds
  *        METER_A_COUNTS_ADDR      u64  optional, the thread's live call

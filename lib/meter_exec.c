@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/*
+ * exec ends a process's profile as exit does.  The call counts live in the
+ * process's memory until meter_process_finish() sends them (kernel
+ * backend) or writes the profile file (signal and off); an exec replaces
+ * that memory without running the destructors, so these definitions of
+ * libc's exec functions finish the profile first, then call libc's.  Each
+ * is defined because glibc's own calls from one to another do not come
+ * back through the dynamic linker.  posix_spawn and vfork children exec
+ * through glibc internally and are not seen, which is right: they are
+ * other processes.  If the exec fails, the process goes on unprofiled.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "meter_internal.h"
+
+extern char **environ;
+
+static void *libc_exec(const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+
+	if (!f)
+		errno = ENOSYS;
+	return f;
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	int (*real)(const char *, char *const[], char *const[]);
+
+	meter_process_finish(true);
+	real = (int (*)(const char *, char *const[], char *const[]))
+		libc_exec("execve");
+	if (!real)	/* no dynamic libc: the system call is all it does */
+		return (int)syscall(SYS_execve, path, argv, envp);
+	return real(path, argv, envp);
+}
+
+int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	int (*real)(const char *, char *const[], char *const[]);
+
+	meter_process_finish(true);
+	real = (int (*)(const char *, char *const[], char *const[]))
+		libc_exec("execvpe");
+	return real ? real(file, argv, envp) : -1;
+}
+
+int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int (*real)(int, char *const[], char *const[]);
+
+	meter_process_finish(true);
+	real = (int (*)(int, char *const[], char *const[]))
+		libc_exec("fexecve");
+	return real ? real(fd, argv, envp) : -1;
+}
+
+/* execl's arguments up to the NULL, as an argv (malloc'd); *ap after it. */
+static char **list_argv(const char *arg0, va_list *ap)
+{
+	size_t n = 1, cap = 16;
+	char **argv = malloc(cap * sizeof(*argv));
+	char *a;
+
+	if (!argv)
+		return NULL;
+	argv[0] = (char *)arg0;
+	do {
+		a = va_arg(*ap, char *);
+		if (n == cap) {
+			char **more = realloc(argv, 2 * cap * sizeof(*argv));
+
+			if (!more) {
+				free(argv);
+				return NULL;
+			}
+			argv = more;
+			cap *= 2;
+		}
+		argv[n++] = a;
+	} while (a);
+	return argv;
+}
+
+int execl(const char *path, const char *arg0, ...)
+{
+	va_list ap;
+	char **argv;
+	int ret;
+
+	va_start(ap, arg0);
+	argv = list_argv(arg0, &ap);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	ret = execve(path, argv, environ);
+	free(argv);
+	return ret;
+}
+
+int execlp(const char *file, const char *arg0, ...)
+{
+	va_list ap;
+	char **argv;
+	int ret;
+
+	va_start(ap, arg0);
+	argv = list_argv(arg0, &ap);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	ret = execvpe(file, argv, environ);
+	free(argv);
+	return ret;
+}
+
+int execle(const char *path, const char *arg0, ...)
+{
+	va_list ap;
+	char **argv, **envp;
+	int ret;
+
+	va_start(ap, arg0);
+	argv = list_argv(arg0, &ap);
+	envp = va_arg(ap, char **);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	ret = execve(path, argv, envp);
+	free(argv);
+	return ret;
+}
