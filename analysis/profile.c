@@ -232,19 +232,32 @@ static uint64_t hash_str(const char *s)
 }
 
 /*
- * What besides the frames keeps two stacks apart: thread, process (an
- * exec keeps the tid), state, cut.
+ * What besides the frames keeps two stacks apart: thread, state, cut, and
+ * program (prog: a hash of its command, 0: not known), which an exec
+ * changes under the same tid.  Runs of one program merged add up.
  */
-static uint64_t tag_of(uint32_t tid, uint32_t proc, bool truncated,
+static uint64_t tag_of(uint32_t tid, uint32_t prog, bool truncated,
 		       uint8_t state)
 {
-	return (uint64_t)tid << 32 | (uint64_t)(proc & 0xffffff) << 8 |
+	return (uint64_t)tid << 32 | (uint64_t)(prog & 0xffffff) << 8 |
 	       (unsigned)truncated | (unsigned)state << 1;
 }
 
-static uint64_t stack_tag(const struct meter_stack *s)
+/* The program key of p's process row proc (from 1); 0: none. */
+static uint32_t prog_key(const struct meter_profile *p, uint32_t proc)
 {
-	return tag_of(s->tid, s->proc, s->truncated, s->state);
+	const char *c;
+
+	if (!proc || proc > p->nprocs)
+		return 0;
+	c = p->procs[proc - 1].command;
+	return c ? (uint32_t)hash_str(c) | 1 : 1;
+}
+
+static uint64_t stack_tag(const struct meter_profile *p,
+			  const struct meter_stack *s)
+{
+	return tag_of(s->tid, prog_key(p, s->proc), s->truncated, s->state);
 }
 
 static uint64_t hash_stack(const uint32_t *frames, uint32_t depth,
@@ -284,10 +297,11 @@ static int table_init(struct index_table *t, size_t expect)
 	return 0;
 }
 
-static bool stack_equal(const struct meter_stack *s, const uint32_t *frames,
+static bool stack_equal(const struct meter_profile *p,
+			const struct meter_stack *s, const uint32_t *frames,
 			uint32_t depth, uint64_t tag)
 {
-	return s->depth == depth && stack_tag(s) == tag &&
+	return s->depth == depth && stack_tag(p, s) == tag &&
 	       (!depth || !memcmp(s->frames, frames, depth * sizeof(*frames)));
 }
 
@@ -324,7 +338,7 @@ static size_t stack_lookup(const struct index_table *t,
 	size_t h = (size_t)hash_stack(frames, depth, tag) & t->mask;
 
 	while (t->slot[h] != (size_t)-1) {
-		if (stack_equal(&dst->stacks[t->slot[h]], frames, depth,
+		if (stack_equal(dst, &dst->stacks[t->slot[h]], frames, depth,
 				tag))
 			return t->slot[h];
 		h = (h + 1) & t->mask;
@@ -336,8 +350,8 @@ static void stack_insert(struct index_table *t,
 			 const struct meter_profile *dst, size_t idx)
 {
 	const struct meter_stack *s = &dst->stacks[idx];
-	size_t h = (size_t)hash_stack(s->frames, s->depth, stack_tag(s)) &
-		   t->mask;
+	size_t h = (size_t)hash_stack(s->frames, s->depth,
+				      stack_tag(dst, s)) & t->mask;
 
 	while (t->slot[h] != (size_t)-1)
 		h = (h + 1) & t->mask;
@@ -541,7 +555,8 @@ int meter_profile_merge(struct meter_profile *dst,
 	/* src's processes become dst's rows base + 1 ... (merge_procs) */
 	size_t base = dst->nprocs;
 
-	if (merge_header(dst, src))
+	/* first, so that the stacks below find their process rows */
+	if (merge_header(dst, src) || merge_procs(dst, src))
 		return -1;
 	dst->samples += src->samples;
 	dst->ticks += src->ticks;
@@ -565,7 +580,7 @@ int meter_profile_merge(struct meter_profile *dst,
 	for (i = 0; i < dst->nstacks; i++)
 		if (stack_lookup(&stacks, dst, dst->stacks[i].frames,
 				 dst->stacks[i].depth,
-				 stack_tag(&dst->stacks[i])) == (size_t)-1)
+				 stack_tag(dst, &dst->stacks[i])) == (size_t)-1)
 			stack_insert(&stacks, dst, i);
 
 	next_id = next_free_id(dst);
@@ -597,6 +612,8 @@ int meter_profile_merge(struct meter_profile *dst,
 		const struct meter_stack *ss = &src->stacks[i];
 		uint32_t proc = (uint32_t)(src->nprocs ?
 			(ss->proc ? base + ss->proc : 0) : base + 1);
+		/* src's own program, as dst's row proc names it */
+		uint32_t prog = prog_key(dst, proc);
 		struct meter_stack *ds;
 		size_t idx;
 
@@ -618,7 +635,7 @@ int meter_profile_merge(struct meter_profile *dst,
 				goto out;
 		}
 		idx = stack_lookup(&stacks, dst, frames, ss->depth,
-				   tag_of(ss->tid, proc, ss->truncated,
+				   tag_of(ss->tid, prog, ss->truncated,
 					  ss->state));
 		if (idx != (size_t)-1) {
 			dst->stacks[idx].samples += ss->samples;
@@ -645,8 +662,6 @@ int meter_profile_merge(struct meter_profile *dst,
 		t->exited = src->threads[i].exited;
 		t->pid = src->threads[i].pid ? src->threads[i].pid : src->pid;
 	}
-	if (merge_procs(dst, src))
-		goto out;
 	ret = 0;
 out:
 	free(names.slot);

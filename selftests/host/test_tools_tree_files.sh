@@ -5,7 +5,8 @@
 # meter-run --follow-fork finds the profiles of descendants exec'd through
 # sh and across an exec, each linked to its nearest profiled ancestor; the
 # processes survive a JSON round trip; pprof labels each sample with its
-# program; the reader refuses a malformed "processes".
+# program, and the text and HTML reports sum them by program; the reader
+# refuses a malformed "processes".
 set -u
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
@@ -21,7 +22,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_tree_files.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
-echo "1..8"
+echo "1..9"
 
 py() { # file, python expression over p, calls(name), procs
 	python3 -c 'import json, sys
@@ -56,12 +57,21 @@ check "the text report sums them by program (3 processes of 2 programs; primes 2
 	     a && $1 == "tools_appel" && $2 == 1 { c = 1 }
 	     END { exit !(a && b && c) }' tree.txt || diag tree.txt
 
-"$STAT" -i tree.json -f pprof -o tree.pb.gz
+"$STAT" -i tree.json -f html -o tree.html
+check "the HTML report has a Programs table (primes 2 processes, tools_appel 1)" \
+	bash -c "grep -q '<section id=\"programs\">' tree.html &&
+		 grep -q '<tr><td>primes</td><td>2</td>' tree.html &&
+		 grep -q '<tr><td>tools_appel</td><td>1</td>' tree.html"
+
+# one thread id, two programs (an exec): each keeps its own samples
+"$RUN" -b signal --follow-fork -f pprof -o exec.pb.gz -- "$APPEL" 300 exec \
+	"$PRIMES" 3000 > /dev/null 2>&1
 if command -v go > /dev/null; then
-	go_pprof -tags tree.pb.gz > tags.txt 2>&1
-	check "pprof: each sample labelled with its program (go tool pprof -tags)" \
-		bash -c "grep -q 'program:' tags.txt && grep -q 'primes' tags.txt" ||
-		diag tags.txt
+	go_pprof -tags exec.pb.gz > tags.txt 2>&1
+	check "pprof: samples labelled with their program, apart across an exec (tools_appel and primes)" \
+		awk '/^ *program:/ { on = 1; next } /^ *[a-z]+:/ { on = 0 }
+		     on && $NF == "primes" { a = 1 } on && $NF == "tools_appel" { b = 1 }
+		     END { exit !(a && b) }' tags.txt || diag tags.txt
 else
 	skip "pprof: each sample labelled with its program" "go is not installed"
 fi
