@@ -496,6 +496,26 @@ static void explain_no_profile(const struct run_opts *o,
 			"it.\n");
 }
 
+/*
+ * A tree of processes is PROG's, whether PROG is instrumented or a shell:
+ * the header names it, not whichever session was merged first.
+ */
+static void name_tree(struct meter_profile *all, const struct run_opts *o,
+		      const struct run_result *rr)
+{
+	const char *slash = strrchr(o->argv[0], '/');
+	char *name;
+
+	if (!o->follow_fork || all->nprocs < 2)
+		return;
+	name = strdup(slash ? slash + 1 : o->argv[0]);
+	if (!name)
+		return;
+	free(all->command);
+	all->command = name;
+	all->pid = rr->pid;
+}
+
 static void cleanup_tmpdir(void)
 {
 	DIR *d;
@@ -600,6 +620,7 @@ int main(int argc, char **argv)
 		}
 		return status ? status : 1;
 	}
+	name_tree(all, &o, &rr);
 	if (cli_write_report(all, &o.r, out) && !status)
 		status = 1;
 	meter_profile_free(all);

@@ -51,11 +51,12 @@ check "the processes survive meter-stat's JSON round trip" \
 	test "$(py tree.json 'procs')" = "$(py again.json 'procs')"
 
 "$STAT" -i tree.json -f flat > tree.txt
-check "the text report sums them by program (3 processes of 2 programs; primes 2, tools_appel 1)" \
-	awk '/^3 processes of 2 programs/ { a = 1 }
+check "the text report names PROG (sh) and sums the processes by program (3 of 2 programs; primes 2, tools_appel 1)" \
+	awk 'NR == 1 && /^meter profile of sh \(pid/ { h = 1 }
+	     /^3 processes of 2 programs/ { a = 1 }
 	     a && $1 == "primes" && $2 == 2 { b = 1 }
 	     a && $1 == "tools_appel" && $2 == 1 { c = 1 }
-	     END { exit !(a && b && c) }' tree.txt || diag tree.txt
+	     END { exit !(h && a && b && c) }' tree.txt || diag tree.txt
 
 "$STAT" -i tree.json -f html -o tree.html
 check "the HTML report has a Programs table (primes 2 processes, tools_appel 1)" \
