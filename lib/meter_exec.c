@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -72,15 +73,21 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 	return real ? real(fd, argv, envp) : -1;
 }
 
-/* execl's arguments up to the NULL, as an argv (malloc'd); *ap after it. */
-static char **list_argv(const char *arg0, va_list *ap)
+/*
+ * execl, execlp and execle: the list up to its NULL as an argv (and for
+ * execle the environment after it), then the v form.
+ */
+static int exec_list(int (*v)(const char *, char *const[], char *const[]),
+		     const char *path, const char *arg0, va_list *ap,
+		     bool with_env)
 {
 	size_t n = 1, cap = 16;
-	char **argv = malloc(cap * sizeof(*argv));
+	char **argv = malloc(cap * sizeof(*argv)), **envp = environ;
 	char *a;
+	int ret;
 
 	if (!argv)
-		return NULL;
+		return -1;
 	argv[0] = (char *)arg0;
 	do {
 		a = va_arg(*ap, char *);
@@ -89,61 +96,49 @@ static char **list_argv(const char *arg0, va_list *ap)
 
 			if (!more) {
 				free(argv);
-				return NULL;
+				return -1;
 			}
 			argv = more;
 			cap *= 2;
 		}
 		argv[n++] = a;
 	} while (a);
-	return argv;
+	if (with_env)
+		envp = va_arg(*ap, char **);
+	ret = v(path, argv, envp);
+	free(argv);
+	return ret;
 }
 
 int execl(const char *path, const char *arg0, ...)
 {
 	va_list ap;
-	char **argv;
 	int ret;
 
 	va_start(ap, arg0);
-	argv = list_argv(arg0, &ap);
+	ret = exec_list(execve, path, arg0, &ap, false);
 	va_end(ap);
-	if (!argv)
-		return -1;
-	ret = execve(path, argv, environ);
-	free(argv);
 	return ret;
 }
 
 int execlp(const char *file, const char *arg0, ...)
 {
 	va_list ap;
-	char **argv;
 	int ret;
 
 	va_start(ap, arg0);
-	argv = list_argv(arg0, &ap);
+	ret = exec_list(execvpe, file, arg0, &ap, false);
 	va_end(ap);
-	if (!argv)
-		return -1;
-	ret = execvpe(file, argv, environ);
-	free(argv);
 	return ret;
 }
 
 int execle(const char *path, const char *arg0, ...)
 {
 	va_list ap;
-	char **argv, **envp;
 	int ret;
 
 	va_start(ap, arg0);
-	argv = list_argv(arg0, &ap);
-	envp = va_arg(ap, char **);
+	ret = exec_list(execve, path, arg0, &ap, true);
 	va_end(ap);
-	if (!argv)
-		return -1;
-	ret = execve(path, argv, envp);
-	free(argv);
 	return ret;
 }

@@ -22,7 +22,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_tree_files.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
-echo "1..9"
+echo "1..10"
 
 py() { # file, python expression over p, calls(name), procs
 	python3 -c 'import json, sys
@@ -45,6 +45,16 @@ check "... primes linked to tools_appel (its nearest profiled ancestor), tools_a
 	test "$(py tree.json '[r["parent_cookie"] for r in procs if r["command"] == "primes"] == 2 * [r["cookie"] for r in procs if r["command"] == "tools_appel"] and not any(r["cookie"] == q["parent_cookie"] for r in procs for q in procs if q["command"] == "tools_appel")')" = True
 check "... calls exact across the exec: f 20 + 2, is_prime 40 + 2 x $one" \
 	test "$(py tree.json '(calls("f"), calls("is_prime"))')" = "(22, $((40 + 2 * one)))"
+
+ok_forms=
+for form in execl execle execlp execv; do
+	"$RUN" -b signal --follow-fork -f json -o "$form.json" -- "$APPEL" 20 \
+		"$form" /bin/true > /dev/null 2>&1
+	test "$(py "$form.json" '(len(procs) or 1, calls("f"), calls("main"))')" = \
+		"(1, 20, 1)" && ok_forms="$ok_forms $form"
+done
+check "libmeter's execl, execle, execlp and execv end the profile first (f 20 each; ok:$ok_forms)" \
+	test "$ok_forms" = " execl execle execlp execv"
 
 "$STAT" -i tree.json -f json -o again.json
 check "the processes survive meter-stat's JSON round trip" \

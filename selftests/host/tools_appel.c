@@ -8,6 +8,7 @@
  *   tools_appel [ROUNDS [fork]]     (default 1000)
  *   tools_appel ROUNDS server JOBS
  *   tools_appel ROUNDS exec PROG [ARG...]
+ *   tools_appel ROUNDS execl|execle|execlp|execv PROG
  *
  * With "fork", a forked child does the ROUNDS again (in child_rounds),
  * for the tests of --follow-fork.  "server" is a forking server: after
@@ -31,6 +32,8 @@
 #else
 #define PROFILED() METER_FUNCTION()
 #endif
+
+extern char **environ;
 
 static volatile unsigned long sink;
 
@@ -112,9 +115,19 @@ int main(int argc, char **argv)
 		f();
 		g();
 	}
-	if (argc > 3 && !strcmp(argv[2], "exec")) {
+	if (argc > 3 && !strncmp(argv[2], "exec", 4)) {
 		fflush(stdout);
-		execvp(argv[3], argv + 3);
+		/* each of libc's forms, for the tests of libmeter's */
+		if (!strcmp(argv[2], "execl"))
+			execl(argv[3], argv[3], (char *)NULL);
+		else if (!strcmp(argv[2], "execle"))
+			execle(argv[3], argv[3], (char *)NULL, environ);
+		else if (!strcmp(argv[2], "execlp"))
+			execlp(argv[3], argv[3], (char *)NULL);
+		else if (!strcmp(argv[2], "execv"))
+			execv(argv[3], argv + 3);
+		else
+			execvp(argv[3], argv + 3);
 		perror("tools_appel: exec");
 		return 1;
 	}
