@@ -11,6 +11,7 @@
  *                         limit)
  *   max_finished          finished sessions kept (64)
  *   max_finished_mb       memory kept by finished sessions (256 MB)
+ *   evicted               finished sessions evicted since load (read-only)
  *   max_session_mb        memory of one session's function table (64 MB)
  *   stack_entries         distinct stacks kept per session (8192)
  *   stack_frames          frames kept per session (262144)
@@ -55,6 +56,14 @@ MODULE_PARM_DESC(max_user_sessions,
 unsigned int meter_max_finished = 64;
 module_param_named(max_finished, meter_max_finished, uint, 0644);
 MODULE_PARM_DESC(max_finished, "Finished sessions kept");
+
+/*
+ * Read-only: finished sessions evicted by the bounds above since load, so
+ * that a tool that reads a tree of sessions can tell that some were lost.
+ */
+unsigned long meter_evicted;
+module_param_named(evicted, meter_evicted, ulong, 0444);
+MODULE_PARM_DESC(evicted, "Finished sessions evicted since load (read-only)");
 
 unsigned int meter_max_finished_mb = 256;
 module_param_named(max_finished_mb, meter_max_finished_mb, uint, 0644);

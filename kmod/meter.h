@@ -43,6 +43,7 @@ extern bool meter_allow_unprivileged;
 extern unsigned int meter_max_user_sessions;
 extern unsigned int meter_max_finished;
 extern unsigned int meter_max_finished_mb;
+extern unsigned long meter_evicted;
 extern unsigned int meter_max_session_mb;
 extern bool meter_tick_floor;
 extern unsigned int meter_stack_entries;

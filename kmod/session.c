@@ -316,6 +316,8 @@ void meter_sessions_evict(void)
 		if (!oldest || (n <= meter_max_finished && bytes <= limit))
 			return;
 		meter_session_unlink(oldest);
+		/* read locklessly through sysfs */
+		WRITE_ONCE(meter_evicted, meter_evicted + 1);
 	}
 }
 

@@ -71,6 +71,20 @@ static size_t select_sessions(struct meter_profile **list, size_t n,
 	return m;
 }
 
+/* meter.ko's evicted parameter: finished sessions evicted since load. */
+static uint64_t evicted_count(void)
+{
+	FILE *f = fopen("/sys/module/meter/parameters/evicted", "re");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
 static void free_list(struct meter_profile **list, size_t n)
 {
 	size_t i;
@@ -123,6 +137,17 @@ struct meter_profile *run_kernel_collect(const struct run_result *rr,
 		if (!final || !live || tries >= 40)
 			break;
 		usleep(50000);
+	}
+	if (final && follow) {
+		uint64_t ev = evicted_count();
+
+		/* any user's: the module does not say whose */
+		if (ev > rr->evicted0)
+			fprintf(stderr, "meter-run: meter.ko evicted %" PRIu64
+				" finished session%s during the run (bound: "
+				"max_finished); processes of this tree may be "
+				"missing from the report\n", ev - rr->evicted0,
+				ev - rr->evicted0 == 1 ? "" : "s");
 	}
 	if (final && !follow) {
 		size_t *all_sel = NULL;
@@ -189,6 +214,7 @@ static int add_link(struct run_result *rr, uint64_t cookie)
 int run_result_init(struct run_result *rr, uint64_t token)
 {
 	memset(rr, 0, sizeof(*rr));
+	rr->evicted0 = evicted_count();
 	return add_link(rr, token);
 }
 

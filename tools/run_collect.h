@@ -29,6 +29,8 @@ struct run_result {
 	size_t nlinks, links_cap;
 	/* --follow-fork: the finished sessions harvested while PROG runs */
 	struct meter_profile *harvest;
+	/* meter.ko's count of evicted finished sessions at the start */
+	uint64_t evicted0;
 };
 
 /* The netlink socket to meter.ko, opened once; NULL if it cannot be. */

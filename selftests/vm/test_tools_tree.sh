@@ -22,7 +22,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_tree.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
-echo "1..15"
+echo "1..16"
 
 if ! grep -q '^meter ' /proc/modules; then
 	echo "# meter.ko is not loaded"
@@ -79,6 +79,20 @@ check "without --follow-fork: no profile of sh's descendants, and it says 3 were
 for c in $("$STAT" | awk '$3 == "primes" && $4 == "exited" { print $1 }'); do
 	"$STAT" delete "$c" > /dev/null
 done
+
+# With no finished session kept, every one of the tree's is evicted unless
+# harvested first: meter-run says how many went, and none is counted twice.
+# The LIST before the run evicts what earlier tests left.
+mf=$(cat /sys/module/meter/parameters/max_finished)
+echo 0 > /sys/module/meter/parameters/max_finished
+"$STAT" > /dev/null
+"$RUN" --follow-fork -b kernel -f json -o evict.json -- sh -c \
+	"for i in \$(seq 20); do '$PRIMES' $N > /dev/null; done" > /dev/null 2> evict.err
+echo "$mf" > /sys/module/meter/parameters/max_finished
+found=$(procs evict.json 2> /dev/null | wc -l)
+gone=$(sed -n 's/^meter-run: meter.ko evicted \([0-9]*\) finished session.*/\1/p' evict.err)
+check "max_finished=0: meter-run says how many sessions were evicted; found + evicted = 20 ($found + ${gone:-none})" \
+	test -n "$gone" -a $((found + ${gone:-0})) = 20 || diag evict.err
 
 # --- exec, and the nearest profiled ancestor ------------------------------
 
