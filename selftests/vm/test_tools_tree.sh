@@ -163,7 +163,8 @@ cpu_ms() {
 		ms += (t[1] * 60 + t[2]) * 1000 } print int(ms + 0.5) }'
 }
 # A figure, not an assertion: CPU time under TCG moves with the host's
-# load (rounds interleaved; Documentation/user-guide.md quotes it).
+# load (rounds interleaved).  bench/tree.sh counts the same cost exactly,
+# in instructions (Documentation/performance.md quotes it).
 off=0 on=0
 for round in 1 2 3; do
 	o=$(METER_BACKEND=off METER_OUTPUT=/dev/null cpu_ms sh -c "$script")
