@@ -95,6 +95,18 @@ static void format_age(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "d", s / 86400);
 }
 
+static int list_sessions(struct meter_nl *nl, struct meter_profile ***list,
+			 size_t *n)
+{
+	char err[256] = "";
+	int ret = meter_nl_list(nl, list, n, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "meter-stat: cannot list sessions: %s\n",
+			err[0] ? err : strerror(-ret));
+	return ret;
+}
+
 static int cmd_list(void)
 {
 	struct meter_profile **list = NULL;
@@ -102,15 +114,11 @@ static int cmd_list(void)
 	char err[256] = "";
 	uint64_t now = cli_boottime_ns();
 	size_t n = 0, i;
-	int ret;
 
 	if (open_kernel(&nl))
 		return 1;
-	ret = meter_nl_list(nl, &list, &n, err, sizeof(err));
-	if (ret) {
+	if (list_sessions(nl, &list, &n)) {
 		meter_nl_close(nl);
-		fprintf(stderr, "meter-stat: cannot list sessions: %s\n",
-			err[0] ? err : strerror(-ret));
 		return 1;
 	}
 	/* The list carries no threads: count them in each profile. */
@@ -249,18 +257,6 @@ static size_t tree_select(struct meter_profile **list, size_t n,
 		in[root] = true;
 	return meter_tree_mark(list, n, in, &sel->cookie,
 			       root < n || !sel->cookie ? 0 : 1);
-}
-
-static int list_sessions(struct meter_nl *nl, struct meter_profile ***list,
-			 size_t *n)
-{
-	char err[256] = "";
-	int ret = meter_nl_list(nl, list, n, err, sizeof(err));
-
-	if (ret)
-		fprintf(stderr, "meter-stat: cannot list sessions: %s\n",
-			err[0] ? err : strerror(-ret));
-	return ret;
 }
 
 /* Whether session i's parent is among those marked. */

@@ -94,6 +94,33 @@ static void free_list(struct meter_profile **list, size_t n)
 	free(list);
 }
 
+/* Session s's profile, its unnamed ids named; NULL on error (said if say). */
+static struct meter_profile *read_session(const struct meter_profile *s,
+					  bool say)
+{
+	struct meter_nl_sel which = { .cookie = s->cookie };
+	struct meter_profile *p = NULL;
+	char err[256];
+
+	if (meter_nl_get_profile(nl, &which, &p, err, sizeof(err))) {
+		if (say)
+			fprintf(stderr, "meter-run: cannot read kernel session "
+				"0x%" PRIx64 ": %s\n", s->cookie, err);
+		return NULL;
+	}
+	meter_profile_name_unknown_ids(p);
+	return p;
+}
+
+/* p merged into *all and freed; the sessions of one run are one run. */
+static int merge_session(struct meter_profile **all, struct meter_profile *p)
+{
+	if (cli_merge_into(all, p))
+		return -1;
+	(*all)->runs = 1;
+	return 0;
+}
+
 struct meter_profile *run_kernel_collect(const struct run_result *rr,
 					    bool follow, bool final,
 					    bool want_profile,
@@ -169,12 +196,9 @@ struct meter_profile *run_kernel_collect(const struct run_result *rr,
 			*samples += s->samples;
 		if (!want_profile)
 			continue;
-		if (meter_nl_get_profile(nl, &which, &p, err, sizeof(err))) {
-			fprintf(stderr, "meter-run: cannot read kernel session "
-				"0x%" PRIx64 ": %s\n", s->cookie, err);
+		p = read_session(s, true);
+		if (!p)
 			continue;
-		}
-		meter_profile_name_unknown_ids(p);
 		if (final) {
 			if (!s->exited)
 				fprintf(stderr, "meter-run: session 0x%" PRIx64
@@ -186,10 +210,8 @@ struct meter_profile *run_kernel_collect(const struct run_result *rr,
 					"kernel session 0x%" PRIx64 ": %s\n",
 					s->cookie, err);
 		}
-		if (cli_merge_into(&all, p))
+		if (merge_session(&all, p))
 			break;
-		/* Sessions of one run are one run. */
-		all->runs = 1;
 	}
 	free(sel);
 	free_list(list, n);
@@ -239,22 +261,21 @@ void run_kernel_harvest(struct run_result *rr)
 	for (i = 0; i < m; i++) {
 		const struct meter_profile *s = list[sel[i]];
 		struct meter_nl_sel which = { .cookie = s->cookie };
-		struct meter_profile *p = NULL;
+		struct meter_profile *p;
 
 		/* PROG's own are read at the end, with the report's checks */
 		if (!s->exited || s->pid == rr->pid)
 			continue;
-		if (meter_nl_get_profile(nl, &which, &p, err, sizeof(err)))
+		p = read_session(s, false);
+		if (!p)
 			continue;
 		/* its children, registered later, still find the tree */
 		if (add_link(rr, s->cookie)) {
 			meter_profile_free(p);
 			break;
 		}
-		meter_profile_name_unknown_ids(p);
-		if (cli_merge_into(&rr->harvest, p))
+		if (merge_session(&rr->harvest, p))
 			break;
-		rr->harvest->runs = 1;
 		meter_nl_delete(nl, &which, err, sizeof(err));
 	}
 	free(sel);
