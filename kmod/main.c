@@ -12,7 +12,7 @@
  *   max_finished          finished sessions kept (64)
  *   max_finished_mb       memory kept by finished sessions (256 MB)
  *   evicted               finished sessions evicted since load (read-only)
- *   max_session_mb        memory of one session's function table (64 MB)
+ *   max_session_mb        memory of one session's tables (64 MB)
  *   stack_entries         distinct stacks kept per session (8192)
  *   stack_frames          frames kept per session (262144)
  *   max_sessions          live sessions, all users (1024, 0: no limit)
@@ -81,7 +81,7 @@ MODULE_PARM_DESC(tick_floor,
 
 unsigned int meter_max_session_mb = 64;
 module_param_named(max_session_mb, meter_max_session_mb, uint, 0644);
-MODULE_PARM_DESC(max_session_mb, "Memory of one session's functions, MB");
+MODULE_PARM_DESC(max_session_mb, "Memory of one session's tables, MB");
 
 unsigned int meter_stack_entries = 8192;
 module_param_named(stack_entries, meter_stack_entries, uint, 0444);

@@ -34,6 +34,7 @@ struct perf_sample_data;
 struct pt_regs;
 struct page;
 struct mm_struct;
+struct mem_cgroup;
 struct pid;
 struct netlink_ext_ack;
 
@@ -74,11 +75,16 @@ struct meter_stack_entry {
 
 struct meter_stacks {
 	u32 nslots;		/* power of two */
-	u32 nused;
+	u32 nused;		/* in slots and old together */
 	u32 pool_size;		/* frames */
 	u32 pool_used;
+	u32 max_slots;		/* what growth may reach */
+	u32 max_pool;
 	struct meter_stack_entry *slots;
 	u32 *pool;
+	/* while slots grow: the smaller table, emptied a piece at a time */
+	struct meter_stack_entry *old;
+	u32 old_nslots;
 };
 
 int meter_stacks_init(struct meter_stacks *st, u32 entries, u32 frames);
@@ -88,6 +94,16 @@ void meter_stacks_free(struct meter_stacks *st);
 /* Caller holds the session lock.  false: table full (lost). */
 bool meter_stacks_add(struct meter_stacks *st, u32 tid, const u32 *frames,
 		      u32 n, bool truncated, u8 state, u64 weight);
+/* Caller holds the session lock: the table is filling up, grow it. */
+static inline bool meter_stacks_want_grow(const struct meter_stacks *st)
+{
+	return (st->nused * 4 >= st->nslots && st->nslots < st->max_slots) ||
+	       (st->pool_used * 4 >= st->pool_size &&
+		st->pool_size < st->max_pool);
+}
+/* Process context, caller holds meter_mutex and a session reference. */
+void meter_stacks_grow(struct meter_stacks *st, raw_spinlock_t *lock,
+		       size_t room, size_t *grown);
 size_t meter_stacks_bytes(const struct meter_stacks *st);
 
 /* session.c: one profiled process. */
@@ -149,6 +165,9 @@ struct meter_session {
 	u32 nfuncs;			/* ids with a slot in use */
 	struct meter_func_slot **chunks; /* METER_NCHUNKS, lazily filled */
 	size_t bytes;			/* memory held, for retention */
+	struct work_struct grow_work;	/* the stack table's, on meter_wq */
+	unsigned long grow_queued;	/* bit 0: grow_work holds a ref */
+	struct mem_cgroup *memcg;	/* the creator's: growth is charged */
 };
 
 extern struct list_head meter_sessions;
@@ -166,6 +185,7 @@ bool meter_session_may_read(const struct meter_session *s);
 void meter_session_get(struct meter_session *s);
 void meter_session_put(struct meter_session *s);
 void meter_session_finish(struct meter_session *s);
+void meter_session_want_grow(struct meter_session *s);
 void meter_session_finish_locked(struct meter_session *s);
 void meter_session_unlink(struct meter_session *s);
 int meter_session_reset(struct meter_session *s);

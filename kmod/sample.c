@@ -100,7 +100,7 @@ static void meter_sample_charge(struct meter_thread *t, u64 w, u8 state)
 	const struct meter_page *pg = t->kpage;
 	struct meter_func_slot *slot;
 	u32 cur, depth, max_id, n;
-	bool truncated, kept;
+	bool truncated, kept, grow;
 	unsigned long flags;
 
 	atomic64_add(w, &s->samples);
@@ -143,9 +143,12 @@ static void meter_sample_charge(struct meter_thread *t, u64 w, u8 state)
 	raw_spin_lock_irqsave(&s->lock, flags);
 	kept = meter_stacks_add(&s->stacks, t->tid, frames, n, truncated,
 				state, w);
+	grow = meter_stacks_want_grow(&s->stacks);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	if (!kept)
 		atomic64_add(w, &s->lost);
+	if (unlikely(grow))
+		meter_session_want_grow(s);
 }
 
 void meter_sample_tick(struct perf_event *event,

@@ -17,6 +17,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/hashtable.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
@@ -99,6 +100,42 @@ static bool meter_cookie_used(u64 cookie)
 	return false;
 }
 
+/*
+ * Grows the stack table that the tick found filling up, charged to the
+ * memory cgroup of the process that created the session, within
+ * max_session_mb.  Holds meter_mutex so that no snapshot or reset sees
+ * the table halfway.
+ */
+static void meter_session_grow_work(struct work_struct *work)
+{
+	struct meter_session *s = container_of(work, struct meter_session,
+					       grow_work);
+	size_t limit = (size_t)meter_max_session_mb << 20, grown = 0;
+	struct mem_cgroup *old_memcg;
+
+	mutex_lock(&meter_mutex);
+	old_memcg = set_active_memcg(s->memcg);
+	meter_stacks_grow(&s->stacks, &s->lock,
+			  limit > s->bytes ? limit - s->bytes : 0, &grown);
+	set_active_memcg(old_memcg);
+	s->bytes += grown;
+	clear_bit(0, &s->grow_queued);
+	mutex_unlock(&meter_mutex);
+	meter_session_put(s);
+}
+
+/* From the tick: queue one growth at a time, holding a reference. */
+void meter_session_want_grow(struct meter_session *s)
+{
+	if (test_and_set_bit(0, &s->grow_queued))
+		return;
+	if (!refcount_inc_not_zero(&s->ref)) {
+		clear_bit(0, &s->grow_queued);
+		return;
+	}
+	queue_work(meter_wq, &s->grow_work);
+}
+
 /* Caller holds meter_mutex. */
 struct meter_session *meter_session_create(struct task_struct *tsk,
 					   const struct meter_thread_reg *reg,
@@ -124,6 +161,8 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 	lockdep_set_class_and_name(&s->lock, &meter_session_lock_key,
 				   "meter_session_lock");
 	INIT_LIST_HEAD(&s->threads);
+	INIT_WORK(&s->grow_work, meter_session_grow_work);
+	s->memcg = get_mem_cgroup_from_mm(tsk->mm);
 	do {
 		s->cookie = get_random_u64();
 	} while (!s->cookie || meter_cookie_used(s->cookie));
@@ -254,6 +293,7 @@ static void meter_session_free_work(struct work_struct *work)
 	}
 	kvfree(s->chunks);
 	meter_stacks_free(&s->stacks);
+	mem_cgroup_put(s->memcg);
 	put_pid(s->tgid);
 	mmdrop(s->mm);
 	kfree(s);

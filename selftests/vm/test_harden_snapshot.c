@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The memory a reader makes the kernel hold.  A session's tables are
- * charged to the registering process's memory cgroup; a PROFILE_GET held
+ * The memory a reader makes the kernel hold.  A session's stack table
+ * starts small and grows as stacks come, to its bound, charged to the
+ * registering process's memory cgroup; a PROFILE_GET held
  * open (a dump not read to its end) holds a snapshot charged to the
  * reader's cgroup and sized by what the session uses, not by its table;
  * max_user_snap_mb bounds what one user's open dumps hold, per user, and
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -42,6 +44,26 @@ static long cg_current(const char *cg)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+/* A line of the cgroup's memory.stat, in bytes; -1 if not there */
+static long cg_stat(const char *cg, const char *key)
+{
+	char path[128], name[64];
+	long v, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CG "/%s/memory.stat", cg);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", name, &v) == 2)
+		if (!strcmp(name, key)) {
+			found = v;
+			break;
+		}
+	fclose(f);
+	return found;
 }
 
 /* MemFree in bytes: what the kernel holds for the dumps, charged or not */
@@ -185,12 +207,33 @@ static void make_stacks(struct meter_page *pg, uint64_t ns)
 		ku_leave(pg);
 }
 
-/* Child: registers and holds its session, no sampling to speak of. */
-static void register_only(void *arg)
+/*
+ * Child: registers and makes stacks until the session keeps GROWN_STACKS;
+ * *arg gets their number.  A table that first holds 256 entries, then
+ * 1024, has grown twice to keep more; its pool, grown when a quarter
+ * full, has reached stack_frames by then (1100 stacks of DEPTH frames:
+ * 70400 frames; kmod/stacks.c).
+ */
+#define GROWN_STACKS	1100
+
+static void grow_table(void *arg)
 {
 	struct meter_nl *nl = ku_open();
+	struct meter_page *pg = ku_page();
+	struct meter_profile *p;
+	uint64_t cookie;
+	size_t n = 0;
+	int i;
 
-	*(uint64_t *)arg = ku_register(nl, ku_page(), 1000000);
+	cookie = ku_register(nl, pg, 100000);
+	name_stack_ids(nl);
+	for (i = 0; i < 40 && n < GROWN_STACKS; i++) {
+		make_stacks(pg, 500000000ull);
+		p = ku_profile(nl, cookie, 0);
+		n = p->nstacks;
+		meter_profile_free(p);
+	}
+	*(size_t *)arg = n;
 }
 
 static uint64_t held_cookie;
@@ -295,7 +338,7 @@ int main(void)
 	struct meter_profile *p, *q;
 	struct meter_nl_sel sel = { 0 };
 	char msg[256] = "";
-	uint64_t cookie, child_cookie = 0;
+	uint64_t cookie;
 	long before, after, free0, free1, table, old;
 	int go, done, i, ret, fds[64], n;
 	size_t used;
@@ -310,18 +353,27 @@ int main(void)
 	if (cg_setup() || cg_make("reg") || cg_make("read"))
 		ku_bail("cgroup2 with the memory controller", -errno, NULL);
 
-	/* 1: the session's tables in the registering process's cgroup */
-	table = 2L * ku_param_get("stack_entries") * 24 +
-		ku_param_get("stack_frames") * 4;
-	before = cg_current("reg");
-	pid = child_in("reg", register_only, &child_cookie, &go, &done);
-	if (pid < 0 || read(done, &c, 1) != 1)
-		ku_bail("child", -EIO, NULL);
-	after = cg_current("reg");
-	ku_ok(after - before >= table,
-	      "a session's stack table (%ld KiB) is charged to the registering process's memory cgroup (+%ld KiB)",
-	      table >> 10, (after - before) >> 10);
-	child_end(pid, go, done);
+	/* 1: the table grows from a worker, charged to the process's cgroup */
+	table = ku_param_get("stack_frames") * 4;
+	before = cg_stat("reg", "kernel");
+	{
+		size_t *kept = mmap(NULL, sizeof(*kept), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (kept == MAP_FAILED)
+			ku_bail("mmap", -errno, NULL);
+		*kept = 0;
+		pid = child_in("reg", grow_table, kept, &go, &done);
+		if (pid < 0 || read(done, &c, 1) != 1)
+			ku_bail("child", -EIO, NULL);
+		after = cg_stat("reg", "kernel");
+		ku_ok(before >= 0 && *kept >= GROWN_STACKS &&
+		      after - before >= table,
+		      "a session's stack table grows as stacks come (%zu kept) and its frame pool, grown to its bound (%ld KiB), is charged to the registering process's memory cgroup (kernel +%ld KiB)",
+		      *kept, table >> 10, (after - before) >> 10);
+		child_end(pid, go, done);
+		munmap(kept, sizeof(*kept));
+	}
 
 	/* a finished session of many deep stacks, made by a child */
 	fin = fork();
