@@ -13,9 +13,18 @@
 #include "model.h"
 
 /*
+ * parent[i] = the index in list of session i's parent (the session whose
+ * cookie is its parent_cookie), or n where none is listed.  O(n log n).
+ * Returns 0, or -1 when out of memory.
+ */
+int meter_tree_parents(struct meter_profile *const *list, size_t n,
+		       size_t *parent);
+
+/*
  * Marks in[] every session of list that descends from one already marked
  * or whose parent_cookie is one of links[0..nlinks): a run's token, or
- * sessions of the tree no longer listed.  Returns how many are marked.
+ * sessions of the tree no longer listed.  Returns how many are marked
+ * (0 when out of memory).  O((n + nlinks) log(n + nlinks)).
  */
 size_t meter_tree_mark(struct meter_profile *const *list, size_t n, bool *in,
 		       const uint64_t *links, size_t nlinks);

@@ -259,21 +259,9 @@ static size_t tree_select(struct meter_profile **list, size_t n,
 			       root < n || !sel->cookie ? 0 : 1);
 }
 
-/* Whether session i's parent is among those marked. */
-static bool has_parent(struct meter_profile **list, size_t n, const bool *in,
-		       size_t i)
-{
-	size_t k;
-
-	for (k = 0; k < n; k++)
-		if (in[k] && k != i && list[i]->parent_cookie &&
-		    list[k]->cookie == list[i]->parent_cookie)
-			return true;
-	return false;
-}
-
-static void tree_print(struct meter_profile **list, size_t n, const bool *in,
-		       size_t i, int depth)
+/* A session and, indented below it, its marked descendants. */
+static void tree_print(struct meter_profile **list, const size_t *child,
+		       const size_t *sibling, size_t n, size_t i, int depth)
 {
 	const struct meter_profile *p = list[i];
 	size_t k;
@@ -284,9 +272,8 @@ static void tree_print(struct meter_profile **list, size_t n, const bool *in,
 	/* a cycle of cookies is bad input: depth bounds it */
 	if (depth > 64)
 		return;
-	for (k = 0; k < n; k++)
-		if (in[k] && k != i && list[k]->parent_cookie == p->cookie)
-			tree_print(list, n, in, k, depth + 1);
+	for (k = child[i]; k < n; k = sibling[k])
+		tree_print(list, child, sibling, n, k, depth + 1);
 }
 
 /*
@@ -296,11 +283,12 @@ static void tree_print(struct meter_profile **list, size_t n, const bool *in,
  */
 static int cmd_tree(const char *what)
 {
+	size_t n = 0, i, k, m = 0, *parent = NULL, *child = NULL;
 	struct meter_profile **list = NULL;
 	struct meter_nl_sel sel = { 0 };
-	struct meter_nl *nl;
-	size_t n = 0, i, k, m;
+	size_t *sibling = NULL;
 	bool *in, *done;
+	struct meter_nl *nl;
 
 	if (what && cli_parse_selector(what, &sel))
 		cli_die_usage("'%s' is neither a pid nor a cookie", what);
@@ -313,9 +301,12 @@ static int cmd_tree(const char *what)
 	meter_nl_close(nl);
 	in = calloc(n + 1, sizeof(*in));
 	done = calloc(n + 1, sizeof(*done));
-	if (!in || !done) {
+	parent = calloc(n + 1, sizeof(*parent));
+	child = calloc(n + 1, sizeof(*child));
+	sibling = calloc(n + 1, sizeof(*sibling));
+	if (!in || !done || !parent || !child || !sibling ||
+	    meter_tree_parents(list, n, parent)) {
 		fprintf(stderr, "meter-stat: out of memory\n");
-		m = 0;
 		goto out;
 	}
 	if (what)
@@ -328,21 +319,32 @@ static int cmd_tree(const char *what)
 			what ? what : "");
 		goto out;
 	}
+	/* a parent's marked children, in list order; roots have none above */
+	for (i = 0; i < n; i++)
+		child[i] = n;
+	for (k = n; k-- > 0;) {
+		if (!in[k] || parent[k] == n || !in[parent[k]]) {
+			parent[k] = n;
+			continue;
+		}
+		sibling[k] = child[parent[k]];
+		child[parent[k]] = k;
+	}
 	printf("%-18s %s\n", "RUN", "SESSION TREE");
 	for (i = 0; i < n; i++) {
 		uint64_t run = list[i]->parent_cookie;
 
-		if (!in[i] || done[i] || has_parent(list, n, in, i))
+		if (!in[i] || done[i] || parent[i] < n)
 			continue;
 		if (run)
 			printf("0x%" PRIx64 "\n", run);
 		/* the roots that link to the same run token, together */
 		for (k = i; k < n; k++) {
-			if (!in[k] || done[k] || has_parent(list, n, in, k) ||
+			if (!in[k] || done[k] || parent[k] < n ||
 			    list[k]->parent_cookie != run)
 				continue;
 			done[k] = true;
-			tree_print(list, n, in, k, run ? 1 : 0);
+			tree_print(list, child, sibling, n, k, run ? 1 : 0);
 		}
 	}
 out:
@@ -351,6 +353,9 @@ out:
 	free(list);
 	free(in);
 	free(done);
+	free(parent);
+	free(child);
+	free(sibling);
 	return m ? 0 : 1;
 }
 
