@@ -3,7 +3,7 @@
 #
 # What following a process tree costs, in guest instructions (exact, from
 # the VM's instruction counter, under -icount): 50 runs of `primes 300`
-# from a shell loop, three ways, two rounds:
+# from a shell loop, three ways, two rounds (TREE_ROUNDS):
 #   off        the same binaries not profiled (METER_BACKEND=off)
 #   kernel     profiled by meter.ko, no meter-run (sessions left in the kernel)
 #   meter-run  meter-run --follow-fork: also harvested, read and merged
@@ -27,7 +27,7 @@ cd "$tmp" || exit 1
 script="for i in \$(seq 50); do '$P' 300 > /dev/null; done"
 METER_BACKEND=kernel "$P" 300 > /dev/null	# the calibration cache, once
 
-for r in 1 2; do
+for r in $(seq "${TREE_ROUNDS:-2}"); do
 	METER_BACKEND=off METER_OUTPUT=/dev/null "$VI" -o off sh -c "$script"
 	METER_BACKEND=kernel "$VI" -o kernel sh -c "$script"
 	"$VI" -o run "$RUN" --follow-fork -b kernel -f json -o tree.json -- \
