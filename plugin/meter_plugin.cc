@@ -489,6 +489,19 @@ struct builder {
 		return t;
 	}
 
+	/* meter.h's METER__PLUS_ONE(out, v): the new depth in one
+	 * instruction where GCC would copy and add */
+	tree plus_one(tree v, tree type, const char *n)
+	{
+		tree t = tmp(type, n);
+		vec<tree, va_gc> *in = NULL, *out = NULL;
+		vec_safe_push(out, asm_operand("=r", t));
+		vec_safe_push(in, asm_operand("r", v));
+		add(gimple_build_asm_vec(METER__PLUS_ONE_ASM, in, out, NULL,
+					 NULL));
+		return t;
+	}
+
 	/*
 	 * The slow path through lib/meter_thunk.c's thunk, which keeps every
 	 * register but r10 and r11: the record goes in r11, the frame address
@@ -567,6 +580,7 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 		       build_int_cst(uptr, METER__BLOCK_SPS / 8), "meter_dd");
 	tree slot = b.index(page, dd, 8, "meter_slot");
 	sp = b.pin(sp);
+	tree d1 = b.plus_one(d, u32, "meter_d1");
 	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
 	b.fence();
 	/* current first, even on the shared page: what follows is sampled
@@ -592,9 +606,7 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	tree stk = b.index(page, d, 4, "meter_stk");
 	b.store(stk, u32, OFF_STACK, id32);
 	b.fence();
-	tree d1 = b.op(PLUS_EXPR, uptr, d, build_int_cst(uptr, 1),
-		       "meter_d1");
-	b.store(page, u32, OFF_DEPTH, b.convert(u32, d1, "meter_d1w"));
+	b.store(page, u32, OFF_DEPTH, d1);
 	b.add(gimple_build_assign(page_out, page));
 	b.add(gimple_build_assign(cd_out, cd));
 	b.jump(done);

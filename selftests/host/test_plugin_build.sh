@@ -134,5 +134,42 @@ check "C++: the plugin's names and counts equal -finstrument-functions' ($(wc -l
 check "C++: shapes::box<double>::grow(double) counted 80 times" \
 	grep -qP '^80\tshapes::box<double>::grow\(double\)$' "$tmp/tp.tab"
 
+# --- one sequence: the plugin's code is the macro's ------------------------
+# The same function instrumented by METER_FUNCTION() (or _FLAT) and by the
+# plugin: the instructions from entry to the first return, mnemonics only
+# (register choice is the allocator's), must be the same list.
+cat > "$tmp/seq.c" <<'SRC'
+#ifdef BY_MACRO
+#include <meter.h>
+#define ENTER() METER_FUNCTION()
+#else
+#define ENTER() do { } while (0)
+#endif
+volatile unsigned long sink;
+__attribute__((noinline)) void seq_callee(unsigned long i)
+{
+	ENTER();
+	sink += i;
+}
+SRC
+mnemonics() { # asm file -> seq_callee's mnemonics up to its first ret
+	awk '/^seq_callee:/ { on = 1; next }
+	     on && /^[ \t]*(#|\.|$)/ { next }
+	     on && /^[^ \t]/ { next }
+	     on { print $1; if ($1 == "ret") exit }' "$1"
+}
+for form in stacked flat; do
+	if [ $form = flat ]; then mflag=-DMETER_FLAT; pflag=all; else mflag=; pflag=none; fi
+	"$CC" -O2 -S -DBY_MACRO $mflag -I"$ROOT/lib" -I"$ROOT/include/uapi" \
+		"$tmp/seq.c" -o "$tmp/seq-macro.s"
+	"$CC" -O2 -S -fplugin="$PLUGIN" -fplugin-arg-meter-flat=$pflag \
+		"$tmp/seq.c" -o "$tmp/seq-plugin.s"
+	mnemonics "$tmp/seq-macro.s" > "$tmp/seq-macro.txt"
+	mnemonics "$tmp/seq-plugin.s" > "$tmp/seq-plugin.txt"
+	check "$form: the plugin's instructions are the macro's ($(wc -l < "$tmp/seq-plugin.txt") to the return)" \
+		cmp -s "$tmp/seq-macro.txt" "$tmp/seq-plugin.txt" ||
+		{ diff "$tmp/seq-macro.txt" "$tmp/seq-plugin.txt" | diag; }
+done
+
 echo "1..$n"
 [ $fails = 0 ]
