@@ -87,10 +87,26 @@ static double lock_hold_max_us(long *acquisitions)
 /*
  * Where the tracer's longest section started and ended, and how many of
  * the calls in it (the tracer's function trace: "callee <-caller") are
- * meter.ko's, the tick's left out (kmod/sample.c: meter_sample_*(),
- * meter_id_ok(), meter_task_sample_state()): an interrupt that ran the
- * tick is held long only when the host stops the vCPU, not by meter.
+ * meter.ko's, the tick's left out: an interrupt that ran the tick is held
+ * long only when the host stops the vCPU, not by meter.  The tick is what
+ * meter.ko runs in hard-IRQ context (the line's context flag 'h', or 'H'
+ * inside a softirq); its helpers elsewhere (meter_stacks_add() moving
+ * entries for a grow) run in process context and still count.
  */
+static bool tr_in_hardirq(const char *line)
+{
+	char who[64], flags[32];
+	const char *f = flags;
+
+	/* "comm-pid  CPUflags ...": flags after the CPU number are
+	 * irqs-off, need-resched, hardirq/softirq, preempt depth */
+	if (sscanf(line, "%63s %31s", who, flags) != 2)
+		return false;
+	while (*f >= '0' && *f <= '9')
+		f++;
+	return strlen(f) >= 3 && strchr("hHzZ", f[2]);
+}
+
 static int tr_where(char *out, size_t len)
 {
 	char line[512];
@@ -103,7 +119,7 @@ static int tr_where(char *out, size_t len)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] != '#') {
-			if (!strstr(line, "meter_") ||
+			if (!strstr(line, "meter_") || tr_in_hardirq(line) ||
 			    strstr(line, "meter_sample") ||
 			    strstr(line, "meter_id_ok") ||
 			    strstr(line, "meter_task_sample"))

@@ -88,7 +88,12 @@ done
 
 "$RUN" --backend kernel -f flat -- "$APPEL" $((ROUNDS * 40)) > term.out 2> term.err &
 runpid=$!
-sleep 2
+# the signal goes once PROG's session is in the kernel and has samples
+# (a slow kernel, e.g. the debug one, may take longer than a fixed wait)
+for i in $(seq 1 120); do
+	"$STAT" | awk '$3 == "tools_appel" && $4 == "running" && $6 > 0 { f = 1 } END { exit !f }' && break
+	sleep 0.5
+done
 kill -TERM $runpid
 wait $runpid
 rc=$?
