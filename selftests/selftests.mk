@@ -23,13 +23,22 @@ HOST_TESTS += $(patsubst selftests/host/%.c,$(BUILD)/selftests/host/%,$(SELFTEST
 VM_TESTS += $(patsubst selftests/vm/%.c,$(BUILD)/selftests/vm/%,$(SELFTEST_VM_C)) \
 	$(patsubst selftests/vm/%.sh,$(BUILD)/selftests/vm/%,$(SELFTEST_VM_SH))
 
-$(BUILD)/selftests/host/%: selftests/host/%.c $(LIBMETER_ANALYSIS_A) $(LIBMETER_A)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(NL_CFLAGS) -Iselftests -o $@ $< $(LDFLAGS) $(SELFTEST_LDLIBS)
+# The kernel's kselftest_harness.h, from Debian's linux-source-6.1 at build
+# time (scripts/kselftest-headers); a system include, since the header is
+# not -Wextra clean (unused parameters in its macros).
+KSFT_DIR := $(BUILD)/kselftest
+KSFT_HARNESS := $(KSFT_DIR)/kselftest_harness.h
+KSFT_CFLAGS := -isystem $(KSFT_DIR)
+$(KSFT_HARNESS):
+	scripts/kselftest-headers $(KSFT_DIR)
 
-$(BUILD)/selftests/vm/%: selftests/vm/%.c $(LIBMETER_ANALYSIS_A) $(LIBMETER_A)
+$(BUILD)/selftests/host/%: selftests/host/%.c $(LIBMETER_ANALYSIS_A) $(LIBMETER_A) | $(KSFT_HARNESS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(NL_CFLAGS) -Iselftests -o $@ $< $(LDFLAGS) $(SELFTEST_LDLIBS)
+	$(CC) $(CFLAGS) $(NL_CFLAGS) $(KSFT_CFLAGS) -Iselftests -o $@ $< $(LDFLAGS) $(SELFTEST_LDLIBS)
+
+$(BUILD)/selftests/vm/%: selftests/vm/%.c $(LIBMETER_ANALYSIS_A) $(LIBMETER_A) | $(KSFT_HARNESS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(NL_CFLAGS) $(KSFT_CFLAGS) -Iselftests -o $@ $< $(LDFLAGS) $(SELFTEST_LDLIBS)
 
 $(BUILD)/selftests/host/%: selftests/host/%.sh
 	@mkdir -p $(dir $@)

@@ -1,34 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers for libmeter's tests: TAP output, running a workload under a
- * backend with its environment, and reading back the profile it wrote.
+ * TAP in the ok() style for the libmeter tests not yet on
+ * kselftest_harness.h, over lib_run.h's helpers.
  */
 #ifndef LIB_TAP_H
 #define LIB_TAP_H
 
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include "model.h"
-
-/* paths in these tests are short; snprintf truncation is checked by use */
-#pragma GCC diagnostic ignored "-Wformat-truncation"
-
-#define TAP_HELPER static __attribute__((unused))
+#include "lib_run.h"
 
 static int tap_n, tap_failed;
-static pid_t last_pid;	/* of the last run_prog() */
-static uid_t run_uid;	/* non-zero: run_prog() runs as this uid and gid */
-static int run_stderr;	/* non-zero: run_prog() captures stderr too */
 
 TAP_HELPER void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
 {
@@ -62,213 +42,8 @@ TAP_HELPER int tap_done(void)
 	return tap_failed ? 1 : 0;
 }
 
-/* The directory of this executable: the workloads sit next to it. */
-TAP_HELPER const char *self_dir(void)
-{
-	static char dir[PATH_MAX];
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (!dir[0]) {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n < 0)
-			return ".";
-		exe[n] = 0;
-		snprintf(dir, sizeof(dir), "%s", dirname(exe));
-	}
-	return dir;
-}
-
-static char tmpdir[PATH_MAX];
-
-TAP_HELPER const char *scratch(void)
-{
-	if (!tmpdir[0]) {
-		const char *t = getenv("TMPDIR");
-
-		snprintf(tmpdir, sizeof(tmpdir), "%s/libmeter-test.XXXXXX",
-			 t && *t ? t : "/tmp");
-		if (!mkdtemp(tmpdir))
-			snprintf(tmpdir, sizeof(tmpdir), "/tmp");
-	}
-	return tmpdir;
-}
-
-TAP_HELPER void scratch_cleanup(void)
-{
-	char cmd[PATH_MAX + 16];
-
-	if (tmpdir[0] && strcmp(tmpdir, "/tmp")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd))
-			diag("could not remove %s", tmpdir);
-	}
-}
-
 /*
- * Runs dir/prog with args (NULL-terminated) and extra environment (NULL-
- * terminated "K=V"); stdout goes to out (if not NULL).  Returns the exit
- * status, or -1 when it did not exit normally.
- */
-TAP_HELPER int run_prog(const char *prog, const char *const *env,
-		    const char *const *args, char *out, size_t outlen)
-{
-	char path[PATH_MAX];
-	const char *argv[16];
-	int pfd[2], st, i;
-	pid_t pid;
-
-	snprintf(path, sizeof(path), "%s/%s", self_dir(), prog);
-	argv[0] = path;
-	for (i = 0; args[i] && i < 14; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	if (pipe(pfd))
-		return -1;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		if (run_stderr)
-			dup2(pfd[1], 2);
-		close(pfd[0]);
-		close(pfd[1]);
-		for (i = 0; env && env[i]; i++)
-			putenv((char *)env[i]);
-		if (run_uid && (setgid(run_uid) || setuid(run_uid)))
-			_exit(126);
-		execv(path, (char *const *)argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	last_pid = pid;
-	{
-		size_t n = 0;
-		ssize_t r;
-		char buf[512];
-
-		while ((r = read(pfd[0], buf, sizeof(buf))) > 0) {
-			if (out && n + (size_t)r < outlen) {
-				memcpy(out + n, buf, (size_t)r);
-				n += (size_t)r;
-			}
-		}
-		if (out)
-			out[n] = 0;
-	}
-	close(pfd[0]);
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
-TAP_HELPER struct meter_profile *load_profile(const char *path)
-{
-	char err[256];
-	struct meter_profile *p;
-	FILE *f = fopen(path, "r");
-
-	if (!f) {
-		diag("%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	p = meter_profile_read_json(f, err, sizeof(err));
-	fclose(f);
-	if (!p)
-		diag("%s: %s", path, err);
-	return p;
-}
-
-/* A name without its C++ parameter list: "leaf(int)" is "leaf". */
-TAP_HELPER int same_name(const char *full, const char *name)
-{
-	size_t n = strlen(name);
-
-	return !strncmp(full, name, n) && (!full[n] || full[n] == '(');
-}
-
-TAP_HELPER const struct meter_func *func_named(const struct meter_profile *p,
-					   const char *name)
-{
-	size_t i;
-
-	for (i = 0; p && i < p->nfuncs; i++)
-		if (same_name(p->funcs[i].name, name))
-			return &p->funcs[i];
-	return NULL;
-}
-
-TAP_HELPER long long calls_of(const struct meter_profile *p, const char *name)
-{
-	const struct meter_func *f = func_named(p, name);
-
-	return f ? (long long)f->calls : -1;
-}
-
-/*
- * Over the truncated stacks of p: their samples, those whose leaf is the
- * function named leaf, and those whose root is the function named root.
- */
-TAP_HELPER void truncated_ends(const struct meter_profile *p, const char *leaf,
-			       const char *root, uint64_t *truncated,
-			       uint64_t *at_leaf, uint64_t *at_root)
-{
-	const struct meter_func *lf = p ? func_named(p, leaf) : NULL;
-	const struct meter_func *rt = p ? func_named(p, root) : NULL;
-	size_t i;
-
-	*truncated = *at_leaf = *at_root = 0;
-	for (i = 0; lf && rt && i < p->nstacks; i++) {
-		const struct meter_stack *st = &p->stacks[i];
-
-		if (!st->truncated || !st->depth)
-			continue;
-		*truncated += st->samples;
-		if (st->frames[st->depth - 1] == lf->id)
-			*at_leaf += st->samples;
-		if (st->frames[0] == rt->id)
-			*at_root += st->samples;
-	}
-}
-
-/* "a;b;c" for a stack, using function names. */
-TAP_HELPER void stack_string(const struct meter_profile *p,
-			 const struct meter_stack *s, char *buf, size_t len)
-{
-	size_t n = 0;
-	uint32_t i;
-
-	buf[0] = 0;
-	for (i = 0; i < s->depth && n < len; i++) {
-		const struct meter_func *f = meter_profile_find(p, s->frames[i]);
-
-		const char *nm = f ? f->name : "?";
-
-		n += (size_t)snprintf(buf + n, len - n, "%s%.*s", i ? ";" : "",
-				      (int)strcspn(nm, "("), nm);
-	}
-}
-
-TAP_HELPER uint64_t samples_of_stack(const struct meter_profile *p,
-				 const char *want)
-{
-	char buf[4096];
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < p->nstacks; i++) {
-		stack_string(p, &p->stacks[i], buf, sizeof(buf));
-		if (!strcmp(buf, want))
-			n += p->stacks[i].samples;
-	}
-	return n;
-}
-
-/*
- * Runs PROG (next to this test, or a path relative to it) with
- * METER_BACKEND=backend, METER_QUIET=1, extra ("K=V" or NULL) and its
- * profile written to scratch()/label.json; checks it exits 0 and returns
- * the profile it wrote (NULL if none).
+ * run_profile(), with "label: exits 0" as a test of its own.
  */
 TAP_HELPER struct meter_profile *run_backend(const char *prog,
 					     const char *backend,
@@ -277,44 +52,12 @@ TAP_HELPER struct meter_profile *run_backend(const char *prog,
 					     const char *label,
 					     const char *extra)
 {
-	char env_out[PATH_MAX + 16], env_b[64], path[PATH_MAX];
-	const char *env[] = { env_b, env_out, "METER_QUIET=1", extra, NULL };
-	char *c;
+	int status;
+	struct meter_profile *p = run_profile(prog, backend, args, out,
+					      outlen, label, extra, &status);
 
-	snprintf(path, sizeof(path), "%s/%s.json", scratch(), label);
-	for (c = path + strlen(scratch()) + 1; *c; c++)
-		if (*c == ' ' || *c == '/')
-			*c = '-';
-	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	snprintf(env_b, sizeof(env_b), "METER_BACKEND=%s", backend);
-	ok(run_prog(prog, env, args, out, outlen) == 0, "%s: exits 0", label);
-	return access(path, F_OK) ? NULL : load_profile(path);
-}
-
-/* The spin workload's functions, called in every mode. */
-static const char *const spin_names[] = { "main", "a", "b", "c", "spin" };
-
-/* True when a and b both call each of spin_names, equally often. */
-TAP_HELPER int same_spin_calls(const struct meter_profile *a,
-			       const struct meter_profile *b)
-{
-	size_t i;
-
-	if (!a || !b)
-		return 0;
-	for (i = 0; i < sizeof(spin_names) / sizeof(*spin_names); i++)
-		if (calls_of(a, spin_names[i]) < 1 ||
-		    calls_of(a, spin_names[i]) != calls_of(b, spin_names[i]))
-			return 0;
-	return 1;
-}
-
-/* The depth=N line a workload prints. */
-TAP_HELPER long printed_depth(const char *out)
-{
-	const char *d = strstr(out, "depth=");
-
-	return d ? atol(d + 6) : -1;
+	ok(status == 0, "%s: exits 0", label);
+	return p;
 }
 
 #endif

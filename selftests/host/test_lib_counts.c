@@ -1,45 +1,71 @@
 // SPDX-License-Identifier: MIT
 /*
  * Call counts are exact: a function called N times reports N, in each of
- * the three instrumentation modes, with the off backend (calls only, no
- * samples).
+ * the four instrumentation modes (the variants), with the off backend
+ * (calls only, no samples).  On kselftest_harness.h: one behaviour per
+ * test, each test in its own child with the workload run afresh.
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
-static void check_mode(const char *mode)
-{
-	char prog[64], label[64], out[256];
-	const char *args[] = { "counts", "1000", NULL };
+FIXTURE(counts) {
 	struct meter_profile *p;
+	char out[256];
+	int status;
+};
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s counts", mode);
-	p = run_backend(prog, "off", args, out, sizeof(out), label, NULL);
-	ok(p != NULL, "%s: off backend writes a readable JSON profile", mode);
-	if (!p)
-		return;
-	ok(!strcmp(p->backend, "off"), "%s: profile says backend off", mode);
-	ok(p->samples == 0, "%s: off backend takes no samples", mode);
-	ok(calls_of(p, "top") == 1000, "%s: top called 1000 times reports 1000 (got %lld)",
-	   mode, calls_of(p, "top"));
-	ok(calls_of(p, "mid") == 1000, "%s: mid reports 1000 calls (got %lld)",
-	   mode, calls_of(p, "mid"));
-	ok(calls_of(p, "leaf") == 4000, "%s: leaf called 4000 times reports 4000 (got %lld)",
-	   mode, calls_of(p, "leaf"));
-	ok(calls_of(p, "main") == 1, "%s: main reports 1 call", mode);
-	ok(printed_depth(out) == 1, "%s: shadow stack depth back to 1 in main (got %ld)",
-	   mode, printed_depth(out));
-	ok(p->call_cost_ps > 0, "%s: calibrated call cost in the profile (%llu ps)",
-	   mode, (unsigned long long)p->call_cost_ps);
-	meter_profile_free(p);
-}
+FIXTURE_VARIANT(counts) {
+	const char *mode;
+};
 
-int main(void)
+FIXTURE_VARIANT_ADD(counts, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(counts, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(counts, plugin) { .mode = "plugin" };
+FIXTURE_VARIANT_ADD(counts, api) { .mode = "api" };
+
+/* lib_workload's "counts 1000": main calls top 1000 times, top calls mid,
+ * mid calls leaf four times */
+FIXTURE_SETUP(counts)
 {
-	check_mode("manual");
-	check_mode("auto");
-	check_mode("plugin");
-	check_mode("api");
-	scratch_cleanup();
-	return tap_done();
+	char prog[64], label[64];
+	const char *args[] = { "counts", "1000", NULL };
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	snprintf(label, sizeof(label), "%s counts", variant->mode);
+	self->p = run_profile(prog, "off", args, self->out,
+			      sizeof(self->out), label, NULL, &self->status);
+	ASSERT_EQ(0, self->status);
+	ASSERT_NE(NULL, self->p) TH_LOG("no readable JSON profile");
 }
+
+FIXTURE_TEARDOWN(counts)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(counts, off_backend_takes_no_samples)
+{
+	EXPECT_STREQ("off", self->p->backend);
+	EXPECT_EQ(0, self->p->samples);
+}
+
+TEST_F(counts, each_function_reports_its_exact_calls)
+{
+	EXPECT_EQ(1, calls_of(self->p, "main"));
+	EXPECT_EQ(1000, calls_of(self->p, "top"));
+	EXPECT_EQ(1000, calls_of(self->p, "mid"));
+	EXPECT_EQ(4000, calls_of(self->p, "leaf"));
+}
+
+TEST_F(counts, shadow_stack_back_to_main_after_the_calls)
+{
+	EXPECT_EQ(1, printed_depth(self->out));
+}
+
+TEST_F(counts, calibrated_call_cost_in_the_profile)
+{
+	EXPECT_LT(0, self->p->call_cost_ps);
+}
+
+TEST_HARNESS_MAIN

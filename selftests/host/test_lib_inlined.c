@@ -2,42 +2,71 @@
 /*
  * A profiled function inlined into its profiled caller runs in the
  * caller's frame: it is counted, pushed above its caller (not taken for a
- * stale frame), and the stack comes back right.
+ * stale frame), and the stack comes back right; in each mode (variants),
+ * signal backend.
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
-static void check(const char *mode)
-{
-	char prog[64], label[64], out[256];
-	const char *args[] = { "inlined", "10000", NULL };
+FIXTURE(inlined) {
 	struct meter_profile *p;
-	const struct meter_func *spin;
-	uint64_t in;
+	char out[256];
+};
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label),
-		 "%s: workload with an inlined profiled function", mode);
-	p = run_backend(prog, "signal", args, out, sizeof(out), label, NULL);
-	ok(printed_depth(out) == 1, "%s: depth back to 1 (got %ld)", mode,
-	   printed_depth(out));
-	ok(calls_of(p, "inl_small") == 20000 && calls_of(p, "outer_inl") == 10000,
-	   "%s: inlined function counted (inl_small %lld, outer_inl %lld)", mode,
-	   calls_of(p, "inl_small"), calls_of(p, "outer_inl"));
-	spin = func_named(p, "spin");
-	in = p ? samples_of_stack(p, "main;outer_inl;inl_small;spin") : 0;
-	ok(spin && spin->self_samples && in * 10 >= spin->self_samples * 9,
-	   "%s: time inside it is charged through main;outer_inl;inl_small (%llu of %llu)",
-	   mode, (unsigned long long)in,
-	   spin ? (unsigned long long)spin->self_samples : 0ULL);
-	meter_profile_free(p);
-}
+FIXTURE_VARIANT(inlined) {
+	const char *mode;
+};
 
-int main(void)
+FIXTURE_VARIANT_ADD(inlined, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(inlined, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(inlined, plugin) { .mode = "plugin" };
+FIXTURE_VARIANT_ADD(inlined, api) { .mode = "api" };
+
+/* "inlined 10000": outer_inl 10000 times, inl_small inlined into it twice
+ * a call, spin under inl_small */
+FIXTURE_SETUP(inlined)
 {
-	check("manual");
-	check("auto");
-	check("plugin");
-	check("api");
-	scratch_cleanup();
-	return tap_done();
+	char prog[64], label[64];
+	const char *args[] = { "inlined", "10000", NULL };
+	int status;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	snprintf(label, sizeof(label), "%s inlined", variant->mode);
+	self->p = run_profile(prog, "signal", args, self->out,
+			      sizeof(self->out), label, NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
 }
+
+FIXTURE_TEARDOWN(inlined)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(inlined, depth_back_to_main)
+{
+	EXPECT_EQ(1, printed_depth(self->out));
+}
+
+TEST_F(inlined, inlined_function_counted)
+{
+	EXPECT_EQ(20000, calls_of(self->p, "inl_small"));
+	EXPECT_EQ(10000, calls_of(self->p, "outer_inl"));
+}
+
+TEST_F(inlined, time_inside_charged_through_its_own_frame)
+{
+	const struct meter_func *spin = func_named(self->p, "spin");
+	uint64_t in = samples_of_stack(self->p,
+				       "main;outer_inl;inl_small;spin");
+
+	ASSERT_NE(NULL, spin);
+	ASSERT_LT(0, spin->self_samples);
+	EXPECT_GE(in * 10, spin->self_samples * 9)
+		TH_LOG("%llu of spin's %llu samples under main;outer_inl;inl_small",
+		       (unsigned long long)in,
+		       (unsigned long long)spin->self_samples);
+}
+
+TEST_HARNESS_MAIN

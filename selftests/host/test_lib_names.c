@@ -5,38 +5,65 @@
  * shared library, and, where a stripped library has no symbol for a static
  * function, "module+0xoffset".
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
-int main(void)
+/* lib_names calls each function 10 times, with the off backend */
+FIXTURE(names) {
+	struct meter_profile *p;
+};
+
+FIXTURE_SETUP(names)
 {
 	char out[256], env_out[PATH_MAX + 16], path[PATH_MAX];
 	const char *env[] = { "METER_BACKEND=off", env_out, "METER_QUIET=1",
 			      NULL };
 	const char *args[] = { NULL };
-	struct meter_profile *p;
-	size_t i;
-	int unknown = 0;
 
 	snprintf(path, sizeof(path), "%s/names.json", scratch());
 	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	ok(run_prog("lib_names", env, args, out, sizeof(out)) == 0,
-	   "instrumented program with two shared libraries exits 0");
-	p = load_profile(path);
-	ok(p != NULL, "profile written");
-	ok(calls_of(p, "local_helper") == 10,
-	   "static function of the executable named from .symtab");
-	ok(calls_of(p, "dso_exported") == 10,
-	   "exported function of a shared library named");
-	ok(calls_of(p, "dso_static") == 10,
-	   "static function of a shared library named from its .symtab");
-	ok(calls_of(p, "stripped_exported") == 10,
-	   "exported function of a stripped library named from .dynsym");
-	for (i = 0; p && i < p->nfuncs; i++)
-		if (!strncmp(p->funcs[i].name, "liblibtest_stripped.so+0x", 25) &&
-		    p->funcs[i].calls == 10)
-			unknown++;
-	ok(unknown == 1, "static function of a stripped library is module+0xoffset");
-	meter_profile_free(p);
-	scratch_cleanup();
-	return tap_done();
+	ASSERT_EQ(0, run_prog("lib_names", env, args, out, sizeof(out)));
+	self->p = load_profile(path);
+	ASSERT_NE(NULL, self->p);
 }
+
+FIXTURE_TEARDOWN(names)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(names, executable_static_function_from_symtab)
+{
+	EXPECT_EQ(10, calls_of(self->p, "local_helper"));
+}
+
+TEST_F(names, shared_library_exported_function)
+{
+	EXPECT_EQ(10, calls_of(self->p, "dso_exported"));
+}
+
+TEST_F(names, shared_library_static_function_from_symtab)
+{
+	EXPECT_EQ(10, calls_of(self->p, "dso_static"));
+}
+
+TEST_F(names, stripped_library_exported_function_from_dynsym)
+{
+	EXPECT_EQ(10, calls_of(self->p, "stripped_exported"));
+}
+
+TEST_F(names, stripped_library_static_function_is_module_plus_offset)
+{
+	size_t i;
+	int unknown = 0;
+
+	for (i = 0; i < self->p->nfuncs; i++)
+		if (!strncmp(self->p->funcs[i].name,
+			     "liblibtest_stripped.so+0x", 25) &&
+		    self->p->funcs[i].calls == 10)
+			unknown++;
+	EXPECT_EQ(1, unknown);
+}
+
+TEST_HARNESS_MAIN
