@@ -53,7 +53,9 @@ def ticks_of(run):
 # the tool whose runs are each one's baseline: the same binary without
 # sampling (meter's), the plain binary (perf's)
 TICK_TOOLS = {"meter": ("meter-kernel", "off"), "floor": ("meter-floor", "off"),
-              "signal": ("meter-signal-hr", "off"), "perf": ("perf", "base")}
+              "signal": ("meter-signal-hr", "off"), "perf": ("perf", "base"),
+              "hrtimer": ("meter-hrtimer", "off"),
+              "hrtimer_floor": ("meter-hrtimer-floor", "off")}
 
 
 def tick_insns(runs):
@@ -137,10 +139,13 @@ def summary(runs, workloads):
     ti = tick_insns(runs)
     med = {k: _median(v) for k, v in ti.items()}
     m, fl, s = med["meter"], med["floor"], med["signal"]
+    h, hf = med["hrtimer"], med["hrtimer_floor"]
     ratios = {
         "meter_over_floor": m / fl if m and fl else None,
         "signal_above_floor_over_meter_above_floor":
             (s - fl) / (m - fl) if s and m and fl and m > fl else None,
+        "hrtimer_over_meter": h / m if h and m else None,
+        "hrtimer_floor_over_floor": hf / fl if hf and fl else None,
     }
     return {"tick": med, "tick_reps": ti, "ratios": ratios,
             "ticks_per_cpu_s": ticks_per_cpu_s(runs), "percall": percall(runs),
@@ -171,10 +176,14 @@ def report(p, s, workloads):
     for k, label in (("meter", "meter.ko tick"),
                      ("floor", "floor: the same timer, a handler that returns"),
                      ("signal", "SIGPROF to libmeter's handler"),
-                     ("perf", "perf record -e task-clock sample")):
+                     ("perf", "perf record -e task-clock sample"),
+                     ("hrtimer", "meter.ko tick on a bare hrtimer (--clock wall)"),
+                     ("hrtimer_floor", "floor: that hrtimer, a handler that returns")):
         p("  %-48s %10s instr  [%s]" % (label, _f(t[k]), " ".join(_f(x) for x in reps[k])))
     p("  meter / floor: %s    (signal - floor) / (meter - floor): %s" % (
         _f(ra["meter_over_floor"], 2), _f(ra["signal_above_floor_over_meter_above_floor"], 1)))
+    p("  tick designs: bare hrtimer / perf task-clock: meter's tick %s, the floors %s" % (
+        _f(ra["hrtimer_over_meter"], 3), _f(ra["hrtimer_floor_over_floor"], 3)))
     tp = s["ticks_per_cpu_s"]
     p("  meter's interrupts taken per CPU-second: %s" % ", ".join(
         "%d Hz: %s" % (k, _f(tp[k], 1)) for k in sorted(tp)) if tp else

@@ -54,6 +54,12 @@ period_ns() { echo $((1000000000 / $1)); }
 #   real-meter       its plugin build under meter-run --backend kernel
 #   meter-floor      meter-kernel with meter.ko's tick_floor set: the
 #                    tick counts the interrupt and returns (the floor)
+#   meter-hrtimer    meter-kernel with --clock wall: the same sampling
+#                    driven by a bare hrtimer of meter.ko's own instead of
+#                    perf's task-clock (the other tick design; on the
+#                    counted VM's one vCPU a spinning thread's wall time is
+#                    its CPU time)
+#   meter-hrtimer-floor  meter-hrtimer with tick_floor set
 #   meter-signal     workloads-manual, METER_BACKEND=signal
 #   meter-signal-hr  the same driven by a CLOCK_MONOTONIC timer at RATE
 #                    (BENCH_SIGNAL_HZ; the CPU-time timer set to 1 s)
@@ -71,12 +77,15 @@ run_one() {
 	base) cmd=("$B/workloads-plain" "$w" "$scale") ;;
 	off) env=(METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null)
 		cmd=("$B/workloads-manual" "$w" "$scale") ;;
-	meter-kernel|meter-auto|meter-plugin|meter-floor)
+	meter-kernel|meter-auto|meter-plugin|meter-floor|meter-hrtimer|meter-hrtimer-floor)
 		local v=manual
+		local -a clk=()
 		[ $tool = meter-auto ] && v=auto
 		[ $tool = meter-plugin ] && v=plugin
+		case $tool in meter-hrtimer*) clk=(--clock wall) ;; esac
 		cmd=(meter-run --no-progress -b kernel --period "$(period_ns "$rate")ns"
-		     -f json -o "$d/profile.json" -- "$B/workloads-$v" "$w" "$scale") ;;
+		     "${clk[@]}" -f json -o "$d/profile.json" --
+		     "$B/workloads-$v" "$w" "$scale") ;;
 	meter-signal|meter-signal-auto|meter-signal-plugin)
 		local v=manual
 		[ $tool = meter-signal-auto ] && v=auto
@@ -119,10 +128,10 @@ run_one() {
 	esac
 	# in the instruction-counting VM: the command's instructions, exactly
 	[ -z "${ICOUNT_CMD:-}" ] || cmd=("$ICOUNT_CMD" -o "$d/icount.txt" -- "${cmd[@]}")
-	[ $tool != meter-floor ] || echo 1 > /sys/module/meter/parameters/tick_floor
+	case $tool in *-floor) echo 1 > /sys/module/meter/parameters/tick_floor ;; esac
 	(cd "$d" && env "${env[@]}" "$B/timeit" "${cmd[@]}" \
 		> "$d/stdout" 2> "$d/stderr") || rc=$?
-	[ $tool != meter-floor ] || echo 0 > /sys/module/meter/parameters/tick_floor
+	case $tool in *-floor) echo 0 > /sys/module/meter/parameters/tick_floor ;; esac
 	# counted runs: free the finished session now, outside the count, so
 	# that no later run pays for its eviction
 	if [ -n "${ICOUNT_CMD:-}" ] && [ -f "$d/profile.json" ]; then
@@ -308,6 +317,7 @@ icount_part() {
 		for r in $(seq 0 "$reps"); do
 			for sc in "$s" $((2 * s)); do
 				for t in "off -" "meter-kernel 10000" "meter-floor 10000" \
+					 "meter-hrtimer 10000" "meter-hrtimer-floor 10000" \
 					 "meter-signal-hr 10000" "base -" "perf 10000"; do
 					next_id i
 					run_one "$id" "$([ $r = 0 ] && echo warmup || echo insns)" \
