@@ -6,7 +6,8 @@
  * that is not on the stack changes nothing.  The test re-runs itself as
  * the profiled program ("child") and reads back the profile.
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 #include "meter.h"
 
 static unsigned depth(void)
@@ -55,33 +56,74 @@ static int child(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+FIXTURE(api) {
+	struct meter_profile *p;
+	char out[1024];
+};
+
+FIXTURE_SETUP(api)
 {
-	char out[1024], env_out[PATH_MAX + 16], path[PATH_MAX];
+	char env_out[PATH_MAX + 16], path[PATH_MAX];
 	const char *env[] = { "METER_BACKEND=off", env_out, "METER_QUIET=1",
 			      NULL };
 	const char *args[] = { "child", NULL };
-	struct meter_profile *p;
 
-	if (argc > 1 && !strcmp(argv[1], "child"))
-		return child();
 	snprintf(path, sizeof(path), "%s/api.json", scratch());
 	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	ok(run_prog("test_lib_api", env, args, out, sizeof(out)) == 0,
-	   "API program exits 0");
-	ok(strstr(out, "distinct=1") != NULL,
-	   "each meter_record_register() gives its own record, even for one name");
-	ok(strstr(out, "balanced=0") != NULL, "balanced enter/leave pairs return to depth 0");
-	ok(strstr(out, "nested_current_is_b=1") != NULL, "the innermost entered record is current");
-	ok(strstr(out, "after_outer_leave=0") != NULL,
-	   "leaving an outer record pops the frames above it");
-	ok(strstr(out, "after_stray_leave=1 current_is_a=1") != NULL,
-	   "leaving a record that is not on the stack changes nothing");
-	ok(strstr(out, "backend=off") != NULL, "meter_backend() names the backend");
-	p = load_profile(path);
-	ok(p && func_named(p, "interp_b") && func_named(p, "interp_b")->calls == 4,
-	   "explicit records report their calls (interp_b: 4)");
-	meter_profile_free(p);
+	ASSERT_EQ(0, run_prog("test_lib_api", env, args, self->out,
+			      sizeof(self->out)));
+	self->p = load_profile(path);
+	ASSERT_NE(NULL, self->p);
+}
+
+FIXTURE_TEARDOWN(api)
+{
+	meter_profile_free(self->p);
 	scratch_cleanup();
-	return tap_done();
+}
+
+TEST_F(api, each_register_gives_its_own_record_even_for_one_name)
+{
+	EXPECT_NE(NULL, strstr(self->out, "distinct=1"));
+}
+
+TEST_F(api, balanced_enter_leave_return_to_depth_zero)
+{
+	EXPECT_NE(NULL, strstr(self->out, "balanced=0"));
+}
+
+TEST_F(api, innermost_entered_record_is_current)
+{
+	EXPECT_NE(NULL, strstr(self->out, "nested_current_is_b=1"));
+}
+
+TEST_F(api, leaving_an_outer_record_pops_the_frames_above)
+{
+	EXPECT_NE(NULL, strstr(self->out, "after_outer_leave=0"));
+}
+
+TEST_F(api, leaving_a_record_not_on_the_stack_changes_nothing)
+{
+	EXPECT_NE(NULL, strstr(self->out, "after_stray_leave=1 current_is_a=1"));
+}
+
+TEST_F(api, meter_backend_names_the_backend)
+{
+	EXPECT_NE(NULL, strstr(self->out, "backend=off"));
+}
+
+TEST_F(api, explicit_records_report_their_calls)
+{
+	const struct meter_func *b = func_named(self->p, "interp_b");
+
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(4, b->calls);
+}
+
+/* "child": the profiled program, this executable again; else the tests */
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "child"))
+		return child();
+	return test_harness_run(argc, argv);
 }

@@ -2,52 +2,76 @@
 /*
  * A C++ exception thrown through 20 profiled frames and caught 2000 times
  * leaves a correct profile: exact call counts, the shadow stack back at
- * main's depth, and no sampled stack with frames that were unwound.
+ * main's depth, and no sampled stack with frames that were unwound; in
+ * each mode (variants), signal backend.
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
-static void check(const char *mode)
-{
-	char prog[64], label[64], out[256], buf[8192];
-	const char *args[] = { "2000", "20", NULL };
+FIXTURE(exception) {
 	struct meter_profile *p;
-	size_t i, bad = 0;
+	char out[256];
+};
 
-	snprintf(prog, sizeof(prog), "lib_cxx_%s", mode);
-	snprintf(label, sizeof(label),
-		 "%s: 2000 exceptions through 20 profiled frames", mode);
-	p = run_backend(prog, "signal", args, out, sizeof(out), label, NULL);
-	ok(printed_depth(out) == 1, "%s: shadow stack back to depth 1 (got %ld)",
-	   mode, printed_depth(out));
-	if (!p) {
-		ok(0, "%s: profile written", mode);
-		return;
-	}
-	ok(calls_of(p, "thrower") == 40000 && calls_of(p, "catcher") == 2000 &&
-	   calls_of(p, "leaf") == 2000,
-	   "%s: exact counts through exceptions (thrower %lld, catcher %lld, leaf %lld)",
-	   mode, calls_of(p, "thrower"), calls_of(p, "catcher"),
-	   calls_of(p, "leaf"));
-	for (i = 0; i < p->nstacks; i++) {
-		stack_string(p, &p->stacks[i], buf, sizeof(buf));
-		if (p->stacks[i].depth > 23 ||
-		    (strncmp(buf, "main;catcher", 12) && strcmp(buf, "main;spin") &&
-		     strcmp(buf, "main"))) {
-			diag("%s: unexpected stack %s", mode, buf);
-			bad++;
-		}
-	}
-	ok(bad == 0, "%s: no sampled stack carries unwound frames", mode);
-	ok(samples_of_stack(p, "main;spin") > 0,
-	   "%s: time after the exceptions is charged to main;spin", mode);
-	meter_profile_free(p);
-}
+FIXTURE_VARIANT(exception) {
+	const char *mode;
+};
 
-int main(void)
+FIXTURE_VARIANT_ADD(exception, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(exception, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(exception, plugin) { .mode = "plugin" };
+
+/* lib_cxx 2000 20: catcher calls 20 throwers deep, 2000 times; the last
+ * throws, catcher catches and calls leaf; then main spins */
+FIXTURE_SETUP(exception)
 {
-	check("manual");
-	check("auto");
-	check("plugin");
-	scratch_cleanup();
-	return tap_done();
+	char prog[64], label[64];
+	const char *args[] = { "2000", "20", NULL };
+	int status;
+
+	snprintf(prog, sizeof(prog), "lib_cxx_%s", variant->mode);
+	snprintf(label, sizeof(label), "%s exceptions", variant->mode);
+	self->p = run_profile(prog, "signal", args, self->out,
+			      sizeof(self->out), label, NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
 }
+
+FIXTURE_TEARDOWN(exception)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(exception, shadow_stack_back_to_main)
+{
+	EXPECT_EQ(1, printed_depth(self->out));
+}
+
+TEST_F(exception, exact_counts_through_exceptions)
+{
+	EXPECT_EQ(40000, calls_of(self->p, "thrower"));
+	EXPECT_EQ(2000, calls_of(self->p, "catcher"));
+	EXPECT_EQ(2000, calls_of(self->p, "leaf"));
+}
+
+TEST_F(exception, no_sampled_stack_carries_unwound_frames)
+{
+	char buf[8192];
+	size_t i;
+
+	for (i = 0; i < self->p->nstacks; i++) {
+		stack_string(self->p, &self->p->stacks[i], buf, sizeof(buf));
+		EXPECT_GE(23, self->p->stacks[i].depth) TH_LOG("%s", buf);
+		EXPECT_TRUE(!strncmp(buf, "main;catcher", 12) ||
+			    !strcmp(buf, "main;spin") || !strcmp(buf, "main"))
+			TH_LOG("unexpected stack %s", buf);
+	}
+}
+
+TEST_F(exception, time_after_charged_to_main_spin)
+{
+	EXPECT_LT(0, samples_of_stack(self->p, "main;spin"));
+}
+
+TEST_HARNESS_MAIN

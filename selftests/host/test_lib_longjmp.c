@@ -3,57 +3,76 @@
  * longjmp out of deep recursion, 3000 times, leaves a correct profile:
  * exact call counts, the shadow stack back at main's depth, and no sampled
  * stack carrying stale frames (never deeper than the recursion, always
- * rooted at main;jumper or main;spin).
+ * rooted at main;jumper or main;spin); in each mode (variants), signal
+ * backend.
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
-static void check(const char *mode)
-{
-	char prog[64], label[64], out[256], buf[8192];
-	const char *args[] = { "longjmp", "3000", "50", NULL };
+FIXTURE(longjmp) {
 	struct meter_profile *p;
-	size_t i, bad = 0;
-	uint32_t maxdepth = 0;
+	char out[256];
+};
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s: 3000 longjmps out of 50-deep recursion",
-		 mode);
-	p = run_backend(prog, "signal", args, out, sizeof(out), label, NULL);
-	ok(printed_depth(out) == 1,
-	   "%s: shadow stack back to depth 1 afterwards (got %ld)", mode,
-	   printed_depth(out));
-	if (!p) {
-		ok(0, "%s: profile written", mode);
-		return;
-	}
-	ok(calls_of(p, "recurse") == 150000 && calls_of(p, "jumper") == 3000 &&
-	   calls_of(p, "leaf") == 3000,
-	   "%s: exact counts after longjmps (recurse %lld, jumper %lld, leaf %lld)",
-	   mode, calls_of(p, "recurse"), calls_of(p, "jumper"),
-	   calls_of(p, "leaf"));
-	for (i = 0; i < p->nstacks; i++) {
-		stack_string(p, &p->stacks[i], buf, sizeof(buf));
-		if (p->stacks[i].depth > maxdepth)
-			maxdepth = p->stacks[i].depth;
-		if (strncmp(buf, "main;jumper", 11) && strcmp(buf, "main;spin") &&
-		    strcmp(buf, "main")) {
-			diag("%s: unexpected stack %s", mode, buf);
-			bad++;
-		}
-	}
-	ok(bad == 0 && maxdepth <= 53,
-	   "%s: no sampled stack carries stale frames (deepest %u)", mode,
-	   maxdepth);
-	ok(samples_of_stack(p, "main;spin") > 0,
-	   "%s: time after the longjmps is charged to main;spin", mode);
-	meter_profile_free(p);
-}
+FIXTURE_VARIANT(longjmp) {
+	const char *mode;
+};
 
-int main(void)
+FIXTURE_VARIANT_ADD(longjmp, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(longjmp, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(longjmp, plugin) { .mode = "plugin" };
+
+/* "longjmp 3000 50": jumper recurses 50 deep and longjmps back, 3000
+ * times, calling leaf after each; then main spins */
+FIXTURE_SETUP(longjmp)
 {
-	check("manual");
-	check("auto");
-	check("plugin");
-	scratch_cleanup();
-	return tap_done();
+	char prog[64], label[64];
+	const char *args[] = { "longjmp", "3000", "50", NULL };
+	int status;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	snprintf(label, sizeof(label), "%s longjmp", variant->mode);
+	self->p = run_profile(prog, "signal", args, self->out,
+			      sizeof(self->out), label, NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
 }
+
+FIXTURE_TEARDOWN(longjmp)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(longjmp, shadow_stack_back_to_main)
+{
+	EXPECT_EQ(1, printed_depth(self->out));
+}
+
+TEST_F(longjmp, exact_counts_after_longjmps)
+{
+	EXPECT_EQ(150000, calls_of(self->p, "recurse"));
+	EXPECT_EQ(3000, calls_of(self->p, "jumper"));
+	EXPECT_EQ(3000, calls_of(self->p, "leaf"));
+}
+
+TEST_F(longjmp, no_sampled_stack_carries_stale_frames)
+{
+	char buf[8192];
+	size_t i;
+
+	for (i = 0; i < self->p->nstacks; i++) {
+		stack_string(self->p, &self->p->stacks[i], buf, sizeof(buf));
+		EXPECT_GE(53, self->p->stacks[i].depth) TH_LOG("%s", buf);
+		EXPECT_TRUE(!strncmp(buf, "main;jumper", 11) ||
+			    !strcmp(buf, "main;spin") || !strcmp(buf, "main"))
+			TH_LOG("unexpected stack %s", buf);
+	}
+}
+
+TEST_F(longjmp, time_after_charged_to_main_spin)
+{
+	EXPECT_LT(0, samples_of_stack(self->p, "main;spin"));
+}
+
+TEST_HARNESS_MAIN

@@ -6,74 +6,127 @@
  * with the plugin and calls from constructors; nothing recorded for
  * no_instrument_function or a function left out by a plugin argument;
  * calls made before libmeter's constructor run unprofiled, without a
- * crash; and a sibling call keeps its caller on the stack.
+ * crash; and a sibling call keeps its caller on the stack.  With the off
+ * and the signal backends (the variants).
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
-static void check(const char *backend)
-{
-	char label[64], out[256];
-	const char *args[] = { "1000", NULL };
+FIXTURE(corners) {
 	struct meter_profile *p;
-	const struct meter_func *spin;
-	uint64_t in;
+	char out[256];
+};
 
-	snprintf(label, sizeof(label), "plugin corners, %s backend", backend);
-	p = run_backend("lib_plugin_corners", backend, args, out, sizeof(out),
-			label, NULL);
-	ok(printed_depth(out) == 1, "%s: shadow stack back to depth 1 (got %ld)",
-	   backend, printed_depth(out));
-	ok(strstr(out, "early=3") != NULL,
-	   "%s: the program ran its three early calls", backend);
-	if (!p) {
-		ok(0, "%s: profile written", backend);
+FIXTURE_VARIANT(corners) {
+	const char *backend;
+};
+
+FIXTURE_VARIANT_ADD(corners, off) { .backend = "off" };
+FIXTURE_VARIANT_ADD(corners, signal) { .backend = "signal" };
+
+/* lib_plugin_corners 1000: each corner 1000 times */
+FIXTURE_SETUP(corners)
+{
+	char label[64];
+	const char *args[] = { "1000", NULL };
+	int status;
+
+	snprintf(label, sizeof(label), "plugin corners %s", variant->backend);
+	self->p = run_profile("lib_plugin_corners", variant->backend, args,
+			      self->out, sizeof(self->out), label, NULL,
+			      &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
+}
+
+FIXTURE_TEARDOWN(corners)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(corners, shadow_stack_back_to_main)
+{
+	EXPECT_EQ(1, printed_depth(self->out));
+}
+
+TEST_F(corners, early_calls_before_libmeter_run)
+{
+	EXPECT_NE(NULL, strstr(self->out, "early=3"));
+}
+
+TEST_F(corners, main_counted_once)
+{
+	EXPECT_EQ(1, calls_of(self->p, "main"));
+}
+
+TEST_F(corners, sibling_call_counts_both_ends)
+{
+	EXPECT_EQ(1001, calls_of(self->p, "tail_a"));
+	EXPECT_EQ(1001, calls_of(self->p, "tail_b"));
+}
+
+TEST_F(corners, variadic_function)
+{
+	EXPECT_EQ(1000, calls_of(self->p, "vsum"));
+}
+
+TEST_F(corners, noreturn_function_left_by_longjmp)
+{
+	EXPECT_EQ(1000, calls_of(self->p, "bail"));
+}
+
+TEST_F(corners, recursion_counts_every_level)
+{
+	EXPECT_EQ(5000, calls_of(self->p, "twice"));	/* twice(4) x 1000 */
+}
+
+TEST_F(corners, flat_leaf_through_uninstrumented_callers)
+{
+	EXPECT_EQ(3000, calls_of(self->p, "leaf_flat"));
+}
+
+TEST_F(corners, shared_library_built_with_the_plugin)
+{
+	EXPECT_EQ(1000, calls_of(self->p, "in_dso"));
+	EXPECT_EQ(1000, calls_of(self->p, "dso_helper"));
+}
+
+TEST_F(corners, no_instrument_function_has_no_record)
+{
+	EXPECT_GT(0, calls_of(self->p, "untouched"));
+}
+
+TEST_F(corners, excluded_function_has_no_record)
+{
+	EXPECT_GT(0, calls_of(self->p, "skipped_by_arg"));
+}
+
+/* .preinit_array runs before libmeter's constructor: not counted; the
+ * constructor's two calls are */
+TEST_F(corners, constructor_calls_counted_preinit_not)
+{
+	EXPECT_EQ(2, calls_of(self->p, "early_fn"));
+}
+
+TEST_F(corners, sibling_call_keeps_its_caller_on_the_stack)
+{
+	const struct meter_func *spin = func_named(self->p, "spin_here");
+	uint64_t in = samples_of_stack(self->p,
+				       "main;tail_a;tail_b;spin_here");
+
+	if (!strcmp(variant->backend, "off")) {
+		EXPECT_EQ(0, self->p->samples);
 		return;
 	}
-	ok(calls_of(p, "main") == 1, "%s: main counted once", backend);
-	ok(calls_of(p, "tail_a") == 1001 && calls_of(p, "tail_b") == 1001,
-	   "%s: a sibling call counts both ends (tail_a %lld, tail_b %lld)",
-	   backend, calls_of(p, "tail_a"), calls_of(p, "tail_b"));
-	ok(calls_of(p, "vsum") == 1000, "%s: variadic vsum 1000 (got %lld)",
-	   backend, calls_of(p, "vsum"));
-	ok(calls_of(p, "bail") == 1000,
-	   "%s: noreturn bail, left by longjmp, 1000 (got %lld)", backend,
-	   calls_of(p, "bail"));
-	ok(calls_of(p, "twice") == 5000,
-	   "%s: recursive twice(4) x 1000 is 5000 calls (got %lld)", backend,
-	   calls_of(p, "twice"));
-	ok(calls_of(p, "leaf_flat") == 3000,
-	   "%s: flat leaf_flat 3000, through uninstrumented callers too (got %lld)",
-	   backend, calls_of(p, "leaf_flat"));
-	ok(calls_of(p, "in_dso") == 1000 && calls_of(p, "dso_helper") == 1000,
-	   "%s: a shared library built with the plugin (in_dso %lld, dso_helper %lld)",
-	   backend, calls_of(p, "in_dso"), calls_of(p, "dso_helper"));
-	ok(calls_of(p, "untouched") < 0,
-	   "%s: no_instrument_function has no record", backend);
-	ok(calls_of(p, "skipped_by_arg") < 0,
-	   "%s: exclude-function=skipped_by_arg has no record", backend);
-	/* .preinit_array runs before libmeter's constructor: not counted;
-	 * the constructor's two calls are */
-	ok(calls_of(p, "early_fn") == 2,
-	   "%s: early_fn counts its 2 calls from a constructor, not the preinit one (got %lld)",
-	   backend, calls_of(p, "early_fn"));
-	spin = func_named(p, "spin_here");
-	in = samples_of_stack(p, "main;tail_a;tail_b;spin_here");
-	if (!strcmp(backend, "off"))
-		ok(p->samples == 0, "%s: no samples", backend);
-	else
-		ok(spin && spin->self_samples >= 100 &&
-		   in * 10 >= spin->self_samples * 9,
-		   "%s: spin_here under main;tail_a;tail_b (%llu of %llu)",
-		   backend, (unsigned long long)in,
-		   spin ? (unsigned long long)spin->self_samples : 0ULL);
-	ok(p->invalid == 0, "%s: no invalid samples", backend);
-	meter_profile_free(p);
+	ASSERT_NE(NULL, spin);
+	EXPECT_LE(100, spin->self_samples);
+	EXPECT_GE(in * 10, spin->self_samples * 9);
 }
 
-int main(void)
+TEST_F(corners, no_invalid_samples)
 {
-	check("off");
-	check("signal");
-	scratch_cleanup();
-	return tap_done();
+	EXPECT_EQ(0, self->p->invalid);
 }
+
+TEST_HARNESS_MAIN

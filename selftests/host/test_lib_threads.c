@@ -1,72 +1,110 @@
 // SPDX-License-Identifier: MIT
 /*
  * Call counts stay exact under threads: 8 threads calling leaf() 100000
- * times each report 800000, in each mode; with the signal backend every
- * thread gets its own timer and shows up in the profile.
+ * times each report 800000, in each mode and backend (the variants); with
+ * the signal backend every thread gets its own timer and shows up in the
+ * profile.  300 threads one after the other are each set up and torn
+ * down cleanly, their calls kept.
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
-static void check(const char *mode, const char *backend)
+FIXTURE(threads) {
+	struct meter_profile *p;
+};
+
+FIXTURE_VARIANT(threads) {
+	const char *mode, *backend;
+};
+
+FIXTURE_VARIANT_ADD(threads, manual_off) { "manual", "off" };
+FIXTURE_VARIANT_ADD(threads, automatic_off) { "auto", "off" };
+FIXTURE_VARIANT_ADD(threads, api_off) { "api", "off" };
+FIXTURE_VARIANT_ADD(threads, manual_signal) { "manual", "signal" };
+FIXTURE_VARIANT_ADD(threads, automatic_signal) { "auto", "signal" };
+FIXTURE_VARIANT_ADD(threads, plugin_signal) { "plugin", "signal" };
+
+/* "threads 8 100000": 8 workers at once, each calling leaf 100000 times */
+FIXTURE_SETUP(threads)
 {
 	char prog[64], label[64], out[256];
 	const char *args[] = { "threads", "8", "100000", NULL };
-	struct meter_profile *p;
+	int status;
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s/%s: 8-thread workload", mode,
-		 backend);
-	p = run_backend(prog, backend, args, out, sizeof(out), label, NULL);
-	ok(p != NULL, "%s/%s: profile written", mode, backend);
-	if (!p)
-		return;
-	ok(calls_of(p, "leaf") == 800000,
-	   "%s/%s: leaf called 8 x 100000 times reports 800000 (got %lld)",
-	   mode, backend, calls_of(p, "leaf"));
-	ok(calls_of(p, "worker") == 8, "%s/%s: worker reports 8 calls",
-	   mode, backend);
-	ok(p->nthreads == 9, "%s/%s: 9 threads listed (got %zu)", mode,
-	   backend, p->nthreads);
-	{
-		size_t i, n = 0;
-
-		for (i = 0; i < p->nfuncs; i++)
-			n += same_name(p->funcs[i].name, "leaf");
-		ok(n == 1, "%s/%s: threads first calling leaf at once make one record (%zu)",
-		   mode, backend, n);
-	}
-	meter_profile_free(p);
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	snprintf(label, sizeof(label), "%s-%s threads", variant->mode,
+		 variant->backend);
+	self->p = run_profile(prog, variant->backend, args, out, sizeof(out),
+			      label, NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
 }
 
-/* 300 threads one after the other: each set up and torn down cleanly. */
-static void churn(const char *mode, const char *backend)
+FIXTURE_TEARDOWN(threads)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(threads, calls_exact_across_eight_threads)
+{
+	EXPECT_EQ(800000, calls_of(self->p, "leaf"));
+	EXPECT_EQ(8, calls_of(self->p, "worker"));
+}
+
+TEST_F(threads, every_thread_listed)
+{
+	EXPECT_EQ(9, self->p->nthreads);
+}
+
+TEST_F(threads, threads_first_calling_at_once_make_one_record)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < self->p->nfuncs; i++)
+		n += same_name(self->p->funcs[i].name, "leaf");
+	EXPECT_EQ(1, n);
+}
+
+/* "churn 300 1000": 300 threads one after the other, 1000 leaf calls each */
+FIXTURE(churn) {
+	struct meter_profile *p;
+};
+
+FIXTURE_VARIANT(churn) {
+	const char *mode, *backend;
+};
+
+FIXTURE_VARIANT_ADD(churn, manual_signal) { "manual", "signal" };
+FIXTURE_VARIANT_ADD(churn, automatic_off) { "auto", "off" };
+FIXTURE_VARIANT_ADD(churn, plugin_signal) { "plugin", "signal" };
+
+FIXTURE_SETUP(churn)
 {
 	char prog[64], label[64], out[256];
 	const char *args[] = { "churn", "300", "1000", NULL };
-	struct meter_profile *p;
+	int status;
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label),
-		 "%s/%s: 300 short-lived threads, one after the other", mode,
-		 backend);
-	p = run_backend(prog, backend, args, out, sizeof(out), label, NULL);
-	ok(p && calls_of(p, "leaf") == 300000 && calls_of(p, "worker") == 300 &&
-	   p->nthreads == 301,
-	   "%s/%s: every exited thread's calls are kept (leaf %lld, %zu threads)",
-	   mode, backend, calls_of(p, "leaf"), p ? p->nthreads : 0);
-	meter_profile_free(p);
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	snprintf(label, sizeof(label), "%s-%s churn", variant->mode,
+		 variant->backend);
+	self->p = run_profile(prog, variant->backend, args, out, sizeof(out),
+			      label, NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
 }
 
-int main(void)
+FIXTURE_TEARDOWN(churn)
 {
-	check("manual", "off");
-	check("auto", "off");
-	check("api", "off");
-	check("manual", "signal");
-	check("auto", "signal");
-	check("plugin", "signal");
-	churn("manual", "signal");
-	churn("auto", "off");
-	churn("plugin", "signal");
+	meter_profile_free(self->p);
 	scratch_cleanup();
-	return tap_done();
 }
+
+TEST_F(churn, every_exited_thread_keeps_its_calls)
+{
+	EXPECT_EQ(300000, calls_of(self->p, "leaf"));
+	EXPECT_EQ(300, calls_of(self->p, "worker"));
+	EXPECT_EQ(301, self->p->nthreads);
+}
+
+TEST_HARNESS_MAIN
