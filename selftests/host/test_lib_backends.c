@@ -4,9 +4,10 @@
  * auto falls back to the signal backend with one line on stderr, which
  * METER_QUIET=1 silences; signal says once that it is tick-limited;
  * kernel explains that the module is missing and counts calls only;
- * METER_OUTPUT's %p is the pid.
+ * METER_OUTPUT's %p is the pid.  Skipped where meter.ko answers.
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 #include "nldump.h"
 
 static int lines(const char *s)
@@ -18,82 +19,109 @@ static int lines(const char *s)
 	return n;
 }
 
-static struct meter_profile *run(const char *const *env, char *out,
-				 size_t outlen, const char *path)
+FIXTURE(backend) {
+	char out[2048], env_out[PATH_MAX + 16], path[PATH_MAX];
+	struct meter_profile *p;
+	bool module;	/* meter.ko answers: nothing to test here */
+};
+
+/* at the top of each test (a SKIP in the setup would still run the test
+ * on this harness) */
+#define NEED_NO_MODULE() \
+	do { \
+		if (self->module) \
+			SKIP(return, "meter.ko is reachable on this machine"); \
+	} while (0)
+
+FIXTURE_SETUP(backend)
 {
+	struct meter_nl *nl;
+
+	if (meter_nl_open(&nl, self->out, sizeof(self->out)) == 0) {
+		meter_nl_close(nl);
+		self->module = true;
+		return;
+	}
+	snprintf(self->path, sizeof(self->path), "%s/b.json", scratch());
+	snprintf(self->env_out, sizeof(self->env_out), "METER_OUTPUT=%s",
+		 self->path);
+}
+
+FIXTURE_TEARDOWN(backend)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+/* lib_workload_manual "counts 100", stderr captured with stdout */
+static void run(struct _test_data_backend *self, const char *b,
+		const char *quiet)
+{
+	const char *env[] = { b, self->env_out, quiet, NULL };
 	const char *args[] = { "counts", "100", NULL };
 
 	run_stderr = 1;
-	if (run_prog("lib_workload_manual", env, args, out, outlen))
-		diag("workload failed: %s", out);
+	if (run_prog("lib_workload_manual", env, args, self->out,
+		     sizeof(self->out)))
+		printf("# workload failed: %s\n", self->out);
 	run_stderr = 0;
-	return load_profile(path);
+	self->p = load_profile(self->path);
 }
 
-int main(void)
+TEST_F(backend, auto_falls_back_to_signal_with_one_line)
 {
-	char out[2048], env_out[PATH_MAX + 16], path[PATH_MAX];
-	char pattern[PATH_MAX + 16], expect[PATH_MAX + 32];
-	struct meter_profile *p;
-	struct meter_nl *nl;
-
-	if (meter_nl_open(&nl, out, sizeof(out)) == 0) {
-		meter_nl_close(nl);
-		printf("1..0 # SKIP meter.ko is reachable on this machine\n");
-		return 4;
-	}
-	snprintf(path, sizeof(path), "%s/b.json", scratch());
-	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	{
-		const char *env[] = { "METER_BACKEND=auto", env_out, NULL };
-
-		p = run(env, out, sizeof(out), path);
-		ok(p && !strcmp(p->backend, "signal"),
-		   "auto without meter.ko: the signal backend");
-		ok(strstr(out, "meter.ko not available") && lines(out) == 2,
-		   "auto: one line on stderr says so (besides the program's own)");
-		meter_profile_free(p);
-	}
-	{
-		const char *env[] = { "METER_BACKEND=auto", "METER_QUIET=1",
-				      env_out, NULL };
-
-		p = run(env, out, sizeof(out), path);
-		ok(p && lines(out) == 1, "METER_QUIET=1: no notice");
-		meter_profile_free(p);
-	}
-	{
-		const char *env[] = { "METER_BACKEND=signal", env_out, NULL };
-
-		p = run(env, out, sizeof(out), path);
-		ok(p && !strcmp(p->backend, "signal") &&
-		   strstr(out, "scheduler tick") && lines(out) == 2,
-		   "signal: says once that it is limited to the scheduler tick");
-		meter_profile_free(p);
-	}
-	{
-		const char *env[] = { "METER_BACKEND=kernel", env_out, NULL };
-
-		p = run(env, out, sizeof(out), path);
-		ok(strstr(out, "METER_BACKEND=kernel") != NULL,
-		   "kernel without meter.ko: says why on stderr");
-		ok(p && !strcmp(p->backend, "off") && calls_of(p, "leaf") == 400,
-		   "kernel without meter.ko: counts calls only, exactly");
-		meter_profile_free(p);
-	}
-	{
-		snprintf(pattern, sizeof(pattern), "METER_OUTPUT=%s/pid-%%p.json",
-			 scratch());
-		const char *env[] = { "METER_BACKEND=off", "METER_QUIET=1",
-				      pattern, NULL };
-		const char *args[] = { "counts", "1", NULL };
-
-		ok(run_prog("lib_workload_manual", env, args, out, sizeof(out)) == 0,
-		   "off backend with %%p in METER_OUTPUT exits 0");
-		snprintf(expect, sizeof(expect), "%s/pid-%d.json", scratch(),
-			 (int)last_pid);
-		ok(access(expect, F_OK) == 0, "%%p in METER_OUTPUT is the pid");
-	}
-	scratch_cleanup();
-	return tap_done();
+	NEED_NO_MODULE();
+	run(self, "METER_BACKEND=auto", NULL);
+	ASSERT_NE(NULL, self->p);
+	EXPECT_STREQ("signal", self->p->backend);
+	EXPECT_NE(NULL, strstr(self->out, "meter.ko not available"));
+	EXPECT_EQ(2, lines(self->out)) TH_LOG("besides the program's own: %s",
+					     self->out);
 }
+
+TEST_F(backend, quiet_silences_the_notice)
+{
+	NEED_NO_MODULE();
+	run(self, "METER_BACKEND=auto", "METER_QUIET=1");
+	ASSERT_NE(NULL, self->p);
+	EXPECT_EQ(1, lines(self->out));
+}
+
+TEST_F(backend, signal_says_once_it_is_tick_limited)
+{
+	NEED_NO_MODULE();
+	run(self, "METER_BACKEND=signal", NULL);
+	ASSERT_NE(NULL, self->p);
+	EXPECT_STREQ("signal", self->p->backend);
+	EXPECT_NE(NULL, strstr(self->out, "scheduler tick"));
+	EXPECT_EQ(2, lines(self->out));
+}
+
+TEST_F(backend, kernel_without_module_says_why_and_counts_calls_only)
+{
+	NEED_NO_MODULE();
+	run(self, "METER_BACKEND=kernel", NULL);
+	EXPECT_NE(NULL, strstr(self->out, "METER_BACKEND=kernel"));
+	ASSERT_NE(NULL, self->p);
+	EXPECT_STREQ("off", self->p->backend);
+	EXPECT_EQ(400, calls_of(self->p, "leaf"));
+}
+
+TEST_F(backend, output_percent_p_is_the_pid)
+{
+	char pattern[PATH_MAX + 16], expect[PATH_MAX + 32];
+	const char *env[] = { "METER_BACKEND=off", "METER_QUIET=1", pattern,
+			      NULL };
+	const char *args[] = { "counts", "1", NULL };
+
+	NEED_NO_MODULE();
+	snprintf(pattern, sizeof(pattern), "METER_OUTPUT=%s/pid-%%p.json",
+		 scratch());
+	ASSERT_EQ(0, run_prog("lib_workload_manual", env, args, self->out,
+			      sizeof(self->out)));
+	snprintf(expect, sizeof(expect), "%s/pid-%d.json", scratch(),
+		 (int)last_pid);
+	EXPECT_EQ(0, access(expect, F_OK));
+}
+
+TEST_HARNESS_MAIN

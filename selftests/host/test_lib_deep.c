@@ -6,65 +6,135 @@
  * A stack deeper than the frames a sample keeps (300 > 128) keeps its
  * leaf-most frames, as meter.ko does: the leaf is the function running
  * (spin), the root-most (main) is what was dropped, in the profile and in
- * the folded stacks meter-stat prints from it.
+ * the folded stacks meter-stat prints from it.  Signal backend, in each
+ * mode (the variants).
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
-static void check(const char *mode)
+/* "deep N 200": recursion N deep, spin 200 ms at the bottom */
+static struct meter_profile *deep_profile(const char *mode, const char *n,
+					  char *out, size_t outlen,
+					  char *json, size_t jsonlen,
+					  int *status)
 {
-	char prog[64], label[64], out[256];
-	const char *args[] = { "deep", "3000", "200", NULL };
-	struct meter_profile *p;
-	const struct meter_func *spin;
+	char prog[64], label[64];
+	const char *args[] = { "deep", n, "200", NULL };
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s: 3000-deep recursion", mode);
-	p = run_backend(prog, "signal", args, out, sizeof(out), label, NULL);
-	ok(printed_depth(out) == 1, "%s: depth back to 1 (got %ld)", mode,
-	   printed_depth(out));
-	if (!p) {
-		ok(0, "%s: profile written", mode);
-		return;
-	}
-	ok(calls_of(p, "deep") == 3000, "%s: deep reports 3000 calls (got %lld)",
-	   mode, calls_of(p, "deep"));
-	ok(p->truncated > 0, "%s: samples past the capacity counted as truncated (%llu)",
-	   mode, (unsigned long long)p->truncated);
-	ok(p->invalid == 0, "%s: no invalid samples", mode);
-	spin = func_named(p, "spin");
-	ok(spin && spin->self_samples * 10 >= p->samples * 8,
-	   "%s: the bottom's spin keeps its self time", mode);
-	meter_profile_free(p);
+	snprintf(label, sizeof(label), "%s-deep-%s", mode, n);
+	snprintf(json, jsonlen, "%s/%s.json", scratch(), label);
+	return run_profile(prog, "signal", args, out, outlen, label, NULL,
+			   status);
 }
 
-static void leaf_kept(const char *mode)
-{
-	char prog[64], label[64], out[256], cmd[PATH_MAX * 2], line[8192];
-	const char *args[] = { "deep", "300", "200", NULL };
-	uint64_t leaf_spin, with_main, truncated;
+FIXTURE(past_capacity) {
 	struct meter_profile *p;
+	char out[256], json[PATH_MAX];
+};
+
+FIXTURE_VARIANT(past_capacity) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(past_capacity, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(past_capacity, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(past_capacity, plugin) { .mode = "plugin" };
+
+FIXTURE_SETUP(past_capacity)
+{
+	int status;
+
+	self->p = deep_profile(variant->mode, "3000", self->out,
+			       sizeof(self->out), self->json,
+			       sizeof(self->json), &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
+}
+
+FIXTURE_TEARDOWN(past_capacity)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(past_capacity, depth_back_to_main)
+{
+	EXPECT_EQ(1, printed_depth(self->out));
+}
+
+TEST_F(past_capacity, every_level_counted)
+{
+	EXPECT_EQ(3000, calls_of(self->p, "deep"));
+}
+
+TEST_F(past_capacity, samples_past_the_capacity_marked_truncated)
+{
+	EXPECT_LT(0, self->p->truncated);
+	EXPECT_EQ(0, self->p->invalid);
+}
+
+TEST_F(past_capacity, the_bottom_keeps_its_self_time)
+{
+	const struct meter_func *spin = func_named(self->p, "spin");
+
+	ASSERT_NE(NULL, spin);
+	EXPECT_GE(spin->self_samples * 10, self->p->samples * 8);
+}
+
+FIXTURE(leaf_kept) {
+	struct meter_profile *p;
+	char out[256], json[PATH_MAX];
+};
+
+FIXTURE_VARIANT(leaf_kept) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(leaf_kept, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(leaf_kept, plugin) { .mode = "plugin" };
+
+FIXTURE_SETUP(leaf_kept)
+{
+	int status;
+
+	self->p = deep_profile(variant->mode, "300", self->out,
+			       sizeof(self->out), self->json,
+			       sizeof(self->json), &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
+}
+
+FIXTURE_TEARDOWN(leaf_kept)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+/* a sample taken on the way down may end in deep: spin runs 200 ms */
+TEST_F(leaf_kept, deeper_stacks_end_in_the_running_function)
+{
+	uint64_t leaf_spin, with_main, truncated;
+
+	truncated_ends(self->p, "spin", "main", &truncated, &leaf_spin,
+		       &with_main);
+	ASSERT_LT(0, truncated);
+	EXPECT_GE(leaf_spin * 10, truncated * 9);
+	EXPECT_EQ(0, with_main) TH_LOG("the root is what is dropped");
+}
+
+TEST_F(leaf_kept, folded_stacks_end_in_the_running_function_too)
+{
+	char cmd[PATH_MAX * 2], line[8192];
 	long folded = 0, folded_bad = 0;
-	size_t i;
 	FILE *f;
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s: 300-deep recursion", mode);
-	p = run_backend(prog, "signal", args, out, sizeof(out), label, NULL);
-	truncated_ends(p, "spin", "main", &truncated, &leaf_spin, &with_main);
-	/* a sample taken on the way down may end in deep: spin runs 200 ms */
-	ok(truncated && leaf_spin * 10 >= truncated * 9 && !with_main,
-	   "%s: stacks deeper than kept end in the running function and drop the root (%llu of %llu samples end in spin, %llu start at main)",
-	   mode, (unsigned long long)leaf_spin, (unsigned long long)truncated,
-	   (unsigned long long)with_main);
-	/* the file run_backend() named after the label */
-	for (i = 0; label[i]; i++)
-		if (label[i] == ' ' || label[i] == '/')
-			label[i] = '-';
 	snprintf(cmd, sizeof(cmd),
-		 "'%s/../../tools/meter-stat' -i '%s/%s.json' -f folded --no-correction",
-		 self_dir(), scratch(), label);
+		 "'%s/../../tools/meter-stat' -i '%s' -f folded --no-correction",
+		 self_dir(), self->json);
 	f = popen(cmd, "r");
-	while (f && fgets(line, sizeof(line), f)) {
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
 		char *sp = strrchr(line, ' ');
 
 		if (!sp || sp - line < 6 || !strstr(line, "deep;deep;deep"))
@@ -74,21 +144,9 @@ static void leaf_kept(const char *mode)
 		if (strcmp(sp - 5, ";spin") && strcmp(sp - 4, "spin"))
 			folded_bad++;
 	}
-	if (f)
-		pclose(f);
-	ok(folded && !folded_bad,
-	   "%s: the folded stacks of deep samples end in spin too (%ld lines, %ld not)",
-	   mode, folded, folded_bad);
-	meter_profile_free(p);
+	pclose(f);
+	EXPECT_LT(0, folded);
+	EXPECT_EQ(0, folded_bad);
 }
 
-int main(void)
-{
-	leaf_kept("manual");
-	leaf_kept("plugin");
-	check("manual");
-	check("auto");
-	check("plugin");
-	scratch_cleanup();
-	return tap_done();
-}
+TEST_HARNESS_MAIN
