@@ -7,14 +7,22 @@
  */
 #include <dlfcn.h>
 
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
 static char preload[PATH_MAX + 16];
 
-/* The workload's profile with env (NULL-terminated) added. */
+static void __attribute__((constructor)) set_preload(void)
+{
+	snprintf(preload, sizeof(preload),
+		 "LD_PRELOAD=%s/../../lib/libmeter-alloc.so", self_dir());
+}
+
+/* "alloc 1000" with env (NULL-terminated) added: allocator makes 1000 x
+ * (malloc, calloc, realloc), 400 bytes a round */
 static struct meter_profile *run_alloc(const char *mode, const char *label,
 				       const char *const *extra, char *out,
-				       size_t outlen)
+				       size_t outlen, int *status)
 {
 	char prog[64], env_out[PATH_MAX + 16], path[PATH_MAX];
 	const char *args[] = { "alloc", "1000", NULL };
@@ -28,24 +36,8 @@ static struct meter_profile *run_alloc(const char *mode, const char *label,
 	for (i = 0; extra[i] && n < 7; i++)
 		env[n++] = extra[i];
 	env[n] = NULL;
-	ok(run_prog(prog, env, args, out, outlen) == 0, "%s, %s: exits 0",
-	   mode, label);
+	*status = run_prog(prog, env, args, out, outlen);
 	return access(path, F_OK) ? NULL : load_profile(path);
-}
-
-static void counted(const char *mode)
-{
-	const char *env[] = { preload, "METER_ALLOC=1", "METER_QUIET=1",
-			      NULL };
-	struct meter_profile *p = run_alloc(mode, "preloaded", env, NULL, 0);
-	const struct meter_func *f = func_named(p, "allocator");
-
-	ok(f && f->alloc_calls == 3000,
-	   "%s: 1000 x (malloc, calloc, realloc) are 3000 allocation calls of allocator (got %llu)",
-	   mode, f ? (unsigned long long)f->alloc_calls : 0ULL);
-	ok(f && f->alloc_bytes == 400000, "%s: and 400000 bytes (got %llu)",
-	   mode, f ? (unsigned long long)f->alloc_bytes : 0ULL);
-	meter_profile_free(p);
 }
 
 static bool none_counted(const struct meter_profile *p)
@@ -60,64 +52,102 @@ static bool none_counted(const struct meter_profile *p)
 	return true;
 }
 
-static void not_counted(void)
-{
-	const char *asked[] = { "METER_ALLOC=1", NULL };
-	const char *loaded[] = { preload, "METER_QUIET=1", NULL };
+FIXTURE(counted) {
 	struct meter_profile *p;
-	char out[8192];
+};
 
-	run_stderr = 1;
-	p = run_alloc("manual", "not-preloaded", asked, out, sizeof(out));
-	run_stderr = 0;
-	ok(none_counted(p),
-	   "METER_ALLOC=1 without libmeter-alloc.so: nothing is counted");
-	ok(strstr(out, "libmeter-alloc.so") != NULL,
-	   "and libmeter says that the preload library is missing");
-	meter_profile_free(p);
+FIXTURE_VARIANT(counted) {
+	const char *mode;
+};
 
-	p = run_alloc("manual", "not-asked", loaded, NULL, 0);
-	ok(none_counted(p),
-	   "libmeter-alloc.so without METER_ALLOC=1: nothing is counted");
-	meter_profile_free(p);
+FIXTURE_VARIANT_ADD(counted, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(counted, automatic) { .mode = "auto" };
+
+FIXTURE_SETUP(counted)
+{
+	const char *env[] = { preload, "METER_ALLOC=1", "METER_QUIET=1",
+			      NULL };
+	int status;
+
+	self->p = run_alloc(variant->mode, "preloaded", env, NULL, 0, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
 }
 
-/* Which object a symbol found from libmeter.so's handle comes from. */
-static void no_interposition(void)
+FIXTURE_TEARDOWN(counted)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(counted, allocation_calls_charged_to_the_current_function)
+{
+	const struct meter_func *f = func_named(self->p, "allocator");
+
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(3000, f->alloc_calls);
+}
+
+TEST_F(counted, allocated_bytes_charged_to_the_current_function)
+{
+	const struct meter_func *f = func_named(self->p, "allocator");
+
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(400000, f->alloc_bytes);
+}
+
+TEST(asked_without_the_preload_library_counts_nothing_and_says_why)
+{
+	const char *asked[] = { "METER_ALLOC=1", NULL };
+	struct meter_profile *p;
+	char out[8192];
+	int status;
+
+	run_stderr = 1;
+	p = run_alloc("manual", "not-preloaded", asked, out, sizeof(out),
+		      &status);
+	run_stderr = 0;
+	EXPECT_EQ(0, status);
+	EXPECT_TRUE(none_counted(p));
+	EXPECT_NE(NULL, strstr(out, "libmeter-alloc.so"));
+	meter_profile_free(p);
+	scratch_cleanup();
+}
+
+TEST(preloaded_without_being_asked_counts_nothing)
+{
+	const char *loaded[] = { preload, "METER_QUIET=1", NULL };
+	struct meter_profile *p;
+	int status;
+
+	p = run_alloc("manual", "not-asked", loaded, NULL, 0, &status);
+	EXPECT_EQ(0, status);
+	EXPECT_TRUE(none_counted(p));
+	meter_profile_free(p);
+	scratch_cleanup();
+}
+
+/* which object a symbol found from libmeter.so's handle comes from */
+TEST(libmeter_replaces_no_allocator)
 {
 	static const char *const names[] = { "malloc", "calloc", "realloc",
 					     "free" };
 	char lib[PATH_MAX];
-	unsigned i, own = 0;
+	unsigned int i;
 	void *h;
 
 	snprintf(lib, sizeof(lib), "%s/../../lib/libmeter.so.1", self_dir());
 	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	ok(h != NULL, "libmeter.so.1 loads (%s)", h ? "ok" : dlerror());
-	if (!h)
-		return;
+	ASSERT_NE(NULL, h) TH_LOG("%s", dlerror());
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		Dl_info info;
 		void *s = dlsym(h, names[i]);
 
-		if (s && dladdr(s, &info) && info.dli_fname &&
-		    strstr(info.dli_fname, "libmeter"))
-			own++;
+		EXPECT_FALSE(s && dladdr(s, &info) && info.dli_fname &&
+			     strstr(info.dli_fname, "libmeter"))
+			TH_LOG("libmeter.so defines %s", names[i]);
 	}
-	ok(own == 0,
-	   "libmeter.so defines none of malloc, calloc, realloc, free (%u do)",
-	   own);
 	dlclose(h);
 }
 
-int main(void)
-{
-	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s/../../lib/libmeter-alloc.so",
-		 self_dir());
-	counted("manual");
-	counted("auto");
-	not_counted();
-	no_interposition();
-	scratch_cleanup();
-	return tap_done();
-}
+TEST_HARNESS_MAIN

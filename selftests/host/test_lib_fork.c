@@ -2,84 +2,34 @@
 /*
  * A forked child gets its own profile: its own output file (METER_OUTPUT
  * with %p), only its own calls (the parent's are not counted twice), and
- * the parent's cookie as its parent_cookie.
+ * the parent's cookie as its parent_cookie.  Forks while threads make
+ * profiled calls leave no child holding a lock.  Signal backend, in each
+ * mode (the variants).
  */
 #include <dirent.h>
 
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
-static void check(const char *mode)
+/* Runs the workload with its profiles written to DIR/out.PID.json; the
+ * number of files, the first two loaded into pp[] */
+static int run_files(const char *mode, const char *what, const char *n,
+		     char *out, size_t outlen, int *status,
+		     struct meter_profile **pp, int keep, int *exact100)
 {
-	char prog[64], out[256], env_out[PATH_MAX + 16], dir[PATH_MAX];
-	char path[PATH_MAX];
+	char prog[64], env_out[PATH_MAX + 16], dir[PATH_MAX], path[PATH_MAX];
 	const char *env[] = { "METER_BACKEND=signal", env_out,
 			      "METER_QUIET=1", NULL };
-	const char *args[] = { "fork", "1000", NULL };
-	struct meter_profile *pp[2] = { NULL, NULL }, *parent = NULL,
-			     *child = NULL;
+	const char *args[] = { what, n, NULL };
 	struct dirent *de;
 	DIR *d;
-	int n = 0;
+	int files = 0;
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(dir, sizeof(dir), "%s/fork-%s", scratch(), mode);
+	snprintf(dir, sizeof(dir), "%s/%s-%s", scratch(), what, mode);
 	mkdir(dir, 0700);
 	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s/out.%%p.json", dir);
-	ok(run_prog(prog, env, args, out, sizeof(out)) == 0,
-	   "%s: forking workload exits 0", mode);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (n < 2)
-			pp[n] = load_profile(path);
-		n++;
-	}
-	if (d)
-		closedir(d);
-	ok(n == 2, "%s: parent and child each wrote their own file (%d files)",
-	   mode, n);
-	if (n != 2 || !pp[0] || !pp[1])
-		goto out;
-	parent = calls_of(pp[0], "main") == 1 && pp[0]->parent_cookie == 0 ?
-		 pp[0] : pp[1];
-	child = parent == pp[0] ? pp[1] : pp[0];
-	ok(parent->pid != child->pid, "%s: the two files are two processes",
-	   mode);
-	ok(calls_of(parent, "leaf") == 1000,
-	   "%s: parent's leaf reports its 1000 calls (got %lld)", mode,
-	   calls_of(parent, "leaf"));
-	ok(calls_of(child, "leaf") == 2000,
-	   "%s: child's leaf reports only its own 2000 calls (got %lld)", mode,
-	   calls_of(child, "leaf"));
-	ok(child->parent_cookie == parent->cookie && parent->cookie,
-	   "%s: child's parent_cookie is the parent's cookie", mode);
-out:
-	meter_profile_free(pp[0]);
-	meter_profile_free(pp[1]);
-}
-
-/* Forks while 4 threads make profiled calls: no child inherits a lock. */
-static void busy(const char *mode)
-{
-	char prog[64], out[256], env_out[PATH_MAX + 16], dir[PATH_MAX];
-	char path[PATH_MAX];
-	const char *env[] = { "METER_BACKEND=signal", env_out,
-			      "METER_QUIET=1", NULL };
-	const char *args[] = { "forkbusy", "30", NULL };
-	struct dirent *de;
-	DIR *d;
-	int files = 0, exact = 0;
-
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(dir, sizeof(dir), "%s/forkbusy-%s", scratch(), mode);
-	mkdir(dir, 0700);
-	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s/out.%%p.json", dir);
-	ok(run_prog(prog, env, args, out, sizeof(out)) == 0 &&
-	   strstr(out, "children_failed=0"),
-	   "%s: 30 forks while 4 threads make profiled calls: every child exits 0",
-	   mode);
+	*status = run_prog(prog, env, args, out, outlen);
 	d = opendir(dir);
 	while (d && (de = readdir(d))) {
 		struct meter_profile *p;
@@ -88,26 +38,115 @@ static void busy(const char *mode)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		p = load_profile(path);
+		if (exact100 && p && p->parent_cookie &&
+		    calls_of(p, "leaf") == 100)
+			(*exact100)++;
+		if (files < keep)
+			pp[files] = p;
+		else
+			meter_profile_free(p);
 		files++;
-		if (p && p->parent_cookie && calls_of(p, "leaf") == 100)
-			exact++;
-		meter_profile_free(p);
 	}
 	if (d)
 		closedir(d);
-	ok(files == 31 && exact == 30,
-	   "%s: 30 children's files with exactly their own 100 calls (%d files, %d exact)",
-	   mode, files, exact);
+	return files;
 }
 
-int main(void)
+FIXTURE(fork) {
+	struct meter_profile *pp[2], *parent, *child;
+};
+
+FIXTURE_VARIANT(fork) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(fork, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(fork, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(fork, plugin) { .mode = "plugin" };
+
+/* "fork 1000": the parent calls leaf 1000 times, forks, the child 2000 */
+FIXTURE_SETUP(fork)
 {
-	check("manual");
-	check("auto");
-	check("plugin");
-	busy("manual");
-	busy("auto");
-	busy("plugin");
-	scratch_cleanup();
-	return tap_done();
+	char out[256];
+	int status, files;
+
+	files = run_files(variant->mode, "fork", "1000", out, sizeof(out),
+			  &status, self->pp, 2, NULL);
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(2, files) TH_LOG("parent and child each write their own file");
+	ASSERT_NE(NULL, self->pp[0]);
+	ASSERT_NE(NULL, self->pp[1]);
+	self->parent = calls_of(self->pp[0], "main") == 1 &&
+		       self->pp[0]->parent_cookie == 0 ?
+		       self->pp[0] : self->pp[1];
+	self->child = self->parent == self->pp[0] ? self->pp[1] : self->pp[0];
 }
+
+FIXTURE_TEARDOWN(fork)
+{
+	meter_profile_free(self->pp[0]);
+	meter_profile_free(self->pp[1]);
+	scratch_cleanup();
+}
+
+TEST_F(fork, the_two_files_are_two_processes)
+{
+	EXPECT_NE(self->parent->pid, self->child->pid);
+}
+
+TEST_F(fork, parent_reports_its_own_calls)
+{
+	EXPECT_EQ(1000, calls_of(self->parent, "leaf"));
+}
+
+TEST_F(fork, child_reports_only_its_own_calls)
+{
+	EXPECT_EQ(2000, calls_of(self->child, "leaf"));
+}
+
+TEST_F(fork, child_names_the_parent_cookie)
+{
+	EXPECT_NE(0, self->parent->cookie);
+	EXPECT_EQ(self->parent->cookie, self->child->parent_cookie);
+}
+
+FIXTURE(forkbusy) {
+	char out[256];
+	int status, files, exact;
+};
+
+FIXTURE_VARIANT(forkbusy) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(forkbusy, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(forkbusy, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(forkbusy, plugin) { .mode = "plugin" };
+
+/* "forkbusy 30": 30 forks while 4 threads make profiled calls; each
+ * child calls leaf 100 times */
+FIXTURE_SETUP(forkbusy)
+{
+	self->files = run_files(variant->mode, "forkbusy", "30", self->out,
+				sizeof(self->out), &self->status, NULL, 0,
+				&self->exact);
+}
+
+FIXTURE_TEARDOWN(forkbusy)
+{
+	scratch_cleanup();
+}
+
+TEST_F(forkbusy, every_child_exits_0)
+{
+	EXPECT_EQ(0, self->status);
+	EXPECT_NE(NULL, strstr(self->out, "children_failed=0"));
+}
+
+TEST_F(forkbusy, each_child_file_has_exactly_its_own_calls)
+{
+	EXPECT_EQ(31, self->files);
+	EXPECT_EQ(30, self->exact);
+}
+
+TEST_HARNESS_MAIN
