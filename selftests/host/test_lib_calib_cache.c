@@ -7,7 +7,8 @@
  * manual and automatic modes keep a line each; METER_CACHE_DIR=off keeps
  * nothing.
  */
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 
 static char dir[PATH_MAX], file[PATH_MAX + 16], env_dir[PATH_MAX + 32];
 
@@ -69,85 +70,149 @@ static void write_cache(const char *text)
 	}
 }
 
-int main(void)
+/* a fresh cache directory for this test's process */
+static void cache_in_scratch(void)
 {
-	char key[400], text[600];
-	uint64_t first, kept, c;
-	int lines;
-
 	snprintf(dir, sizeof(dir), "%s/cache", scratch());
 	snprintf(file, sizeof(file), "%s/calibration", dir);
 	snprintf(env_dir, sizeof(env_dir), "METER_CACHE_DIR=%s", dir);
+}
 
-	first = cost_of("manual", "first", NULL);
-	lines = read_cache("manual", &kept, key, sizeof(key));
-	ok(lines == 1 && kept && kept == first,
-	   "the first process measures and keeps its figures (%d line, %llu ps, profile %llu ps)",
-	   lines, (unsigned long long)kept, (unsigned long long)first);
-	ok(strstr(key, "build=") && strstr(key, "|cpu=") &&
-	   strstr(key, "|kernel=") && strstr(key, "|mode=manual"),
-	   "the key names the build, the CPU, the kernel and the mode (%s)",
-	   key);
+/* a first run's key, and a file whose line for it has the sentinel cost
+ * 777 (the speed check's figure kept as measured) */
+static void kept_sentinel(char *key, size_t len)
+{
+	char line[512] = "", text[600];
+	uint64_t kept;
+	char *sp;
+	FILE *f;
 
-	/* A sentinel cost proves where a later process took its figures:
-	 * the speed check's figure is the one just measured. */
-	{
-		FILE *f = fopen(file, "r");
-		char line[512] = "";
-		char *sp;
-
-		if (f) {
-			if (!fgets(line, sizeof(line), f))
-				line[0] = 0;
-			fclose(f);
-		}
-		sp = strrchr(line, ' ');
-		snprintf(text, sizeof(text), "%s 777 333 %s", key,
-			 sp ? sp + 1 : "1000\n");
+	cost_of("manual", "first", NULL);
+	read_cache("manual", &kept, key, len);
+	f = fopen(file, "r");
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
 	}
+	sp = strrchr(line, ' ');
+	snprintf(text, sizeof(text), "%s 777 333 %s", key,
+		 sp ? sp + 1 : "1000\n");
 	write_cache(text);
-	c = cost_of("manual", "kept", NULL);
-	ok(c == 777, "a later process takes the kept figures (777 ps, got %llu)",
-	   (unsigned long long)c);
+}
 
+FIXTURE(cache) {
+	char key[400];
+};
+
+FIXTURE_SETUP(cache)
+{
+	cache_in_scratch();
+}
+
+FIXTURE_TEARDOWN(cache)
+{
+	scratch_cleanup();
+}
+
+TEST_F(cache, first_process_measures_and_keeps_its_figures)
+{
+	uint64_t first = cost_of("manual", "first", NULL), kept;
+
+	ASSERT_LT(0, first);
+	EXPECT_EQ(1, read_cache("manual", &kept, self->key,
+				sizeof(self->key)));
+	EXPECT_EQ(first, kept);
+}
+
+TEST_F(cache, key_names_build_cpu_kernel_and_mode)
+{
+	uint64_t kept;
+
+	cost_of("manual", "first", NULL);
+	read_cache("manual", &kept, self->key, sizeof(self->key));
+	EXPECT_NE(NULL, strstr(self->key, "build="));
+	EXPECT_NE(NULL, strstr(self->key, "|cpu="));
+	EXPECT_NE(NULL, strstr(self->key, "|kernel="));
+	EXPECT_NE(NULL, strstr(self->key, "|mode=manual")) TH_LOG("%s", self->key);
+}
+
+TEST_F(cache, later_process_takes_the_kept_figures)
+{
+	kept_sentinel(self->key, sizeof(self->key));
+	EXPECT_EQ(777, cost_of("manual", "kept", NULL));
+}
+
+TEST_F(cache, calibrate_1_measures_again_and_replaces_the_line)
+{
+	uint64_t c, kept;
+
+	kept_sentinel(self->key, sizeof(self->key));
 	c = cost_of("manual", "forced", "METER_CALIBRATE=1");
-	read_cache("manual", &kept, key, sizeof(key));
-	ok(c != 777 && kept == c,
-	   "METER_CALIBRATE=1 measures again and replaces the line (%llu ps)",
-	   (unsigned long long)c);
+	read_cache("manual", &kept, self->key, sizeof(self->key));
+	EXPECT_NE(777, c);
+	EXPECT_EQ(c, kept);
+}
 
-	snprintf(text, sizeof(text), "X%s 777 333 1000\n", key);
-	write_cache(text);
-	c = cost_of("manual", "otherkey", NULL);
-	lines = read_cache("manual", &kept, key, sizeof(key));
-	ok(c != 777 && lines == 2,
-	   "another machine's line is not used, and kept beside ours (%d lines)",
-	   lines);
+TEST_F(cache, another_machines_line_is_not_used_and_kept)
+{
+	char text[600];
+	uint64_t kept;
 
-	snprintf(text, sizeof(text), "%s 777 333 1\n", key);
+	kept_sentinel(self->key, sizeof(self->key));
+	snprintf(text, sizeof(text), "X%s 777 333 1000\n", self->key);
 	write_cache(text);
-	c = cost_of("manual", "speed", NULL);
-	ok(c != 777,
-	   "figures kept at another speed (an uninstrumented call of 1 ps) are measured over");
+	EXPECT_NE(777, cost_of("manual", "otherkey", NULL));
+	EXPECT_EQ(2, read_cache("manual", &kept, self->key,
+				sizeof(self->key)));
+}
+
+/* an uninstrumented call of 1 ps: kept at another speed */
+TEST_F(cache, figures_kept_at_another_speed_are_measured_over)
+{
+	char text[600];
+
+	kept_sentinel(self->key, sizeof(self->key));
+	snprintf(text, sizeof(text), "%s 777 333 1\n", self->key);
+	write_cache(text);
+	EXPECT_NE(777, cost_of("manual", "speed", NULL));
+}
+
+TEST_F(cache, file_that_does_not_parse_is_measured_over_and_replaced)
+{
+	uint64_t c, kept;
 
 	write_cache("\x01\x02garbage 12 x\nkey 0 0 0\n\n");
 	c = cost_of("manual", "garbage", NULL);
-	lines = read_cache("manual", &kept, key, sizeof(key));
-	ok(c && lines == 1 && kept == c,
-	   "a file that does not parse is measured over and replaced (%d line)",
-	   lines);
-
-	c = cost_of("auto", "auto", NULL);
-	lines = read_cache("auto", &kept, key, sizeof(key));
-	ok(lines == 2 && kept == c,
-	   "the automatic mode keeps a line of its own (%d lines)", lines);
-
-	snprintf(env_dir, sizeof(env_dir), "METER_CACHE_DIR=off");
-	unlink(file);
-	c = cost_of("manual", "off", NULL);
-	ok(c && access(file, F_OK) != 0,
-	   "METER_CACHE_DIR=off: measured, nothing kept");
-
-	scratch_cleanup();
-	return tap_done();
+	ASSERT_LT(0, c);
+	EXPECT_EQ(1, read_cache("manual", &kept, self->key,
+				sizeof(self->key)));
+	EXPECT_EQ(c, kept);
 }
+
+TEST_F(cache, automatic_mode_keeps_a_line_of_its_own)
+{
+	uint64_t c, kept;
+
+	cost_of("manual", "first", NULL);
+	c = cost_of("auto", "auto", NULL);
+	EXPECT_EQ(2, read_cache("auto", &kept, self->key, sizeof(self->key)));
+	EXPECT_EQ(c, kept);
+}
+
+/* off wins over the default place ($XDG_CACHE_HOME/meter), which would
+ * be this test's directory */
+TEST_F(cache, cache_dir_off_measures_and_keeps_nothing)
+{
+	char xdg[PATH_MAX + 32], dflt[PATH_MAX + 32];
+
+	snprintf(xdg, sizeof(xdg), "XDG_CACHE_HOME=%s", scratch());
+	snprintf(dflt, sizeof(dflt), "%s/meter/calibration", scratch());
+	snprintf(env_dir, sizeof(env_dir), "METER_CACHE_DIR=off");
+	EXPECT_LT(0, cost_of("manual", "off", xdg));
+	EXPECT_NE(0, access(dflt, F_OK));
+	EXPECT_NE(0, access(file, F_OK));
+	EXPECT_NE(0, access("off/calibration", F_OK)) TH_LOG("off taken as a path");
+}
+
+TEST_HARNESS_MAIN

@@ -4,12 +4,14 @@
  * first profiled call registers it: mmap, timers, libc's vectorised string
  * functions) leave the caller's registers alone: integer, floating-point
  * and AVX arguments are intact after the macro, on fresh threads, for
- * every backend.  The test re-runs itself as the profiled program.
+ * every backend (the variants).  The test re-runs itself as the profiled
+ * program.
  */
 #include <pthread.h>
 #include <immintrin.h>
 
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 #include "meter.h"
 
 #define NOINLINE __attribute__((noinline, noclone))
@@ -120,26 +122,45 @@ static int child(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+FIXTURE(regs) {
+	char out[256];
+};
+
+FIXTURE_VARIANT(regs) {
+	const char *backend;
+};
+
+FIXTURE_VARIANT_ADD(regs, off) { .backend = "off" };
+FIXTURE_VARIANT_ADD(regs, signal) { .backend = "signal" };
+/* without meter.ko: registration fails, every call takes the slow path */
+FIXTURE_VARIANT_ADD(regs, kernel) { .backend = "kernel" };
+
+FIXTURE_SETUP(regs)
 {
-	static const char *const backends[] = { "off", "signal", "kernel" };
 	const char *args[] = { "child", NULL };
 	struct meter_profile *p;
-	char out[256], label[64];
-	size_t i;
+	int status;
 
+	p = run_profile("test_lib_regs", variant->backend, args, self->out,
+			sizeof(self->out), variant->backend, NULL, &status);
+	meter_profile_free(p);
+	ASSERT_EQ(0, status);
+}
+
+FIXTURE_TEARDOWN(regs)
+{
+	scratch_cleanup();
+}
+
+TEST_F(regs, arguments_intact_after_the_slow_paths)
+{
+	EXPECT_NE(NULL, strstr(self->out, "bad=0")) TH_LOG("%s", self->out);
+}
+
+/* "child": the profiled program, this executable again; else the tests */
+int main(int argc, char **argv)
+{
 	if (argc > 1 && !strcmp(argv[1], "child"))
 		return child();
-	/* kernel without meter.ko: registration fails, every call slow */
-	for (i = 0; i < sizeof(backends) / sizeof(*backends); i++) {
-		snprintf(label, sizeof(label), "%s", backends[i]);
-		p = run_backend("test_lib_regs", backends[i], args, out,
-				sizeof(out), label, NULL);
-		ok(strstr(out, "bad=0") != NULL,
-		   "%s: arguments intact after the slow paths (%.*s)",
-		   backends[i], (int)strcspn(out, "\n"), out);
-		meter_profile_free(p);
-	}
-	scratch_cleanup();
-	return tap_done();
+	return test_harness_run(argc, argv);
 }
