@@ -11,7 +11,8 @@
 #include <math.h>
 #include <time.h>
 
-#include "lib_tap.h"
+#include "kselftest_harness.h"
+#include "lib_run.h"
 #include "meter.h"
 
 #define NOINLINE __attribute__((noinline, noclone))
@@ -106,50 +107,6 @@ static int child(void)
 	return 0;
 }
 
-/* Every function of a has the same calls in b (and there is one). */
-static int same_calls(const struct meter_profile *a,
-		      const struct meter_profile *b)
-{
-	size_t i;
-
-	if (!a || !b || !a->nfuncs)
-		return 0;
-	for (i = 0; i < a->nfuncs; i++)
-		if (calls_of(b, a->funcs[i].name) != (long long)a->funcs[i].calls)
-			return 0;
-	return 1;
-}
-
-/* lib_workload built with -DMETER_FLAT against the stacked build. */
-static void workload_flat(void)
-{
-	static const char *const runs[][4] = {
-		{ "counts", "1000", NULL },
-		{ "threads", "4", "1000", NULL },
-		{ "longjmp", "300", "20", NULL },
-	};
-	struct meter_profile *m, *f;
-	char out[1024], label[64];
-	size_t i;
-
-	for (i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
-		snprintf(label, sizeof(label), "stacked %s", runs[i][0]);
-		m = run_backend("lib_workload_manual", "off", runs[i], out,
-				sizeof(out), label, NULL);
-		snprintf(label, sizeof(label), "-DMETER_FLAT %s", runs[i][0]);
-		f = run_backend("lib_workload_flat", "off", runs[i], out,
-				sizeof(out), label, NULL);
-		ok(printed_depth(out) == 0,
-		   "-DMETER_FLAT %s: nothing pushed (depth=%ld)", runs[i][0],
-		   printed_depth(out));
-		ok(same_calls(m, f),
-		   "-DMETER_FLAT %s: the same call counts as METER_FUNCTION()",
-		   runs[i][0]);
-		meter_profile_free(m);
-		meter_profile_free(f);
-	}
-}
-
 static double share(const struct meter_profile *p, const char *name)
 {
 	const struct meter_func *f = func_named(p, name);
@@ -161,52 +118,130 @@ static double share(const struct meter_profile *p, const char *name)
 	return f && all ? 100.0 * (double)f->self_samples / (double)all : -1;
 }
 
-int main(int argc, char **argv)
-{
-	const char *args[] = { "child", NULL };
-	static const struct {
-		const char *name;
-		double pct;
-	} want[] = {
-		{ "parent", 100.0 / 4.5 }, { "flat_spin", 200.0 / 4.5 },
-		{ "flat_mid", 100.0 / 4.5 }, { "stacked_child", 50.0 / 4.5 },
-	};
-	const struct meter_func *f;
+/* this executable as the profiled program, signal backend at 1 ms */
+FIXTURE(flat) {
 	struct meter_profile *p;
 	char out[1024];
+};
+
+FIXTURE_SETUP(flat)
+{
+	const char *args[] = { "child", NULL };
+	int status;
+
+	self->p = run_profile("test_lib_flat", "signal", args, self->out,
+			      sizeof(self->out), "flat signal",
+			      "METER_PERIOD_NS=1000000", &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
+}
+
+FIXTURE_TEARDOWN(flat)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(flat, return_makes_the_caller_current_again_depth_unchanged)
+{
+	EXPECT_NE(NULL, strstr(self->out, "restored=1 current_main=1 depth=1"))
+		TH_LOG("%s", self->out);
+}
+
+TEST_F(flat, exact_call_counts)
+{
+	EXPECT_EQ(100000, calls_of(self->p, "tiny"));
+	EXPECT_EQ(1, calls_of(self->p, "flat_spin"));
+	EXPECT_EQ(1, calls_of(self->p, "flat_mid"));
+	EXPECT_EQ(1, calls_of(self->p, "stacked_child"));
+	EXPECT_EQ(1, calls_of(self->p, "parent"));
+}
+
+/* burnt: parent 100 ms, flat_spin 200, flat_mid 2 x 50, stacked_child 50 */
+TEST_F(flat, self_time_where_it_was_spent)
+{
+	EXPECT_GT(8.0, fabs(share(self->p, "parent") - 100.0 / 4.5));
+	EXPECT_GT(8.0, fabs(share(self->p, "flat_spin") - 200.0 / 4.5));
+	EXPECT_GT(8.0, fabs(share(self->p, "flat_mid") - 100.0 / 4.5));
+	EXPECT_GT(8.0, fabs(share(self->p, "stacked_child") - 50.0 / 4.5));
+}
+
+/* the stack rule: the stacked chain, then the flat function */
+TEST_F(flat, flat_function_is_the_leaf_over_the_stacked_chain)
+{
+	const struct meter_func *f = func_named(self->p, "flat_spin");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_LT(0, f->self_samples);
+	EXPECT_EQ(f->self_samples,
+		  samples_of_stack(self->p, "child;parent;flat_spin"));
+	EXPECT_EQ(f->self_samples, f->total_samples);
+}
+
+TEST_F(flat, stacked_callee_hangs_from_the_nearest_stacked_frame)
+{
+	EXPECT_LT(0, samples_of_stack(self->p, "child;parent;stacked_child"));
+	EXPECT_EQ(0, samples_of_stack(self->p,
+				      "child;parent;flat_mid;stacked_child"));
+}
+
+/* lib_workload built with -DMETER_FLAT against the stacked build */
+FIXTURE(flat_build) {
+	struct meter_profile *m, *f;
+	char out[1024];
+};
+
+FIXTURE_VARIANT(flat_build) {
+	const char *args[4];
+};
+
+FIXTURE_VARIANT_ADD(flat_build, counts) { { "counts", "1000", NULL } };
+FIXTURE_VARIANT_ADD(flat_build, threads) { { "threads", "4", "1000", NULL } };
+FIXTURE_VARIANT_ADD(flat_build, longjmp) { { "longjmp", "300", "20", NULL } };
+
+FIXTURE_SETUP(flat_build)
+{
+	int status;
+
+	self->m = run_profile("lib_workload_manual", "off", variant->args,
+			      self->out, sizeof(self->out), "stacked", NULL,
+			      &status);
+	ASSERT_EQ(0, status);
+	self->f = run_profile("lib_workload_flat", "off", variant->args,
+			      self->out, sizeof(self->out), "flat", NULL,
+			      &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->m);
+	ASSERT_NE(NULL, self->f);
+}
+
+FIXTURE_TEARDOWN(flat_build)
+{
+	meter_profile_free(self->m);
+	meter_profile_free(self->f);
+	scratch_cleanup();
+}
+
+TEST_F(flat_build, nothing_pushed)
+{
+	EXPECT_EQ(0, printed_depth(self->out));
+}
+
+TEST_F(flat_build, same_call_counts_as_the_stacked_build)
+{
 	size_t i;
 
+	ASSERT_LT(0, self->m->nfuncs);
+	for (i = 0; i < self->m->nfuncs; i++)
+		EXPECT_EQ((long long)self->m->funcs[i].calls,
+			  calls_of(self->f, self->m->funcs[i].name))
+			TH_LOG("%s", self->m->funcs[i].name);
+}
+
+/* "child": the profiled program, this executable again; else the tests */
+int main(int argc, char **argv)
+{
 	if (argc > 1 && !strcmp(argv[1], "child"))
 		return child();
-	p = run_backend("test_lib_flat", "signal", args, out, sizeof(out),
-			"flat, signal", "METER_PERIOD_NS=1000000");
-	ok(strstr(out, "restored=1 current_main=1 depth=1") != NULL,
-	   "a flat function's return makes its caller current again, depth unchanged (%.*s)",
-	   (int)strcspn(out, "\n"), out);
-	ok(p != NULL, "profile written");
-	if (!p)
-		return tap_done();
-	ok(calls_of(p, "tiny") == 100000 && calls_of(p, "flat_spin") == 1 &&
-	   calls_of(p, "flat_mid") == 1 && calls_of(p, "stacked_child") == 1 &&
-	   calls_of(p, "parent") == 1,
-	   "exact call counts (tiny %lld of 100000)", calls_of(p, "tiny"));
-	for (i = 0; i < sizeof(want) / sizeof(*want); i++)
-		ok(fabs(share(p, want[i].name) - want[i].pct) < 8.0,
-		   "%s: self %.1f%% of the samples (expected %.1f%%)",
-		   want[i].name, share(p, want[i].name), want[i].pct);
-	/* the stack rule: the stacked chain, then the flat function */
-	f = func_named(p, "flat_spin");
-	ok(f && f->self_samples &&
-	   samples_of_stack(p, "child;parent;flat_spin") == f->self_samples &&
-	   f->total_samples == f->self_samples,
-	   "flat_spin's samples have the stack child;parent;flat_spin (%llu of %llu)",
-	   (unsigned long long)samples_of_stack(p, "child;parent;flat_spin"),
-	   f ? (unsigned long long)f->self_samples : 0ULL);
-	ok(samples_of_stack(p, "child;parent;stacked_child") > 0 &&
-	   samples_of_stack(p, "child;parent;flat_mid;stacked_child") == 0,
-	   "a stacked callee of a flat function hangs from the nearest stacked frame");
-	meter_profile_free(p);
-	workload_flat();
-	scratch_cleanup();
-	return tap_done();
+	return test_harness_run(argc, argv);
 }
