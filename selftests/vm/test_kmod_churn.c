@@ -60,10 +60,21 @@ int main(void)
 		for (k = 0; k < PER_WAVE; k++)
 			pthread_join(th[k], NULL);
 	}
-	p = ku_profile(nl, cookie, 0);
-	for (i = 0; i < p->nthreads; i++) {
-		sum += p->threads[i].samples;
-		exited += p->threads[i].exited;
+	/*
+	 * pthread_join() returns when the thread's tid is cleared, in
+	 * exit_mm(), before the exit tracepoint that lists it as exited:
+	 * on a slow kernel the last ones may still be on their way.
+	 */
+	for (k = 0; k < 500; k++) {
+		p = ku_profile(nl, cookie, 0);
+		for (i = 0, sum = 0, exited = 0; i < p->nthreads; i++) {
+			sum += p->threads[i].samples;
+			exited += p->threads[i].exited;
+		}
+		if (exited >= WAVES * PER_WAVE || k == 499)
+			break;
+		meter_profile_free(p);
+		usleep(10000);
 	}
 	ku_diag("%zu threads, %zu exited, %llu samples, threads' sum %llu",
 		p->nthreads, exited, (unsigned long long)p->samples,
