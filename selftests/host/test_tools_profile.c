@@ -6,27 +6,11 @@
  * on random corruption of a valid file (an error message or a valid
  * profile, never a crash).
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kselftest_harness.h"
 #include "model.h"
-
-static int n, fails;
-
-static void check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n++;
-	printf("%sok %d - ", cond ? "" : "not ", n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		fails++;
-}
 
 static struct meter_profile *appel(uint32_t id_main, uint32_t id_f,
 				   uint32_t id_g, uint32_t id_p)
@@ -89,112 +73,174 @@ static struct meter_profile *from_json(const char *s, size_t len, char *err,
 	return p;
 }
 
-int main(void)
+/* two runs of Appel's program, ids dense and sparse, merged */
+FIXTURE(model) {
+	struct meter_profile *a, *b, *m;
+};
+
+FIXTURE_SETUP(model)
 {
-	struct meter_profile *a, *b, *m, *r;
-	const struct meter_func *f;
-	char err[300], *json, *json2;
-	size_t len, len2, i, bad = 0, oneline = 0, parsed = 0;
-	uint32_t rec[] = { 5, 9, 9, 9 };
+	self->a = appel(1, 2, 3, 4);
+	self->b = appel(40, 7, 9, 2);	/* unsorted ids */
+	self->m = meter_profile_new();
+	meter_profile_merge(self->m, self->a);
+	meter_profile_merge(self->m, self->b);
+}
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..20\n");
+FIXTURE_TEARDOWN(model)
+{
+	meter_profile_free(self->a);
+	meter_profile_free(self->b);
+	meter_profile_free(self->m);
+}
 
-	a = appel(1, 2, 3, 4);
-	check(meter_profile_find(a, 3) && !strcmp(meter_profile_find(a, 3)->name,
-						  "g"),
-	      "find: dense ids");
-	b = appel(40, 7, 9, 2);	/* unsorted ids */
-	check(meter_profile_find(b, 9) &&
-	      !strcmp(meter_profile_find(b, 9)->name, "g") &&
-	      !meter_profile_find(b, 3), "find: unsorted, sparse ids");
-	check(meter_profile_find(a, 1)->total_samples == 1010 &&
-	      meter_profile_find(a, 2)->total_samples == 900 &&
-	      meter_profile_find(a, 4)->total_samples == 1000,
-	      "compute_totals: each function's samples from the stacks");
+TEST_F(model, find_dense_ids)
+{
+	ASSERT_NE(NULL, meter_profile_find(self->a, 3));
+	EXPECT_STREQ("g", meter_profile_find(self->a, 3)->name);
+}
 
-	r = meter_profile_new();
+TEST_F(model, find_unsorted_sparse_ids)
+{
+	ASSERT_NE(NULL, meter_profile_find(self->b, 9));
+	EXPECT_STREQ("g", meter_profile_find(self->b, 9)->name);
+	EXPECT_EQ(NULL, meter_profile_find(self->b, 3));
+}
+
+TEST_F(model, totals_from_the_stacks)
+{
+	EXPECT_EQ(1010, meter_profile_find(self->a, 1)->total_samples);
+	EXPECT_EQ(900, meter_profile_find(self->a, 2)->total_samples);
+	EXPECT_EQ(1000, meter_profile_find(self->a, 4)->total_samples);
+}
+
+TEST(recursive_function_total_counts_once_per_sample)
+{
+	struct meter_profile *r = meter_profile_new();
+	const uint32_t rec[] = { 5, 9, 9, 9 };
+
 	meter_profile_add_func(r, 5, "main");
 	meter_profile_add_func(r, 9, "fib");
 	meter_profile_add_stack(r, rec, 4, 7);
 	meter_profile_compute_totals(r);
-	check(meter_profile_find(r, 9)->total_samples == 7,
-	      "compute_totals: a recursive function counts once per sample");
-
-	m = meter_profile_new();
-	meter_profile_merge(m, a);
-	meter_profile_merge(m, b);
-	f = by_name(m, "is_prime");
-	check(f && f->calls == 400 && f->self_samples == 2000 &&
-	      f->total_samples == 2000, "merge: counts add up, matched by name "
-	      "across different ids");
-	check(m->nfuncs == 4 && m->nstacks == 3 && m->stacks[0].samples == 1800,
-	      "merge: identical stacks (after renumbering) add their samples");
-	check(m->runs == 2 && m->samples == 2020 && m->nthreads == 2,
-	      "merge: runs, counters and threads add up");
-	meter_profile_merge(m, r);
+	EXPECT_EQ(7, meter_profile_find(r, 9)->total_samples);
 	meter_profile_free(r);
-	check(m->nfuncs == 5 && by_name(m, "fib") && by_name(m, "main")->calls == 2,
-	      "merge: new names are added, old ones matched");
-	check(meter_profile_find(m, by_name(m, "fib")->id) == by_name(m, "fib"),
-	      "merge: ids stay unique and findable");
+}
 
-	{
-		/* A stack naming an id the profile does not name. */
-		struct meter_profile *u = meter_profile_new();
-		const uint32_t fr[] = { 1, 77 };
-		struct meter_profile *v;
-		char *uj;
-		size_t ul;
+TEST_F(model, merge_adds_counts_matched_by_name_across_ids)
+{
+	const struct meter_func *f = by_name(self->m, "is_prime");
 
-		meter_profile_add_func(u, 1, "main");
-		meter_profile_add_stack(u, fr, 2, 5);
-		v = meter_profile_new();
-		meter_profile_merge(v, u);
-		uj = to_json(v, &ul);
-		meter_profile_free(u);
-		u = from_json(uj, ul, err, sizeof(err));
-		check(by_name(v, "[id 77]") && u != NULL,
-		      "merge: an id without a name becomes \"[id 77]\", and "
-		      "the JSON reads back");
-		free(uj);
-		meter_profile_free(u);
-		meter_profile_free(v);
-	}
-	{
-		/*
-		 * The same, named in place (a kernel dump's id that its
-		 * records lack): "[id 77]", as merges name it, with its
-		 * samples from the stacks, once per stack however often.
-		 */
-		struct meter_profile *u = meter_profile_new();
-		const uint32_t f1[] = { 1, 77 }, f2[] = { 1, 77, 2, 77 };
-		const struct meter_func *x;
-		size_t added;
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(400, f->calls);
+	EXPECT_EQ(2000, f->self_samples);
+	EXPECT_EQ(2000, f->total_samples);
+}
 
-		meter_profile_add_func(u, 1, "main");
-		meter_profile_add_func(u, 2, "cb");
-		meter_profile_add_stack(u, f1, 2, 5);
-		meter_profile_add_stack(u, f2, 4, 3);
-		added = meter_profile_name_unknown_ids(u);
-		x = by_name(u, "[id 77]");
-		check(added == 1 && x && x->id == 77 && x->self_samples == 8 &&
-		      x->total_samples == 8 &&
-		      meter_profile_name_unknown_ids(u) == 0,
-		      "an unnamed id named in place: \"[id 77]\", self 8, "
-		      "total 8, once");
-		meter_profile_free(u);
-	}
+TEST_F(model, merge_adds_identical_stacks_after_renumbering)
+{
+	EXPECT_EQ(4, self->m->nfuncs);
+	ASSERT_EQ(3, self->m->nstacks);
+	EXPECT_EQ(1800, self->m->stacks[0].samples);
+}
 
-	json = to_json(m, &len);
+TEST_F(model, merge_adds_runs_counters_and_threads)
+{
+	EXPECT_EQ(2, self->m->runs);
+	EXPECT_EQ(2020, self->m->samples);
+	EXPECT_EQ(2, self->m->nthreads);
+}
+
+TEST_F(model, merge_adds_new_names_and_keeps_ids_unique)
+{
+	struct meter_profile *r = meter_profile_new();
+	const uint32_t rec[] = { 5, 9, 9, 9 };
+
+	meter_profile_add_func(r, 5, "main");
+	meter_profile_add_func(r, 9, "fib");
+	meter_profile_add_stack(r, rec, 4, 7);
+	meter_profile_compute_totals(r);
+	meter_profile_merge(self->m, r);
+	meter_profile_free(r);
+	EXPECT_EQ(5, self->m->nfuncs);
+	ASSERT_NE(NULL, by_name(self->m, "fib"));
+	EXPECT_EQ(2, by_name(self->m, "main")->calls);
+	EXPECT_EQ(by_name(self->m, "fib"),
+		  meter_profile_find(self->m, by_name(self->m, "fib")->id));
+}
+
+/* a stack naming an id the profile does not name */
+TEST(merge_names_an_unnamed_id_and_the_json_reads_back)
+{
+	struct meter_profile *u = meter_profile_new(), *v, *w;
+	const uint32_t fr[] = { 1, 77 };
+	char err[300], *uj;
+	size_t ul;
+
+	meter_profile_add_func(u, 1, "main");
+	meter_profile_add_stack(u, fr, 2, 5);
+	v = meter_profile_new();
+	meter_profile_merge(v, u);
+	uj = to_json(v, &ul);
+	w = from_json(uj, ul, err, sizeof(err));
+	EXPECT_NE(NULL, by_name(v, "[id 77]"));
+	EXPECT_NE(NULL, w) TH_LOG("%s", err);
+	free(uj);
+	meter_profile_free(u);
+	meter_profile_free(v);
+	meter_profile_free(w);
+}
+
+/*
+ * The same, named in place (a kernel dump's id that its records lack):
+ * "[id 77]", as merges name it, with its samples from the stacks, once
+ * per stack however often.
+ */
+TEST(unnamed_id_named_in_place_once)
+{
+	struct meter_profile *u = meter_profile_new();
+	const uint32_t f1[] = { 1, 77 }, f2[] = { 1, 77, 2, 77 };
+	const struct meter_func *x;
+
+	meter_profile_add_func(u, 1, "main");
+	meter_profile_add_func(u, 2, "cb");
+	meter_profile_add_stack(u, f1, 2, 5);
+	meter_profile_add_stack(u, f2, 4, 3);
+	EXPECT_EQ(1, meter_profile_name_unknown_ids(u));
+	x = by_name(u, "[id 77]");
+	ASSERT_NE(NULL, x);
+	EXPECT_EQ(77, x->id);
+	EXPECT_EQ(8, x->self_samples);
+	EXPECT_EQ(8, x->total_samples);
+	EXPECT_EQ(0, meter_profile_name_unknown_ids(u));
+	meter_profile_free(u);
+}
+
+TEST_F(model, json_write_read_write_same_bytes)
+{
+	char err[300], *json, *json2 = NULL;
+	size_t len, len2 = 0;
+	struct meter_profile *r;
+
+	json = to_json(self->m, &len);
 	r = from_json(json, len, err, sizeof(err));
-	json2 = r ? to_json(r, &len2) : NULL;
-	check(json2 && len == len2 && !memcmp(json, json2, len),
-	      "json: write, read, write gives the same bytes");
+	ASSERT_NE(NULL, r) TH_LOG("%s", err);
+	json2 = to_json(r, &len2);
+	EXPECT_EQ(len, len2);
+	EXPECT_EQ(0, memcmp(json, json2, len < len2 ? len : len2));
 	meter_profile_free(r);
+	free(json);
 	free(json2);
+}
 
-	/* Every proper prefix of a valid file is refused with one line. */
+/* every proper prefix of a valid file */
+TEST_F(model, json_every_truncation_refused_with_one_line)
+{
+	char err[300], *json;
+	size_t len, i, bad = 0, oneline = 0;
+	struct meter_profile *r;
+
+	json = to_json(self->m, &len);
 	for (i = 0; i < len - 1; i++) {
 		r = from_json(json, i, err, sizeof(err));
 		if (r) {
@@ -205,18 +251,24 @@ int main(void)
 		if (err[0] && !strchr(err, '\n'))
 			oneline++;
 	}
-	check(bad == len - 1, "json: all %zu truncations are refused", len - 1);
-	check(oneline == bad, "json: each with a one-line message");
+	EXPECT_EQ(len - 1, bad);
+	EXPECT_EQ(bad, oneline);
+	free(json);
+}
 
-	/*
-	 * Random corruption: an error in one line, or a profile that is
-	 * whole: what the reader accepts, the writer writes back and the
-	 * reader takes again unchanged (a half-checked profile would not
-	 * survive the round trip).
-	 */
+/*
+ * Random corruption: an error in one line, or a profile that is whole:
+ * what the reader accepts, the writer writes back and the reader takes
+ * again unchanged (a half-checked profile would not survive the round
+ * trip).
+ */
+TEST_F(model, json_corruption_refused_in_one_line_or_read_whole)
+{
+	size_t len, i, bad = 0, oneline = 0, parsed = 0, stable = 0;
+	char err[300], *json = to_json(self->m, &len);
+	struct meter_profile *r;
+
 	srand(12345);
-	bad = oneline = parsed = 0;
-	size_t stable = 0;
 	for (i = 0; i < 3000; i++) {
 		char *c = malloc(len);
 		int k, flips = 1 + rand() % 4;
@@ -246,90 +298,113 @@ int main(void)
 		}
 		free(c);
 	}
-	check(bad > 0 && oneline == bad,
-	      "json: 3000 corrupted files: %zu refused, each with one line",
-	      bad);
-	check(stable == parsed,
-	      "json: the %zu corrupted files accepted are whole profiles "
-	      "(%zu survive a write and a read unchanged)", parsed, stable);
+	TH_LOG("%zu refused, %zu accepted", bad, parsed);
+	EXPECT_LT(0, bad);
+	EXPECT_EQ(bad, oneline);
+	EXPECT_EQ(parsed, stable);
+	free(json);
+}
+
+TEST(json_unknown_version_refused)
+{
+	char err[300];
+	struct meter_profile *r;
 
 	r = from_json("{\"format\":\"meter-profile\",\"version\":2}", 38, err,
 		      sizeof(err));
-	check(!r && strstr(err, "version 2"), "json: unknown version refused: %s",
-	      err);
-	{
-		/* Deep nesting is refused, not recursed into. */
-		char deep[4096];
-
-		memset(deep, '[', sizeof(deep));
-		memcpy(deep, "{\"a\":", 5);
-		r = from_json(deep, sizeof(deep), err, sizeof(err));
-		check(!r && strstr(err, "nested deeper"),
-		      "json: nesting depth is bounded: %s", err);
-	}
-	{
-		const char *dup = "{\"format\":\"meter-profile\",\"version\":1,"
-			"\"period_ns\":1,\"samples\":0,\"functions\":[{\"id\":1,"
-			"\"name\":\"a\"},{\"id\":1,\"name\":\"b\"}],\"stacks\":[]}";
-
-		r = from_json(dup, strlen(dup), err, sizeof(err));
-		check(!r && strstr(err, "appears twice"),
-		      "json: duplicate function ids refused: %s", err);
-	}
-
-	{
-		/*
-		 * Numbers json-c bends: past 2^64 - 1 it saturates, so a
-		 * counter of 2^64 - 1 is refused as out of range too; NaN
-		 * and fractions are not integers.  Cookies are strings,
-		 * exact past 2^53; numbers, as older files wrote, still read.
-		 */
-		static const struct {
-			const char *field, *want;
-		} cases[] = {
-			{ "\"samples\":18446744073709551616", "out of range" },
-			{ "\"samples\":18446744073709551615", "out of range" },
-			{ "\"samples\":NaN", "non-negative integer" },
-			{ "\"samples\":1.5", "non-negative integer" },
-			{ "\"samples\":-1", "non-negative integer" },
-			{ "\"samples\":0,\"cookie\":\"18446744073709551616\"",
-			  "decimal integer" },
-			{ "\"samples\":0,\"cookie\":\"12x\"", "decimal integer" },
-			{ "\"samples\":0,\"command\":\"a\\u0000b\"", "u0000" },
-			{ "\"samples\":0,\"cookie\":\"18446744073709551615\"",
-			  NULL },
-			{ "\"samples\":0,\"cookie\":9007199254740993", NULL },
-		};
-		char text[400];
-		size_t k;
-		int right = 0;
-
-		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-			int n = snprintf(text, sizeof(text),
-				"{\"format\":\"meter-profile\",\"version\":1,"
-				"\"period_ns\":1,%s,\"functions\":[],"
-				"\"stacks\":[]}", cases[k].field);
-
-			err[0] = 0;
-			r = from_json(text, (size_t)n, err, sizeof(err));
-			if (cases[k].want ? !r && strstr(err, cases[k].want) :
-			    r && r->cookie == (k == 8 ? UINT64_MAX :
-					       9007199254740993ull))
-				right++;
-			else
-				printf("# %s: %s\n", cases[k].field,
-				       r ? "accepted" : err);
-			meter_profile_free(r);
-		}
-		check(right == (int)k,
-		      "json: 2^64 and its saturation, NaN, fractions, negatives, bad cookie strings and \\u0000 refused; cookies 2^64 - 1 (string) and 2^53 + 1 (number) exact (%d of %zu)",
-		      right, k);
-	}
-
-	free(json);
-	meter_profile_free(a);
-	meter_profile_free(b);
-	meter_profile_free(m);
-	printf("# %d failed\n", fails);
-	return fails ? 1 : 0;
+	EXPECT_EQ(NULL, r);
+	EXPECT_NE(NULL, strstr(err, "version 2")) TH_LOG("%s", err);
 }
+
+/* deep nesting is refused, not recursed into */
+TEST(json_nesting_depth_bounded)
+{
+	char err[300], deep[4096];
+	struct meter_profile *r;
+
+	memset(deep, '[', sizeof(deep));
+	memcpy(deep, "{\"a\":", 5);
+	r = from_json(deep, sizeof(deep), err, sizeof(err));
+	EXPECT_EQ(NULL, r);
+	EXPECT_NE(NULL, strstr(err, "nested deeper")) TH_LOG("%s", err);
+}
+
+TEST(json_duplicate_function_ids_refused)
+{
+	const char *dup = "{\"format\":\"meter-profile\",\"version\":1,"
+		"\"period_ns\":1,\"samples\":0,\"functions\":[{\"id\":1,"
+		"\"name\":\"a\"},{\"id\":1,\"name\":\"b\"}],\"stacks\":[]}";
+	char err[300];
+	struct meter_profile *r;
+
+	r = from_json(dup, strlen(dup), err, sizeof(err));
+	EXPECT_EQ(NULL, r);
+	EXPECT_NE(NULL, strstr(err, "appears twice")) TH_LOG("%s", err);
+}
+
+/*
+ * Numbers json-c bends: past 2^64 - 1 it saturates, so a counter of
+ * 2^64 - 1 is refused as out of range too; NaN and fractions are not
+ * integers.  Cookies are strings, exact past 2^53; numbers, as older
+ * files wrote, still read.
+ */
+FIXTURE(number) {
+	struct meter_profile *r;
+	char err[300];
+};
+
+FIXTURE_VARIANT(number) {
+	const char *field, *want;	/* want NULL: read, with cookie */
+	uint64_t cookie;
+};
+
+FIXTURE_VARIANT_ADD(number, past_2_64) {
+	"\"samples\":18446744073709551616", "out of range", 0 };
+FIXTURE_VARIANT_ADD(number, saturation_2_64_minus_1) {
+	"\"samples\":18446744073709551615", "out of range", 0 };
+FIXTURE_VARIANT_ADD(number, nan) {
+	"\"samples\":NaN", "non-negative integer", 0 };
+FIXTURE_VARIANT_ADD(number, fraction) {
+	"\"samples\":1.5", "non-negative integer", 0 };
+FIXTURE_VARIANT_ADD(number, negative) {
+	"\"samples\":-1", "non-negative integer", 0 };
+FIXTURE_VARIANT_ADD(number, cookie_string_past_2_64) {
+	"\"samples\":0,\"cookie\":\"18446744073709551616\"", "decimal integer", 0 };
+FIXTURE_VARIANT_ADD(number, cookie_string_not_decimal) {
+	"\"samples\":0,\"cookie\":\"12x\"", "decimal integer", 0 };
+FIXTURE_VARIANT_ADD(number, nul_in_a_string) {
+	"\"samples\":0,\"command\":\"a\\u0000b\"", "u0000", 0 };
+FIXTURE_VARIANT_ADD(number, cookie_string_2_64_minus_1_exact) {
+	"\"samples\":0,\"cookie\":\"18446744073709551615\"", NULL, UINT64_MAX };
+FIXTURE_VARIANT_ADD(number, cookie_number_2_53_plus_1_exact) {
+	"\"samples\":0,\"cookie\":9007199254740993", NULL, 9007199254740993ull };
+
+FIXTURE_SETUP(number)
+{
+	char text[400];
+	int n = snprintf(text, sizeof(text),
+			 "{\"format\":\"meter-profile\",\"version\":1,"
+			 "\"period_ns\":1,%s,\"functions\":[],"
+			 "\"stacks\":[]}", variant->field);
+
+	self->r = from_json(text, (size_t)n, self->err, sizeof(self->err));
+}
+
+FIXTURE_TEARDOWN(number)
+{
+	meter_profile_free(self->r);
+}
+
+TEST_F(number, refused_or_read_exactly)
+{
+	if (variant->want) {
+		EXPECT_EQ(NULL, self->r);
+		EXPECT_NE(NULL, strstr(self->err, variant->want))
+			TH_LOG("%s", self->err);
+	} else {
+		ASSERT_NE(NULL, self->r) TH_LOG("%s", self->err);
+		EXPECT_EQ(variant->cookie, self->r->cookie);
+	}
+}
+
+TEST_HARNESS_MAIN

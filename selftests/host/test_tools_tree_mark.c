@@ -5,31 +5,16 @@
  * any order, descendants marked through any depth and from a run's
  * token, a cycle of cookies (bad input from the kernel or a file) marked
  * as no tree and walked in bounded time, and 100,000 sessions in one
- * chain marked in what an O(n log n) walk takes, not a quadratic one.
+ * chain marked in what an O(n log n) walk takes, not a quadratic one
+ * (the harness's 30 s timeout fails a quadratic walk; it does not hang).
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "kselftest_harness.h"
 #include "tree.h"
-
-static int n, fails;
-
-static void check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n++;
-	printf("%sok %d - ", cond ? "" : "not ", n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		fails++;
-}
 
 /* n sessions with cookies 1000 + i and the parents given (0: none). */
 static struct meter_profile **sessions(size_t count, const uint64_t *parents)
@@ -62,55 +47,89 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int main(void)
+/*
+ * 0 <- 1 <- 2 (listed child first: 2's parent is 1, 1's is 0),
+ * 3 linked to token 77, 4 a child of 3, 5 unrelated, 6 <-> 7 a cycle
+ */
+FIXTURE(tree) {
+	struct meter_profile **list;
+	size_t count;
+	uint64_t token;
+	bool in[8];
+};
+
+FIXTURE_SETUP(tree)
 {
-	/*
-	 * 0 <- 1 <- 2 (listed child first: 2's parent is 1, 1's is 0),
-	 * 3 linked to token 77, 4 a child of 3, 5 unrelated, 6 <-> 7 a cycle
-	 */
-	const uint64_t parents[] = { 0, 1000, 1001, 77, 1003, 0, 1007, 1006 };
-	const size_t count = sizeof(parents) / sizeof(parents[0]);
-	struct meter_profile **list = sessions(count, parents);
-	uint64_t token = 77, *chain;
-	size_t parent[8], m, i, big = 100000;
-	bool in[8] = { 0 }, *bin;
+	static const uint64_t parents[] = { 0, 1000, 1001, 77, 1003, 0,
+					    1007, 1006 };
+
+	self->count = sizeof(parents) / sizeof(parents[0]);
+	self->list = sessions(self->count, parents);
+	self->token = 77;
+}
+
+FIXTURE_TEARDOWN(tree)
+{
+	sessions_free(self->list, self->count);
+}
+
+TEST_F(tree, parents_found_by_cookie_a_token_is_none)
+{
+	size_t parent[8];
+
+	ASSERT_EQ(0, meter_tree_parents(self->list, self->count, parent));
+	EXPECT_EQ(self->count, parent[0]);
+	EXPECT_EQ(0, parent[1]);
+	EXPECT_EQ(1, parent[2]);
+	EXPECT_EQ(self->count, parent[3]);
+	EXPECT_EQ(3, parent[4]);
+	EXPECT_EQ(self->count, parent[5]);
+	EXPECT_EQ(7, parent[6]);
+	EXPECT_EQ(6, parent[7]);
+}
+
+TEST_F(tree, root_marks_its_descendants_at_any_depth_only)
+{
+	self->in[0] = true;
+	EXPECT_EQ(3, meter_tree_mark(self->list, self->count, self->in,
+				     NULL, 0));
+	EXPECT_TRUE(self->in[1] && self->in[2]);
+	EXPECT_FALSE(self->in[3] || self->in[5] || self->in[6]);
+}
+
+TEST_F(tree, token_marks_the_sessions_linked_to_it_and_theirs)
+{
+	EXPECT_EQ(2, meter_tree_mark(self->list, self->count, self->in,
+				     &self->token, 1));
+	EXPECT_TRUE(self->in[3] && self->in[4]);
+	EXPECT_FALSE(self->in[0]);
+}
+
+TEST_F(tree, nothing_marked_nothing_linked_no_tree)
+{
+	EXPECT_EQ(0, meter_tree_mark(self->list, self->count, self->in,
+				     NULL, 0));
+}
+
+TEST_F(tree, cycle_of_cookies_ends)
+{
+	self->in[6] = true;
+	EXPECT_EQ(4, meter_tree_mark(self->list, self->count, self->in,
+				     &self->token, 1));
+	EXPECT_TRUE(self->in[6] && self->in[7]);
+	EXPECT_FALSE(self->in[0]);
+}
+
+/* one chain, each the parent of the one before it in the list */
+TEST(chain_of_100000_parents_after_children_all_marked)
+{
+	size_t big = 100000, i, m;
+	uint64_t token = 77, *chain = calloc(big, sizeof(*chain));
+	bool *bin = calloc(big, sizeof(*bin));
+	struct meter_profile **list;
 	double t;
 
-	alarm(60);	/* a quadratic walk fails by this, it does not hang */
-	printf("TAP version 13\n1..6\n");
-	check(!meter_tree_parents(list, count, parent) && parent[0] == count &&
-	      parent[1] == 0 && parent[2] == 1 && parent[4] == 3 &&
-	      parent[3] == count && parent[5] == count && parent[6] == 7 &&
-	      parent[7] == 6,
-	      "parents found by cookie, a token or no parent is none");
-
-	in[0] = true;
-	m = meter_tree_mark(list, count, in, NULL, 0);
-	check(m == 3 && in[0] && in[1] && in[2] && !in[3] && !in[5] && !in[6],
-	      "a root's descendants at any depth are marked (%zu), nothing else",
-	      m);
-
-	memset(in, 0, sizeof(in));
-	m = meter_tree_mark(list, count, in, &token, 1);
-	check(m == 2 && in[3] && in[4] && !in[0],
-	      "a run's token marks the sessions linked to it and theirs (%zu)",
-	      m);
-
-	memset(in, 0, sizeof(in));
-	m = meter_tree_mark(list, count, in, NULL, 0);
-	check(m == 0, "nothing marked, nothing linked: no tree (%zu)", m);
-
-	memset(in, 0, sizeof(in));
-	in[6] = true;
-	m = meter_tree_mark(list, count, in, &token, 1);
-	check(m == 4 && in[6] && in[7] && !in[0],
-	      "a cycle of cookies ends: the marked one's partner is in (%zu)",
-	      m);
-	sessions_free(list, count);
-
-	/* one chain, each the parent of the one before it in the list */
-	chain = calloc(big, sizeof(*chain));
-	bin = calloc(big, sizeof(*bin));
+	ASSERT_TRUE(chain && bin);
 	for (i = 0; i + 1 < big; i++)
 		chain[i] = 1000 + i + 1;
 	chain[big - 1] = 77;
@@ -118,12 +137,11 @@ int main(void)
 	t = now();
 	m = meter_tree_mark(list, big, bin, &token, 1);
 	t = now() - t;
-	check(m == big,
-	      "a chain of %zu sessions, parents listed after children, all marked (%zu) in %.3f s",
-	      big, m, t);
+	EXPECT_EQ(big, m);
+	TH_LOG("marked in %.3f s", t);
 	sessions_free(list, big);
 	free(chain);
 	free(bin);
-	printf("# %d of %d failed\n", fails, n);
-	return fails ? 1 : 0;
 }
+
+TEST_HARNESS_MAIN
