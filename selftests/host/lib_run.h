@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers for libmeter's tests: running a workload under a backend with
- * its environment, and reading back the profile it wrote.  No TAP here:
- * the tests on kselftest_harness.h use these directly, lib_tap.h adds
- * the older ok() style on top.
+ * its environment, and reading back the profile it wrote.  The host
+ * tests report through kselftest_harness.h; nothing here prints TAP
+ * (lib_tap.h's ok(), for the VM's libmeter tests, sits on top).
  */
 #ifndef LIB_RUN_H
 #define LIB_RUN_H
