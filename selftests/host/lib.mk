@@ -104,6 +104,6 @@ $(LIBTEST_HOST)/lib_plugin_corners: selftests/host/lib_plugin_corners.c $(LIBTES
 LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_plugin_corners
 
 LIBTEST_HOST_TESTS := $(patsubst selftests/host/%.c,$(LIBTEST_HOST)/%,$(wildcard selftests/host/test_lib_*.c))
-$(LIBTEST_HOST_TESTS): $(LIBTEST_WORKLOADS) selftests/host/lib_tap.h selftests/host/lib_run.h
+$(LIBTEST_HOST_TESTS): $(LIBTEST_WORKLOADS) selftests/host/lib_run.h
 
 endif

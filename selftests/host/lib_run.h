@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers for libmeter's tests: running a workload under a backend with
- * its environment, and reading back the profile it wrote.  The host
- * tests report through kselftest_harness.h; nothing here prints TAP
- * (lib_tap.h's ok(), for the VM's libmeter tests, sits on top).
+ * its environment, and reading back the profile it wrote.  The tests
+ * report through kselftest_harness.h; nothing here prints TAP.
  */
 #ifndef LIB_RUN_H
 #define LIB_RUN_H

@@ -2,114 +2,141 @@
 /*
  * With meter.ko, libmeter registers each thread and flushes call counts at
  * thread and process exit: a function called N times reports N in the
- * session, in each mode and under 8 threads; allocation accounting too.
+ * session, in each mode (the variants) and under 8 threads; allocation
+ * accounting, every module's records and 300 short-lived threads too.
  */
 #include "lib_kernel.h"
 
-static void counts(const char *mode)
+FIXTURE(counts) {
+	struct kernel_run r;
+};
+
+FIXTURE_VARIANT(counts) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(counts, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(counts, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(counts, plugin) { .mode = "plugin" };
+FIXTURE_VARIANT_ADD(counts, api) { .mode = "api" };
+
+/* "counts 1000": top 1000 times, mid under it, leaf four times a mid */
+FIXTURE_SETUP(counts)
 {
-	char prog[64], label[64], out[256];
+	char prog[64];
 	const char *args[] = { "counts", "1000", NULL };
-	struct meter_profile *p;
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s counts", mode);
-	p = run_kernel(prog, args, out, sizeof(out), label);
-	ok(p != NULL, "%s: session read back by pid", mode);
-	if (!p)
-		return;
-	ok(!strcmp(p->backend, "kernel"), "%s: profile from the kernel backend",
-	   mode);
-	ok(calls_of(p, "top") == 1000 && calls_of(p, "mid") == 1000 &&
-	   calls_of(p, "leaf") == 4000 && calls_of(p, "main") == 1,
-	   "%s: exact call counts in the session (top %lld, mid %lld, leaf %lld)",
-	   mode, calls_of(p, "top"), calls_of(p, "mid"), calls_of(p, "leaf"));
-	ok(p->call_cost_ps > 0, "%s: calibrated call cost registered (%llu ps)",
-	   mode, (unsigned long long)p->call_cost_ps);
-	meter_profile_free(p);
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	kernel_run(&self->r, prog, args, "counts", NULL);
+	ASSERT_KERNEL_RUN(&self->r);
 }
 
-static void threads(const char *mode)
+FIXTURE_TEARDOWN(counts)
 {
-	char prog[64], label[64], out[256];
+	meter_profile_free(self->r.p);
+	scratch_cleanup();
+}
+
+TEST_F(counts, exact_call_counts_in_the_session)
+{
+	EXPECT_STREQ("kernel", self->r.p->backend);
+	EXPECT_EQ(1, calls_of(self->r.p, "main"));
+	EXPECT_EQ(1000, calls_of(self->r.p, "top"));
+	EXPECT_EQ(1000, calls_of(self->r.p, "mid"));
+	EXPECT_EQ(4000, calls_of(self->r.p, "leaf"));
+}
+
+TEST_F(counts, calibrated_call_cost_registered)
+{
+	EXPECT_LT(0, self->r.p->call_cost_ps);
+}
+
+FIXTURE(threads) {
+	struct kernel_run r;
+};
+
+FIXTURE_VARIANT(threads) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(threads, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(threads, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(threads, plugin) { .mode = "plugin" };
+
+FIXTURE_SETUP(threads)
+{
+	char prog[64];
 	const char *args[] = { "threads", "8", "100000", NULL };
-	struct meter_profile *p;
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s threads", mode);
-	p = run_kernel(prog, args, out, sizeof(out), label);
-	ok(p && calls_of(p, "leaf") == 800000,
-	   "%s: 8 threads x 100000 calls report 800000 (got %lld)", mode,
-	   calls_of(p, "leaf"));
-	ok(p && calls_of(p, "worker") == 8, "%s: worker reports 8 calls", mode);
-	ok(p && p->nthreads == 9, "%s: 9 threads in the session (got %zu)",
-	   mode, p ? p->nthreads : 0);
-	meter_profile_free(p);
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	kernel_run(&self->r, prog, args, "threads", NULL);
+	ASSERT_KERNEL_RUN(&self->r);
 }
 
-static void churn(void)
+FIXTURE_TEARDOWN(threads)
 {
-	char out[256];
+	meter_profile_free(self->r.p);
+	scratch_cleanup();
+}
+
+TEST_F(threads, eight_threads_counts_flushed_exactly)
+{
+	EXPECT_EQ(800000, calls_of(self->r.p, "leaf"));
+	EXPECT_EQ(8, calls_of(self->r.p, "worker"));
+	EXPECT_EQ(9, self->r.p->nthreads);
+}
+
+TEST(short_lived_threads_all_registered_all_counts_flushed)
+{
 	const char *args[] = { "churn", "300", "1000", NULL };
-	struct meter_profile *p;
+	struct kernel_run r;
 
-	p = run_kernel("lib_workload_manual", args, out, sizeof(out), "churn");
-	ok(p && calls_of(p, "leaf") == 300000 && p->nthreads == 301,
-	   "300 short-lived threads: all registered, all counts flushed (leaf %lld, %zu threads)",
-	   calls_of(p, "leaf"), p ? p->nthreads : 0);
-	meter_profile_free(p);
+	kernel_run(&r, "lib_workload_manual", args, "churn", NULL);
+	ASSERT_KERNEL_RUN(&r);
+	EXPECT_EQ(300000, calls_of(r.p, "leaf"));
+	EXPECT_EQ(301, r.p->nthreads);
+	meter_profile_free(r.p);
+	scratch_cleanup();
 }
 
-static void alloc(void)
+/* what meter-run --alloc sets: libmeter-alloc.so and METER_ALLOC=1 */
+TEST(allocation_calls_and_bytes_reach_the_session)
 {
-	char out[256], preload[PATH_MAX + 16];
 	const char *args[] = { "alloc", "1000", NULL };
+	char preload[PATH_MAX + 16];
 	const struct meter_func *f;
-	struct meter_profile *p;
+	struct kernel_run r;
 
-	/* what meter-run --alloc sets */
 	snprintf(preload, sizeof(preload),
 		 "LD_PRELOAD=%s/../../lib/libmeter-alloc.so", self_dir());
 	setenv("METER_ALLOC", "1", 1);
-	p = run_kernel_env("lib_workload_manual", args, out, sizeof(out),
-			   "alloc", preload);
+	kernel_run(&r, "lib_workload_manual", args, "alloc", preload);
 	unsetenv("METER_ALLOC");
-	f = func_named(p, "allocator");
-	ok(f && f->alloc_calls == 3000 && f->alloc_bytes == 400000,
-	   "libmeter-alloc.so, METER_ALLOC=1: allocation calls and bytes reach the session (%llu calls, %llu bytes)",
-	   f ? (unsigned long long)f->alloc_calls : 0ULL,
-	   f ? (unsigned long long)f->alloc_bytes : 0ULL);
-	meter_profile_free(p);
+	ASSERT_KERNEL_RUN(&r);
+	f = func_named(r.p, "allocator");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(3000, f->alloc_calls);
+	EXPECT_EQ(400000, f->alloc_bytes);
+	meter_profile_free(r.p);
+	scratch_cleanup();
 }
 
-static void modules(void)
+TEST(every_module_names_its_functions_in_the_session)
 {
-	char out[256], dso[PATH_MAX];
+	char dso[PATH_MAX];
 	const char *args[] = { dso, NULL };
-	struct meter_profile *p;
+	struct kernel_run r;
 
 	snprintf(dso, sizeof(dso), "%s/../host/liblibtest_opened.so",
 		 self_dir());
-	p = run_kernel("lib_modules", args, out, sizeof(out), "modules");
-	ok(p && calls_of(p, "exe_func") == 10 && calls_of(p, "linked_func") == 10,
-	   "records of the executable and a linked library reach the session");
-	ok(p && calls_of(p, "opened_func") == 7,
-	   "a library opened with dlopen during the run names its functions too");
-	meter_profile_free(p);
+	kernel_run(&r, "lib_modules", args, "modules", NULL);
+	ASSERT_KERNEL_RUN(&r);
+	EXPECT_EQ(10, calls_of(r.p, "exe_func"));
+	EXPECT_EQ(10, calls_of(r.p, "linked_func"));
+	/* a library opened with dlopen during the run */
+	EXPECT_EQ(7, calls_of(r.p, "opened_func"));
+	meter_profile_free(r.p);
+	scratch_cleanup();
 }
 
-int main(void)
-{
-	counts("manual");
-	counts("auto");
-	counts("plugin");
-	counts("api");
-	threads("manual");
-	threads("auto");
-	threads("plugin");
-	alloc();
-	modules();
-	churn();
-	scratch_cleanup();
-	return tap_done();
-}
+TEST_HARNESS_MAIN

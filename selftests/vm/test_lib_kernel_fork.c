@@ -1,44 +1,56 @@
 // SPDX-License-Identifier: MIT
 /*
  * A forked child gets its own kernel session, linked to its parent's by
- * parent_cookie, with only its own calls.
+ * parent_cookie, with only its own calls; in each mode (the variants).
  */
 #include "lib_kernel.h"
 
-static void check(const char *mode)
+FIXTURE(fork) {
+	struct kernel_run r;
+	struct meter_profile *child;
+};
+
+FIXTURE_VARIANT(fork) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(fork, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(fork, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(fork, plugin) { .mode = "plugin" };
+
+/* "fork 1000": the parent calls leaf 1000 times, the child 2000 */
+FIXTURE_SETUP(fork)
 {
-	char prog[64], label[64], out[256];
+	char prog[64];
 	const char *args[] = { "fork", "1000", NULL };
-	struct meter_profile *parent, *child = NULL;
 	const char *c;
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s fork", mode);
-	parent = run_kernel(prog, args, out, sizeof(out), label);
-	c = strstr(out, "child=");
-	if (c)
-		child = kernel_profile(atoi(c + 6));
-	ok(parent && child, "%s: parent and child each have a session", mode);
-	if (parent && child) {
-		ok(parent->cookie != child->cookie, "%s: two sessions", mode);
-		ok(child->parent_cookie == parent->cookie,
-		   "%s: child's session names the parent's", mode);
-		ok(calls_of(parent, "leaf") == 1000,
-		   "%s: parent's session has its 1000 calls (got %lld)", mode,
-		   calls_of(parent, "leaf"));
-		ok(calls_of(child, "leaf") == 2000,
-		   "%s: child's session has only its own 2000 calls (got %lld)",
-		   mode, calls_of(child, "leaf"));
-	}
-	meter_profile_free(parent);
-	meter_profile_free(child);
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	kernel_run(&self->r, prog, args, "fork", NULL);
+	ASSERT_KERNEL_RUN(&self->r);
+	c = strstr(self->r.out, "child=");
+	ASSERT_NE(NULL, c);
+	self->child = kernel_profile(atoi(c + 6));
+	ASSERT_NE(NULL, self->child) TH_LOG("the child has no session");
 }
 
-int main(void)
+FIXTURE_TEARDOWN(fork)
 {
-	check("manual");
-	check("auto");
-	check("plugin");
+	meter_profile_free(self->r.p);
+	meter_profile_free(self->child);
 	scratch_cleanup();
-	return tap_done();
 }
+
+TEST_F(fork, child_session_linked_to_the_parent)
+{
+	EXPECT_NE(self->r.p->cookie, self->child->cookie);
+	EXPECT_EQ(self->r.p->cookie, self->child->parent_cookie);
+}
+
+TEST_F(fork, each_session_has_only_its_own_calls)
+{
+	EXPECT_EQ(1000, calls_of(self->r.p, "leaf"));
+	EXPECT_EQ(2000, calls_of(self->child, "leaf"));
+}
+
+TEST_HARNESS_MAIN

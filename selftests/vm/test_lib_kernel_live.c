@@ -89,23 +89,59 @@ static int snap(pid_t pid, struct meter_profile **p)
 	char err[256];
 
 	if (meter_nl_get_profile(knl, &sel, p, err, sizeof(err))) {
-		diag("get_profile: %s", err);
+		printf("# get_profile: %s\n", err);
 		return -1;
 	}
 	return 0;
 }
 
-static void live_counts(pid_t pid)
+/* the profiled program forked and running (tick called 1000 times) */
+FIXTURE(live) {
+	pid_t pid;
+};
+
+FIXTURE_SETUP(live)
+{
+	char err[256];
+	int i;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_EQ(0, meter_nl_open(&knl, err, sizeof(err))) TH_LOG("%s", err);
+	setenv("METER_BACKEND", "kernel", 1);
+	setenv("METER_QUIET", "1", 1);
+	self->pid = fork();
+	ASSERT_LE(0, self->pid);
+	if (self->pid == 0)
+		child();
+	for (i = 0; i < 3000 && atomic_load(&sh->done) < 1000; i++)
+		usleep(10000);
+	ASSERT_LE(1000, atomic_load(&sh->done)) TH_LOG("the program does not run");
+}
+
+/* the program let finish, reaped and its session deleted */
+FIXTURE_TEARDOWN(live)
+{
+	struct meter_profile *p;
+	int status;
+
+	atomic_store(&sh->stop, 2);
+	waitpid(self->pid, &status, 0);
+	p = kernel_profile(self->pid);
+	meter_profile_free(p);
+}
+
+TEST_F(live, snapshot_lies_between_done_before_and_entered_after)
 {
 	int n = 0, within = 0, mid = 0, i;
-	uint64_t d0 = 0, e1 = 0;
-	long long c = 0, prev = 0, down = 0;
+	long long c, prev = 0, down = 0;
 	struct meter_profile *p;
+	uint64_t d0, e1;
 
 	for (i = 0; i < 40; i++) {
 		d0 = atomic_load(&sh->done);
-		if (snap(pid, &p))
-			break;
+		ASSERT_EQ(0, snap(self->pid, &p));
 		e1 = atomic_load(&sh->entered);
 		c = calls_of(p, "tick");
 		meter_profile_free(p);
@@ -114,51 +150,42 @@ static void live_counts(pid_t pid)
 		mid += c > 0;
 		down += c < prev;
 		if (c < (long long)d0 || c > (long long)e1)
-			diag("snapshot %d: done %llu <= calls %lld <= entered %llu fails",
-			     i, (unsigned long long)d0, c,
-			     (unsigned long long)e1);
+			TH_LOG("snapshot %d: done %llu <= calls %lld <= entered %llu fails",
+			       i, (unsigned long long)d0, c,
+			       (unsigned long long)e1);
 		prev = c;
 		usleep(20000);
 	}
-	ok(n == 40 && within == n,
-	   "while tick runs: every snapshot has done-before <= calls <= entered-after (%d of %d; last %llu <= %lld <= %llu)",
-	   within, n, (unsigned long long)d0, c, (unsigned long long)e1);
-	ok(mid == n && down == 0,
-	   "live counts are there before the thread exits (%d of %d non-zero) and never go down (%lld drops)",
-	   mid, n, down);
+	EXPECT_EQ(n, within);
+	/* live: there before the thread exits; and never going down */
+	EXPECT_EQ(n, mid);
+	EXPECT_EQ(0, down);
 }
 
-static void reset_counts(pid_t pid)
+TEST_F(live, after_a_reset_only_the_calls_since)
 {
-	struct meter_nl_sel sel = { .pid = pid };
+	struct meter_nl_sel sel = { .pid = self->pid };
 	uint64_t before, after, d0, e1;
 	struct meter_profile *p;
 	char err[256];
-	long long c = -1;
-	int rc;
+	long long c;
 
 	before = atomic_load(&sh->done);
-	rc = meter_nl_reset(knl, &sel, err, sizeof(err));
+	ASSERT_EQ(0, meter_nl_reset(knl, &sel, err, sizeof(err)))
+		TH_LOG("%s", err);
 	after = atomic_load(&sh->entered);
-	ok(rc == 0, "reset of the live session (%s)", rc ? err : "ok");
 	usleep(50000);
 	d0 = atomic_load(&sh->done);
-	if (!snap(pid, &p)) {
-		c = calls_of(p, "tick");
-		e1 = atomic_load(&sh->entered);
-		meter_profile_free(p);
-		ok(c >= (long long)(d0 - after) &&
-		   c <= (long long)(e1 - before),
-		   "after a reset a snapshot counts only the calls since: %llu <= %lld <= %llu",
-		   (unsigned long long)(d0 - after), c,
-		   (unsigned long long)(e1 - before));
-	} else {
-		ok(0, "snapshot after the reset");
-	}
+	ASSERT_EQ(0, snap(self->pid, &p));
+	c = calls_of(p, "tick");
+	e1 = atomic_load(&sh->entered);
+	meter_profile_free(p);
+	EXPECT_LE((long long)(d0 - after), c);
+	EXPECT_GE((long long)(e1 - before), c);
 }
 
-/* Records of threads that exit: counts never drop, never exceed. */
-static void exiting_threads(pid_t pid)
+/* records of threads that exit: counts never drop, never exceed */
+TEST_F(live, exiting_threads_counts_never_drop_or_exceed)
 {
 	static long long prev[NRECS], now[NRECS];
 	long long over = 0, down = 0, seen = 0;
@@ -170,8 +197,7 @@ static void exiting_threads(pid_t pid)
 		struct meter_profile *p;
 		uint64_t begun;
 
-		if (snap(pid, &p))
-			break;
+		ASSERT_EQ(0, snap(self->pid, &p));
 		begun = atomic_load(&sh->rounds_begun);
 		memset(now, 0, sizeof(now));
 		for (f = 0; f < p->nfuncs; f++)
@@ -190,57 +216,37 @@ static void exiting_threads(pid_t pid)
 		meter_profile_free(p);
 		n++;
 	}
-	ok(n > 0 && down == 0 && over == 0,
-	   "%d snapshots while %d threads run %d records and exit: no count drops (%lld) or exceeds the rounds begun (%lld)",
-	   n, NWORKERS, NRECS, down, over);
-	ok(seen > 0, "the records' counts were seen part way (%lld)", seen);
+	TH_LOG("%d snapshots while %d threads run %d records and exit", n,
+	       NWORKERS, NRECS);
+	ASSERT_LT(0, n);
+	EXPECT_EQ(0, down);
+	EXPECT_EQ(0, over);
+	/* the records' counts were seen part way */
+	EXPECT_LT(0, seen);
 }
 
-static void final_counts(pid_t pid)
+TEST_F(live, final_counts_exact)
 {
 	struct meter_profile *p;
 	long long bad = 0;
 	int status = -1, i;
 	char name[32];
 
+	atomic_store(&sh->stop, 1);
+	for (i = 0; i < 60000 && atomic_load(&sh->workers_done) < NWORKERS; i++)
+		usleep(1000);
 	atomic_store(&sh->stop, 2);
-	waitpid(pid, &status, 0);
-	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	   "the profiled program exits 0 (status %#x)", status);
-	p = kernel_profile(pid);
-	for (i = 0; p && i < NRECS; i++) {
+	ASSERT_EQ(self->pid, waitpid(self->pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("status %#x", status);
+	p = kernel_profile(self->pid);
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < NRECS; i++) {
 		snprintf(name, sizeof(name), "rec%04d", i);
 		bad += calls_of(p, name) != NWORKERS * NROUNDS;
 	}
-	ok(p && bad == 0,
-	   "final profile: every record counts %d calls (%lld differ)",
-	   NWORKERS * NROUNDS, bad);
+	EXPECT_EQ(0, bad);
 	meter_profile_free(p);
 }
 
-int main(void)
-{
-	char err[256];
-	pid_t pid;
-	int i;
-
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED || meter_nl_open(&knl, err, sizeof(err))) {
-		ok(0, "set-up");
-		return tap_done();
-	}
-	setenv("METER_BACKEND", "kernel", 1);
-	setenv("METER_QUIET", "1", 1);
-	pid = fork();
-	if (pid == 0)
-		child();
-	for (i = 0; i < 3000 && atomic_load(&sh->done) < 1000; i++)
-		usleep(10000);
-	ok(atomic_load(&sh->done) >= 1000, "the program runs");
-	live_counts(pid);
-	reset_counts(pid);
-	exiting_threads(pid);
-	final_counts(pid);
-	return tap_done();
-}
+TEST_HARNESS_MAIN

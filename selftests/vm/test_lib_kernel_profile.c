@@ -2,99 +2,129 @@
 /*
  * meter.ko samples what libmeter publishes: a CPU-bound run is charged to
  * the function that burnt the time, through the right callers, at the
- * requested rate; manual, automatic and explicit-API instrumentation give
- * the same profile; the signal backend, run side by side, gives the same
- * functions, calls and stack shares (at its lower rate).
+ * requested rate (per mode: the variants); manual, automatic, plugin and
+ * explicit-API instrumentation give the same calls; the signal backend,
+ * run side by side, gives the same functions, calls and stack shares (at
+ * its lower rate).
  */
 #include "lib_kernel.h"
 
-static struct meter_profile *spin(const char *mode)
+/* "spin 300": main;a;b;spin and main;c;spin, 300 ms of CPU each */
+static void spin_run(struct kernel_run *r, const char *mode)
 {
-	char prog[64], label[64], out[256];
+	char prog[64];
 	const char *args[] = { "spin", "300", NULL };
-	struct meter_profile *p;
-	const struct meter_func *s;
-	uint64_t ab, c;
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s spin", mode);
-	p = run_kernel(prog, args, out, sizeof(out), label);
-	if (!p) {
-		ok(0, "%s: session read back", mode);
-		return NULL;
-	}
-	/* 600 ms of CPU at the default 1 kHz */
-	ok(p->samples >= 400, "%s: kernel took samples at the requested rate (%llu)",
-	   mode, (unsigned long long)p->samples);
-	s = func_named(p, "spin");
-	/* of the samples charged to a function: a slower kernel (the debug
-	 * one) stretches start-up and exit, not spin
-	 */
-	ok(s && s->self_samples * 10 >= (p->samples - p->no_current) * 9,
-	   "%s: >= 90%% of the samples charged to a function are self time of spin (%llu of %llu; %llu with no current function)",
-	   mode, s ? (unsigned long long)s->self_samples : 0ULL,
-	   (unsigned long long)p->samples,
-	   (unsigned long long)p->no_current);
-	ab = samples_of_stack(p, "main;a;b;spin");
-	c = samples_of_stack(p, "main;c;spin");
-	ok(ab * 10 >= p->samples * 3 && c * 10 >= p->samples * 3,
-	   "%s: stacks main;a;b;spin (%llu) and main;c;spin (%llu) each hold >= 30%%",
-	   mode, (unsigned long long)ab, (unsigned long long)c);
-	ok(p->invalid == 0, "%s: no invalid samples", mode);
-	return p;
+	kernel_run(r, prog, args, "spin", NULL);
 }
 
-static void signal_side_by_side(const struct meter_profile *k)
+FIXTURE(spin) {
+	struct kernel_run r;
+};
+
+FIXTURE_VARIANT(spin) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(spin, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(spin, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(spin, api) { .mode = "api" };
+FIXTURE_VARIANT_ADD(spin, plugin) { .mode = "plugin" };
+
+FIXTURE_SETUP(spin)
+{
+	spin_run(&self->r, variant->mode);
+	ASSERT_KERNEL_RUN(&self->r);
+}
+
+FIXTURE_TEARDOWN(spin)
+{
+	meter_profile_free(self->r.p);
+	scratch_cleanup();
+}
+
+/* 600 ms of CPU at the default 1 kHz */
+TEST_F(spin, samples_at_the_requested_rate)
+{
+	EXPECT_LE(400, self->r.p->samples);
+}
+
+/* of the samples charged to a function: a slower kernel (the debug one)
+ * stretches start-up and exit, not spin */
+TEST_F(spin, time_charged_to_the_function_that_burnt_it)
+{
+	const struct meter_func *s = func_named(self->r.p, "spin");
+	struct meter_profile *p = self->r.p;
+
+	ASSERT_NE(NULL, s);
+	EXPECT_GE(s->self_samples * 10, (p->samples - p->no_current) * 9)
+		TH_LOG("spin %llu of %llu samples, %llu with no current function",
+		       (unsigned long long)s->self_samples,
+		       (unsigned long long)p->samples,
+		       (unsigned long long)p->no_current);
+}
+
+TEST_F(spin, through_the_right_callers)
+{
+	struct meter_profile *p = self->r.p;
+
+	EXPECT_GE(samples_of_stack(p, "main;a;b;spin") * 10, p->samples * 3);
+	EXPECT_GE(samples_of_stack(p, "main;c;spin") * 10, p->samples * 3);
+}
+
+TEST_F(spin, no_invalid_samples)
+{
+	EXPECT_EQ(0, self->r.p->invalid);
+}
+
+TEST(all_modes_count_the_same_calls)
+{
+	static const char *const modes[] = { "manual", "auto", "api", "plugin" };
+	struct kernel_run r[4];
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		spin_run(&r[i], modes[i]);
+		ASSERT_KERNEL_RUN(&r[i]);
+	}
+	/* manual against auto, api and plugin */
+	EXPECT_TRUE(same_spin_calls(r[0].p, r[1].p));
+	EXPECT_TRUE(same_spin_calls(r[0].p, r[2].p));
+	EXPECT_TRUE(same_spin_calls(r[0].p, r[3].p));
+	for (i = 0; i < 4; i++)
+		meter_profile_free(r[i].p);
+	scratch_cleanup();
+}
+
+TEST(signal_backend_side_by_side_same_calls_and_shares)
 {
 	char out[256], env_out[PATH_MAX + 16], path[PATH_MAX];
 	const char *env[] = { "METER_BACKEND=signal", env_out,
 			      "METER_QUIET=1", NULL };
 	const char *args[] = { "spin", "300", NULL };
 	struct meter_profile *p;
+	struct kernel_run k;
 	double ks, ss;
 
+	spin_run(&k, "manual");
+	ASSERT_KERNEL_RUN(&k);
 	snprintf(path, sizeof(path), "%s/signal.json", scratch());
 	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	ok(run_prog("../host/lib_workload_manual", env, args, out,
-		    sizeof(out)) == 0, "signal backend in the VM: exits 0");
+	ASSERT_EQ(0, run_prog("../host/lib_workload_manual", env, args, out,
+			      sizeof(out)));
 	p = load_profile(path);
-	ok(p && p->samples > 0, "signal backend in the VM: took samples");
-	ok(same_spin_calls(k, p),
-	   "kernel and signal backends: same functions and calls");
-	if (p && k && p->samples && k->samples) {
-		ks = (double)samples_of_stack(k, "main;a;b;spin") / (double)k->samples;
-		ss = (double)samples_of_stack(p, "main;a;b;spin") / (double)p->samples;
-		diag("kernel: %llu of %llu samples; signal: %llu of %llu",
-		     (unsigned long long)samples_of_stack(k, "main;a;b;spin"),
-		     (unsigned long long)k->samples,
-		     (unsigned long long)samples_of_stack(p, "main;a;b;spin"),
-		     (unsigned long long)p->samples);
-		ok(ks - ss < 0.15 && ss - ks < 0.15,
-		   "kernel and signal backends: main;a;b;spin share %.2f vs %.2f",
-		   ks, ss);
-	} else {
-		ok(0, "kernel and signal backends: comparable stack shares");
-	}
+	ASSERT_NE(NULL, p);
+	ASSERT_LT(0, p->samples);
+	ASSERT_LT(0, k.p->samples);
+	EXPECT_TRUE(same_spin_calls(k.p, p));
+	ks = (double)samples_of_stack(k.p, "main;a;b;spin") / (double)k.p->samples;
+	ss = (double)samples_of_stack(p, "main;a;b;spin") / (double)p->samples;
+	EXPECT_GT(0.15, ks - ss) TH_LOG("kernel %.2f, signal %.2f", ks, ss);
+	EXPECT_GT(0.15, ss - ks) TH_LOG("kernel %.2f, signal %.2f", ks, ss);
 	meter_profile_free(p);
-}
-
-int main(void)
-{
-	struct meter_profile *m = spin("manual");
-	struct meter_profile *a = spin("auto"), *x = spin("api");
-	struct meter_profile *g = spin("plugin");
-
-	ok(same_spin_calls(m, a),
-	   "manual and auto: same functions with the same call counts");
-	ok(same_spin_calls(m, x),
-	   "manual and api: same functions with the same call counts");
-	ok(same_spin_calls(m, g),
-	   "manual and plugin: same functions with the same call counts");
-	meter_profile_free(a);
-	meter_profile_free(g);
-	meter_profile_free(x);
-	signal_side_by_side(m);
-	meter_profile_free(m);
+	meter_profile_free(k.p);
 	scratch_cleanup();
-	return tap_done();
 }
+
+TEST_HARNESS_MAIN

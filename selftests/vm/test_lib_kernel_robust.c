@@ -6,123 +6,118 @@
  * stacks and no invalid samples; the deep run's samples are truncated.
  * 300-deep recursion (past the 128 frames a sample keeps, within the page)
  * keeps the leaf-most frames: the stacks end in spin and have lost main,
- * as with the signal backend (test_lib_deep).
+ * as with the signal backend (test_lib_deep).  In each mode (variants).
  */
 #include "lib_kernel.h"
 
-static void no_stale(const struct meter_profile *p, const char *mode,
-		     const char *root, uint32_t maxdepth)
+/* every stack rooted at root (or main;spin, main), none deeper than
+ * maxdepth; and some under root: no stacks at all would prove nothing */
+static int stale_stacks(struct __test_metadata *_metadata,
+			const struct meter_profile *p, const char *root,
+			uint32_t maxdepth)
 {
 	char buf[8192];
-	size_t i, bad = 0, rooted = 0;
+	size_t i, rooted = 0;
+	int bad = 0;
 
-	for (i = 0; p && i < p->nstacks; i++) {
+	for (i = 0; i < p->nstacks; i++) {
 		stack_string(p, &p->stacks[i], buf, sizeof(buf));
 		if (p->stacks[i].depth > maxdepth ||
-		    (strncmp(buf, root, strlen(root)) && strcmp(buf, "main;spin") &&
-		     strcmp(buf, "main"))) {
-			diag("%s: unexpected stack %.200s", mode, buf);
+		    (strncmp(buf, root, strlen(root)) &&
+		     strcmp(buf, "main;spin") && strcmp(buf, "main"))) {
+			TH_LOG("unexpected stack %.200s", buf);
 			bad++;
 		} else if (!strncmp(buf, root, strlen(root))) {
 			rooted++;
 		}
 	}
-	/* no stacks at all would prove nothing: some must be under root */
-	ok(p && bad == 0 && rooted > 0,
-	   "%s: no sampled stack carries unwound frames (%zu stacks under %s)",
-	   mode, rooted, root);
+	EXPECT_LT(0, rooted) TH_LOG("no stack under %s", root);
+	return bad;
 }
 
-static void longjmps(const char *mode)
+FIXTURE(robust) {
+	struct kernel_run r;
+};
+
+FIXTURE_VARIANT(robust) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(robust, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(robust, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(robust, plugin) { .mode = "plugin" };
+
+FIXTURE_SETUP(robust)
 {
-	char prog[64], label[64], out[256];
+}
+
+FIXTURE_TEARDOWN(robust)
+{
+	meter_profile_free(self->r.p);
+	scratch_cleanup();
+}
+
+/* 10 kHz: the runs are short, and the stacks must be seen */
+TEST_F(robust, longjmps_leave_exact_counts_and_no_stale_frames)
+{
+	char prog[64];
 	const char *args[] = { "longjmp", "3000", "50", NULL };
-	struct meter_profile *p;
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s longjmp", mode);
-	/* 10 kHz: the run is short, and the stacks must be seen */
-	p = run_kernel_env(prog, args, out, sizeof(out), label,
-			   "METER_PERIOD_NS=100000");
-	ok(printed_depth(out) == 1, "%s: stack back to depth 1 after longjmps",
-	   mode);
-	ok(p && calls_of(p, "recurse") == 150000 && calls_of(p, "jumper") == 3000,
-	   "%s: exact counts after longjmps", mode);
-	if (p) {
-		no_stale(p, label, "main;jumper", 53);
-		ok(p->invalid == 0, "%s: no invalid samples", label);
-	}
-	meter_profile_free(p);
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	kernel_run(&self->r, prog, args, "longjmp", "METER_PERIOD_NS=100000");
+	ASSERT_KERNEL_RUN(&self->r);
+	EXPECT_EQ(1, printed_depth(self->r.out));
+	EXPECT_EQ(150000, calls_of(self->r.p, "recurse"));
+	EXPECT_EQ(3000, calls_of(self->r.p, "jumper"));
+	EXPECT_EQ(0, stale_stacks(_metadata, self->r.p, "main;jumper", 53));
+	EXPECT_EQ(0, self->r.p->invalid);
 }
 
-static void exceptions(const char *mode)
+TEST_F(robust, exceptions_leave_exact_counts_and_no_unwound_frames)
 {
-	char prog[64], label[64], out[256];
+	char prog[64];
 	const char *args[] = { "2000", "20", NULL };
-	struct meter_profile *p;
 
-	snprintf(prog, sizeof(prog), "lib_cxx_%s", mode);
-	snprintf(label, sizeof(label), "%s exceptions", mode);
-	p = run_kernel_env(prog, args, out, sizeof(out), label,
-			   "METER_PERIOD_NS=100000");
-	ok(printed_depth(out) == 1, "%s: stack back to depth 1 after exceptions",
-	   mode);
-	ok(p && calls_of(p, "thrower") == 40000 && calls_of(p, "catcher") == 2000,
-	   "%s: exact counts through exceptions", mode);
-	if (p)
-		no_stale(p, label, "main;catcher", 23);
-	meter_profile_free(p);
+	snprintf(prog, sizeof(prog), "lib_cxx_%s", variant->mode);
+	kernel_run(&self->r, prog, args, "exceptions", "METER_PERIOD_NS=100000");
+	ASSERT_KERNEL_RUN(&self->r);
+	EXPECT_EQ(1, printed_depth(self->r.out));
+	EXPECT_EQ(40000, calls_of(self->r.p, "thrower"));
+	EXPECT_EQ(2000, calls_of(self->r.p, "catcher"));
+	EXPECT_EQ(0, stale_stacks(_metadata, self->r.p, "main;catcher", 23));
 }
 
-static void deep(const char *mode)
+TEST_F(robust, recursion_past_the_capacity_is_truncated_not_invalid)
 {
-	char prog[64], label[64], out[256];
+	char prog[64];
 	const char *args[] = { "deep", "3000", "200", NULL };
-	struct meter_profile *p;
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s deep", mode);
-	p = run_kernel(prog, args, out, sizeof(out), label);
-	ok(printed_depth(out) == 1, "%s: stack back to depth 1 after 3000-deep recursion",
-	   mode);
-	ok(p && calls_of(p, "deep") == 3000, "%s: deep reports 3000 calls", mode);
-	ok(p && p->truncated > 0 && p->invalid == 0,
-	   "%s: samples past the capacity truncated, none invalid", mode);
-	meter_profile_free(p);
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	kernel_run(&self->r, prog, args, "deep", NULL);
+	ASSERT_KERNEL_RUN(&self->r);
+	EXPECT_EQ(1, printed_depth(self->r.out));
+	EXPECT_EQ(3000, calls_of(self->r.p, "deep"));
+	EXPECT_LT(0, self->r.p->truncated);
+	EXPECT_EQ(0, self->r.p->invalid);
 }
 
-static void leaf_kept(const char *mode)
+/* a sample taken on the way down may end in deep: spin runs 200 ms */
+TEST_F(robust, deeper_than_kept_ends_in_the_running_function)
 {
-	char prog[64], label[64], out[256];
+	char prog[64];
 	const char *args[] = { "deep", "300", "200", NULL };
 	uint64_t leaf_spin, with_main, truncated;
-	struct meter_profile *p;
 
-	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
-	snprintf(label, sizeof(label), "%s deep300", mode);
-	p = run_kernel(prog, args, out, sizeof(out), label);
-	truncated_ends(p, "spin", "main", &truncated, &leaf_spin, &with_main);
-	/* a sample taken on the way down may end in deep: spin runs 200 ms */
-	ok(truncated && leaf_spin * 10 >= truncated * 9 && !with_main,
-	   "%s: stacks deeper than kept end in the running function and drop the root (%llu of %llu samples end in spin, %llu start at main)",
-	   mode, (unsigned long long)leaf_spin, (unsigned long long)truncated,
-	   (unsigned long long)with_main);
-	meter_profile_free(p);
+	if (!strcmp(variant->mode, "auto"))
+		SKIP(return, "checked in the manual and plugin builds");
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	kernel_run(&self->r, prog, args, "deep300", NULL);
+	ASSERT_KERNEL_RUN(&self->r);
+	truncated_ends(self->r.p, "spin", "main", &truncated, &leaf_spin,
+		       &with_main);
+	ASSERT_LT(0, truncated);
+	EXPECT_GE(leaf_spin * 10, truncated * 9);
+	EXPECT_EQ(0, with_main);
 }
 
-int main(void)
-{
-	leaf_kept("manual");
-	leaf_kept("plugin");
-	longjmps("manual");
-	longjmps("auto");
-	longjmps("plugin");
-	exceptions("manual");
-	exceptions("auto");
-	exceptions("plugin");
-	deep("manual");
-	deep("auto");
-	deep("plugin");
-	scratch_cleanup();
-	return tap_done();
-}
+TEST_HARNESS_MAIN

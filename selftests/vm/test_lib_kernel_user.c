@@ -8,7 +8,7 @@
 
 #include "lib_kernel.h"
 
-int main(void)
+TEST(unprivileged_auto_is_profiled_with_exact_counts)
 {
 	char out[256], env_out[PATH_MAX + 16], path[PATH_MAX], dir[PATH_MAX];
 	const char *env[] = { "METER_BACKEND=auto", env_out, "METER_QUIET=1",
@@ -26,18 +26,21 @@ int main(void)
 	run_uid = 65534;
 	rc = run_prog("../host/lib_workload_manual", env, args, out, sizeof(out));
 	run_uid = 0;
-	ok(rc == 0, "unprivileged workload with METER_BACKEND=auto exits 0 (%d)", rc);
+	ASSERT_EQ(0, rc);
 	if (access(path, F_OK) == 0) {
-		diag("meter.ko did not take the unprivileged process: signal backend");
+		TH_LOG("meter.ko did not take the unprivileged process: signal backend");
 		p = load_profile(path);
-		ok(p && !strcmp(p->backend, "signal"), "fell back to the signal backend");
+		ASSERT_NE(NULL, p);
+		EXPECT_STREQ("signal", p->backend);
 	} else {
 		p = kernel_profile(last_pid);
-		ok(p && !strcmp(p->backend, "kernel"), "profiled by meter.ko");
+		ASSERT_NE(NULL, p);
+		EXPECT_STREQ("kernel", p->backend);
 	}
-	ok(p && calls_of(p, "leaf") == 4000 && calls_of(p, "top") == 1000,
-	   "exact call counts as an unprivileged user");
+	EXPECT_EQ(4000, calls_of(p, "leaf"));
+	EXPECT_EQ(1000, calls_of(p, "top"));
 	meter_profile_free(p);
 	scratch_cleanup();
-	return tap_done();
 }
+
+TEST_HARNESS_MAIN

@@ -9,8 +9,6 @@
  */
 #include "lib_kernel.h"
 
-#define MS 1000
-
 static uint64_t off_of(const struct meter_func *f, enum meter_off_kind k)
 {
 	return f ? f->self_off[k] : 0;
@@ -43,145 +41,146 @@ static int within(double share, double want, double points)
 	return share >= want - points / 100 && share <= want + points / 100;
 }
 
-static void wall_half_and_half(void)
-{
-	char arg[16], out[256];
-	const char *args[] = { "wall", arg, NULL };
+/* "wall 1000": wait_io blocks 1 s, burn computes 1 s */
+FIXTURE(wall) {
+	struct kernel_run r;
 	const struct meter_func *w, *b;
-	struct meter_profile *p;
 	uint64_t burn_on;
-	double ws, bs;
+};
 
-	snprintf(arg, sizeof(arg), "%d", MS);
-	p = run_kernel_env("lib_workload_manual", args, out, sizeof(out),
-			   "wall", "METER_CLOCK=wall");
-	if (!p) {
-		ok(0, "wall: session read back");
-		return;
-	}
-	ok(p->wall, "wall: the session says it samples wall-clock time");
-	w = func_named(p, "wait_io");
-	b = func_named(p, "spin");	/* burn's work, its only callee */
-	burn_on = stack_state(p, "main;burn;spin", METER_STATE_ONCPU);
-	diag("samples %llu (runq %llu, blocked %llu); wait_io self %llu "
-	     "(on %llu, runq %llu, blocked %llu); spin self %llu (on %llu, "
-	     "runq %llu, blocked %llu); main;burn;spin on the CPU %llu; "
-	     "no current %llu",
-	     (unsigned long long)p->samples,
-	     (unsigned long long)p->samples_off[METER_OFF_RUNQ],
-	     (unsigned long long)p->samples_off[METER_OFF_BLOCKED],
-	     (unsigned long long)(w ? w->self_samples : 0),
-	     (unsigned long long)on_of(w),
-	     (unsigned long long)off_of(w, METER_OFF_RUNQ),
-	     (unsigned long long)off_of(w, METER_OFF_BLOCKED),
-	     (unsigned long long)(b ? b->self_samples : 0),
-	     (unsigned long long)on_of(b),
-	     (unsigned long long)off_of(b, METER_OFF_RUNQ),
-	     (unsigned long long)off_of(b, METER_OFF_BLOCKED),
-	     (unsigned long long)burn_on,
-	     (unsigned long long)p->no_current);
-	/* 2 s of wall time at 1 kHz; the waits and the start around them */
-	ok(p->samples >= 1900, "wall: about 2 s of samples at 1 kHz (%llu)",
-	   (unsigned long long)p->samples);
-	ws = p->samples ? (double)off_of(w, METER_OFF_BLOCKED) /
-			  (double)p->samples : 0;
-	bs = p->samples ? (double)burn_on / (double)p->samples : 0;
-	ok(within(ws, 0.5, 3),
-	   "wall: wait_io is 50%% +- 3 blocked off the CPU (%.1f%%)",
-	   100 * ws);
-	ok(within(bs, 0.5, 3), "wall: burn is 50%% +- 3 on the CPU (%.1f%%)",
-	   100 * bs);
-	ok(on_of(w) * 100 <= p->samples,
-	   "wall: wait_io is barely on the CPU (%llu samples)",
-	   (unsigned long long)on_of(w));
-	ok(stack_state(p, "main;wait_io", 1 + METER_OFF_BLOCKED) ==
-	   off_of(w, METER_OFF_BLOCKED),
-	   "wall: the blocked samples of wait_io are the stack main;wait_io, "
-	   "blocked");
-	ok(b && off_of(b, METER_OFF_BLOCKED) * 100 <= b->self_samples,
-	   "wall: burn's spin is barely blocked (%llu samples)",
-	   (unsigned long long)off_of(b, METER_OFF_BLOCKED));
-	ok(p->samples_off[METER_OFF_BLOCKED] >=
-	   off_of(w, METER_OFF_BLOCKED), "wall: the session's blocked "
-	   "samples hold wait_io's");
-	meter_profile_free(p);
+FIXTURE_SETUP(wall)
+{
+	const char *args[] = { "wall", "1000", NULL };
+	struct meter_profile *p;
+
+	kernel_run(&self->r, "lib_workload_manual", args, "wall",
+		   "METER_CLOCK=wall");
+	ASSERT_KERNEL_RUN(&self->r);
+	p = self->r.p;
+	self->w = func_named(p, "wait_io");
+	self->b = func_named(p, "spin");	/* burn's work, its only callee */
+	ASSERT_NE(NULL, self->w);
+	ASSERT_NE(NULL, self->b);
+	self->burn_on = stack_state(p, "main;burn;spin", METER_STATE_ONCPU);
+	TH_LOG("samples %llu (runq %llu, blocked %llu); wait_io self %llu (on %llu, runq %llu, blocked %llu); spin self %llu (on %llu, runq %llu, blocked %llu); main;burn;spin on the CPU %llu; no current %llu",
+	       (unsigned long long)p->samples,
+	       (unsigned long long)p->samples_off[METER_OFF_RUNQ],
+	       (unsigned long long)p->samples_off[METER_OFF_BLOCKED],
+	       (unsigned long long)self->w->self_samples,
+	       (unsigned long long)on_of(self->w),
+	       (unsigned long long)off_of(self->w, METER_OFF_RUNQ),
+	       (unsigned long long)off_of(self->w, METER_OFF_BLOCKED),
+	       (unsigned long long)self->b->self_samples,
+	       (unsigned long long)on_of(self->b),
+	       (unsigned long long)off_of(self->b, METER_OFF_RUNQ),
+	       (unsigned long long)off_of(self->b, METER_OFF_BLOCKED),
+	       (unsigned long long)self->burn_on,
+	       (unsigned long long)p->no_current);
 }
 
-static void cpu_sees_burn_alone(void)
+FIXTURE_TEARDOWN(wall)
 {
-	char arg[16], out[256];
-	const char *args[] = { "wall", arg, NULL };
+	meter_profile_free(self->r.p);
+	scratch_cleanup();
+}
+
+/* 2 s of wall time at 1 kHz; the waits and the start around them */
+TEST_F(wall, session_samples_wall_clock_time)
+{
+	EXPECT_TRUE(self->r.p->wall);
+	EXPECT_LE(1900, self->r.p->samples);
+}
+
+TEST_F(wall, wait_io_half_blocked_off_the_cpu)
+{
+	double ws = (double)off_of(self->w, METER_OFF_BLOCKED) /
+		    (double)self->r.p->samples;
+
+	EXPECT_TRUE(within(ws, 0.5, 3)) TH_LOG("%.1f%%", 100 * ws);
+	EXPECT_GE(self->r.p->samples, on_of(self->w) * 100)
+		TH_LOG("wait_io is barely on the CPU");
+	/* its blocked samples are the stack main;wait_io, blocked, and the
+	 * session's blocked samples hold them */
+	EXPECT_EQ(off_of(self->w, METER_OFF_BLOCKED),
+		  stack_state(self->r.p, "main;wait_io", 1 + METER_OFF_BLOCKED));
+	EXPECT_LE(off_of(self->w, METER_OFF_BLOCKED),
+		  self->r.p->samples_off[METER_OFF_BLOCKED]);
+}
+
+TEST_F(wall, burn_half_on_the_cpu)
+{
+	double bs = (double)self->burn_on / (double)self->r.p->samples;
+
+	EXPECT_TRUE(within(bs, 0.5, 3)) TH_LOG("%.1f%%", 100 * bs);
+	EXPECT_GE(self->b->self_samples,
+		  off_of(self->b, METER_OFF_BLOCKED) * 100)
+		TH_LOG("burn's spin is barely blocked");
+}
+
+/*
+ * The CPU clock on the same program: shares of the samples charged to a
+ * function (start-up and exit have none current, and a debug kernel
+ * stretches them: 33 of 1063 there).
+ */
+TEST(cpu_clock_sees_burn_alone)
+{
+	const char *args[] = { "wall", "1000", NULL };
 	const struct meter_func *w, *s;
-	struct meter_profile *p;
+	struct kernel_run r;
 	uint64_t charged;
 
-	snprintf(arg, sizeof(arg), "%d", MS);
-	p = run_kernel_env("lib_workload_manual", args, out, sizeof(out),
-			   "cpu", "METER_CLOCK=cpu");
-	if (!p) {
-		ok(0, "cpu: session read back");
-		return;
-	}
-	w = func_named(p, "wait_io");
-	s = func_named(p, "spin");
-	/*
-	 * Shares of the samples charged to a function: start-up and exit
-	 * have none current, and a debug kernel stretches them (33 of 1063
-	 * there).
-	 */
-	charged = p->samples - p->no_current;
-	diag("cpu: samples %llu, %llu charged; wait_io self %llu; spin self %llu",
-	     (unsigned long long)p->samples, (unsigned long long)charged,
-	     (unsigned long long)(w ? w->self_samples : 0),
-	     (unsigned long long)(s ? s->self_samples : 0));
-	ok(!p->wall && !p->samples_off[0] && !p->samples_off[1],
-	   "cpu: a CPU-time session, nothing off the CPU");
-	ok(s && charged && s->self_samples * 100 >= charged * 95,
-	   "cpu: burn's spin has >= 95%% of the samples charged to a function");
+	kernel_run(&r, "lib_workload_manual", args, "cpu", "METER_CLOCK=cpu");
+	ASSERT_KERNEL_RUN(&r);
+	w = func_named(r.p, "wait_io");
+	s = func_named(r.p, "spin");
+	charged = r.p->samples - r.p->no_current;
+	TH_LOG("samples %llu, %llu charged; wait_io self %llu; spin self %llu",
+	       (unsigned long long)r.p->samples, (unsigned long long)charged,
+	       (unsigned long long)(w ? w->self_samples : 0),
+	       (unsigned long long)(s ? s->self_samples : 0));
+	EXPECT_FALSE(r.p->wall);
+	EXPECT_EQ(0, r.p->samples_off[0]);
+	EXPECT_EQ(0, r.p->samples_off[1]);
+	ASSERT_NE(NULL, s);
+	ASSERT_LT(0, charged);
+	EXPECT_GE(s->self_samples * 100, charged * 95);
 	/* what it spends on the CPU setting up and ending its wait */
-	ok(!w || w->self_samples * 100 <= charged * 3,
-	   "cpu: wait_io has <= 3%% of them (the 3 points above)");
-	meter_profile_free(p);
+	if (w)
+		EXPECT_GE(charged * 3, w->self_samples * 100);
+	meter_profile_free(r.p);
+	scratch_cleanup();
 }
 
-static void blocked_on_a_lock(void)
+/* "mutex 500": a waiter blocks 500 ms on a lock a holder keeps spinning */
+TEST(thread_blocked_on_a_lock_charged_to_its_waiting_function)
 {
 	const char *args[] = { "mutex", "500", NULL };
 	const struct meter_func *wl, *h;
-	struct meter_profile *p;
-	char out[256];
+	struct kernel_run r;
 	uint64_t blocked;
 
-	p = run_kernel_env("lib_workload_manual", args, out, sizeof(out),
-			   "mutex", "METER_CLOCK=wall");
-	if (!p) {
-		ok(0, "mutex: session read back");
-		return;
-	}
-	wl = func_named(p, "wait_lock");
-	h = func_named(p, "spin");
+	kernel_run(&r, "lib_workload_manual", args, "mutex", "METER_CLOCK=wall");
+	ASSERT_KERNEL_RUN(&r);
+	wl = func_named(r.p, "wait_lock");
+	h = func_named(r.p, "spin");
+	ASSERT_NE(NULL, wl);
+	ASSERT_NE(NULL, h);
 	blocked = off_of(wl, METER_OFF_BLOCKED);
-	diag("mutex: samples %llu; wait_lock self %llu (blocked %llu, runq "
-	     "%llu); the holder's spin on CPU %llu; threads %zu",
-	     (unsigned long long)p->samples,
-	     (unsigned long long)(wl ? wl->self_samples : 0),
-	     (unsigned long long)blocked,
-	     (unsigned long long)off_of(wl, METER_OFF_RUNQ),
-	     (unsigned long long)on_of(h), p->nthreads);
-	/* 500 ms of waiting at 1 kHz */
-	ok(blocked >= 450,
-	   "mutex: the waiter's wait_lock is charged the wait, blocked (%llu)",
-	   (unsigned long long)blocked);
-	ok(wl && on_of(wl) * 10 <= wl->self_samples,
-	   "mutex: wait_lock is <= 10%% on the CPU");
-	ok(on_of(h) >= 450, "mutex: the holder's spin is on the CPU (%llu)",
-	   (unsigned long long)on_of(h));
-	ok(stack_state(p, "holder;spin", METER_STATE_ONCPU) > 0,
-	   "mutex: the holder thread's stack holder;spin, on the CPU");
-	meter_profile_free(p);
+	TH_LOG("samples %llu; wait_lock self %llu (blocked %llu, runq %llu); the holder's spin on CPU %llu; threads %zu",
+	       (unsigned long long)r.p->samples,
+	       (unsigned long long)wl->self_samples,
+	       (unsigned long long)blocked,
+	       (unsigned long long)off_of(wl, METER_OFF_RUNQ),
+	       (unsigned long long)on_of(h), r.p->nthreads);
+	EXPECT_LE(450, blocked);
+	EXPECT_GE(wl->self_samples, on_of(wl) * 10);
+	EXPECT_LE(450, on_of(h));
+	EXPECT_LT(0, stack_state(r.p, "holder;spin", METER_STATE_ONCPU));
+	meter_profile_free(r.p);
+	scratch_cleanup();
 }
 
-static void bad_clock_refused(void)
+TEST(bad_clock_refused)
 {
 	struct meter_nl_reg reg = { 0 };
 	struct meter_nl *nl = NULL;
@@ -190,30 +189,17 @@ static void bad_clock_refused(void)
 	int rc;
 
 	page = aligned_alloc(4096, 4096);
+	ASSERT_NE(NULL, page);
 	memset(page, 0, 4096);
 	((uint32_t *)page)[0] = METER_PAGE_MAGIC;
 	((uint32_t *)page)[1] = METER_PAGE_VERSION;
-	if (meter_nl_open(&nl, err, sizeof(err))) {
-		ok(0, "bad clock: netlink open (%s)", err);
-		free(page);
-		return;
-	}
+	ASSERT_EQ(0, meter_nl_open(&nl, err, sizeof(err))) TH_LOG("%s", err);
 	reg.page_addr = (uintptr_t)page;
 	reg.clock = __METER_CLOCK_MAX;
 	rc = meter_nl_register(nl, &reg, NULL, NULL, err, sizeof(err));
-	ok(rc == -EINVAL || rc == -ERANGE,
-	   "bad clock: REGISTER with clock %d is refused (%d: %s)",
-	   __METER_CLOCK_MAX, rc, err);
+	EXPECT_TRUE(rc == -EINVAL || rc == -ERANGE) TH_LOG("%d: %s", rc, err);
 	meter_nl_close(nl);
 	free(page);
 }
 
-int main(void)
-{
-	wall_half_and_half();
-	cpu_sees_burn_alone();
-	blocked_on_a_lock();
-	bad_clock_refused();
-	scratch_cleanup();
-	return tap_done();
-}
+TEST_HARNESS_MAIN
