@@ -114,7 +114,8 @@ TEST_F(model, totals_from_the_stacks)
 	EXPECT_EQ(1000, meter_profile_find(self->a, 4)->total_samples);
 }
 
-TEST(recursive_function_total_counts_once_per_sample)
+/* main (id 5) and fib (id 9), one stack main;fib;fib;fib of 7 samples */
+static struct meter_profile *fib_profile(void)
 {
 	struct meter_profile *r = meter_profile_new();
 	const uint32_t rec[] = { 5, 9, 9, 9 };
@@ -123,6 +124,13 @@ TEST(recursive_function_total_counts_once_per_sample)
 	meter_profile_add_func(r, 9, "fib");
 	meter_profile_add_stack(r, rec, 4, 7);
 	meter_profile_compute_totals(r);
+	return r;
+}
+
+TEST(recursive_function_total_counts_once_per_sample)
+{
+	struct meter_profile *r = fib_profile();
+
 	EXPECT_EQ(7, meter_profile_find(r, 9)->total_samples);
 	meter_profile_free(r);
 }
@@ -153,13 +161,8 @@ TEST_F(model, merge_adds_runs_counters_and_threads)
 
 TEST_F(model, merge_adds_new_names_and_keeps_ids_unique)
 {
-	struct meter_profile *r = meter_profile_new();
-	const uint32_t rec[] = { 5, 9, 9, 9 };
+	struct meter_profile *r = fib_profile();
 
-	meter_profile_add_func(r, 5, "main");
-	meter_profile_add_func(r, 9, "fib");
-	meter_profile_add_stack(r, rec, 4, 7);
-	meter_profile_compute_totals(r);
 	meter_profile_merge(self->m, r);
 	meter_profile_free(r);
 	EXPECT_EQ(5, self->m->nfuncs);
