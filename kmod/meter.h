@@ -91,10 +91,21 @@ int meter_stacks_init(struct meter_stacks *st, u32 entries, u32 frames);
 int meter_stacks_init_like(struct meter_stacks *st,
 			   const struct meter_stacks *like);
 void meter_stacks_free(struct meter_stacks *st);
-/* Caller holds the session lock.  false: table full (lost). */
-bool meter_stacks_add(struct meter_stacks *st, u32 tid, const u32 *frames,
-		      u32 n, bool truncated, u8 state, u64 weight);
-/* Caller holds the session lock: the table is filling up, grow it. */
+/* What meter_stacks_add() did with a sample's stack. */
+enum meter_stack_added {
+	METER_STACK_COUNTED,	/* an entry that was there */
+	METER_STACK_NEW,	/* a new entry */
+	METER_STACK_LOST,	/* no room: the table is full */
+};
+/* Caller holds the session lock. */
+enum meter_stack_added meter_stacks_add(struct meter_stacks *st, u32 tid,
+					const u32 *frames, u32 n,
+					bool truncated, u8 state, u64 weight);
+/*
+ * Caller holds the session lock: the table is filling up, grow it.  Only
+ * an entry that is new (or lost) can change the answer, so the tick asks
+ * only then.
+ */
 static inline bool meter_stacks_want_grow(const struct meter_stacks *st)
 {
 	return (st->nused * 4 >= st->nslots && st->nslots < st->max_slots) ||

@@ -100,7 +100,8 @@ static void meter_sample_charge(struct meter_thread *t, u64 w, u8 state)
 	const struct meter_page *pg = t->kpage;
 	struct meter_func_slot *slot;
 	u32 cur, depth, max_id, n;
-	bool truncated, kept, grow;
+	enum meter_stack_added added;
+	bool truncated, grow;
 	unsigned long flags;
 
 	atomic64_add(w, &s->samples);
@@ -141,11 +142,12 @@ static void meter_sample_charge(struct meter_thread *t, u64 w, u8 state)
 	if (truncated)
 		atomic64_add(w, &s->truncated);
 	raw_spin_lock_irqsave(&s->lock, flags);
-	kept = meter_stacks_add(&s->stacks, t->tid, frames, n, truncated,
-				state, w);
-	grow = meter_stacks_want_grow(&s->stacks);
+	added = meter_stacks_add(&s->stacks, t->tid, frames, n, truncated,
+				 state, w);
+	grow = added != METER_STACK_COUNTED &&
+	       meter_stacks_want_grow(&s->stacks);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
-	if (!kept)
+	if (added == METER_STACK_LOST)
 		atomic64_add(w, &s->lost);
 	if (unlikely(grow))
 		meter_session_want_grow(s);

@@ -104,8 +104,11 @@ size_t meter_stacks_bytes(const struct meter_stacks *st)
 	       (size_t)st->pool_size * sizeof(u32);
 }
 
-/* The slot holding the key, or the empty slot where it would go (NULL). */
-static struct meter_stack_entry *
+/*
+ * The slot holding the key, or the empty slot where it would go (NULL).
+ * Inlined: the tick's path, once per sample.
+ */
+static __always_inline struct meter_stack_entry *
 meter_stacks_find(struct meter_stack_entry *slots, u32 nslots,
 		  const u32 *pool, u32 hash, u32 tid, const u32 *frames,
 		  u32 n, bool truncated, u8 state)
@@ -127,14 +130,15 @@ meter_stacks_find(struct meter_stack_entry *slots, u32 nslots,
 	return NULL;
 }
 
-bool meter_stacks_add(struct meter_stacks *st, u32 tid, const u32 *frames,
-		      u32 n, bool truncated, u8 state, u64 weight)
+enum meter_stack_added meter_stacks_add(struct meter_stacks *st, u32 tid,
+					const u32 *frames, u32 n,
+					bool truncated, u8 state, u64 weight)
 {
 	struct meter_stack_entry *e;
 	u32 hash, key;
 
 	if (!n || n > METER_SAMPLE_DEPTH_MAX)
-		return false;
+		return METER_STACK_LOST;
 	/*
 	 * The same frames in another thread or state are another entry: the
 	 * seed holds both (a tid is below 2^22, pid_max's limit; cut and
@@ -148,19 +152,19 @@ bool meter_stacks_add(struct meter_stacks *st, u32 tid, const u32 *frames,
 				      tid, frames, n, truncated, state);
 		if (e && e->depth) {
 			e->samples += weight;
-			return true;
+			return METER_STACK_COUNTED;
 		}
 	}
 	e = meter_stacks_find(st->slots, st->nslots, st->pool, hash, tid,
 			      frames, n, truncated, state);
 	if (e && e->depth) {
 		e->samples += weight;
-		return true;
+		return METER_STACK_COUNTED;
 	}
 	/* Not found: insert if there is room for the entry and frames. */
 	if (!e || st->nused * 2 >= st->nslots ||
 	    st->pool_size - st->pool_used < n)
-		return false;
+		return METER_STACK_LOST;
 	memcpy(&st->pool[st->pool_used], frames, n * sizeof(u32));
 	e->off = st->pool_used;
 	e->hash = hash;
@@ -171,7 +175,7 @@ bool meter_stacks_add(struct meter_stacks *st, u32 tid, const u32 *frames,
 	e->samples = weight;
 	st->pool_used += n;
 	st->nused++;
-	return true;
+	return METER_STACK_NEW;
 }
 
 /* A pool of size frames, the old one's frames copied, swapped in. */

@@ -90,8 +90,8 @@ static double lock_hold_max_us(long *acquisitions)
  * meter.ko's, the tick's left out: an interrupt that ran the tick is held
  * long only when the host stops the vCPU, not by meter.  The tick is what
  * meter.ko runs in hard-IRQ context (the line's context flag 'h', or 'H'
- * inside a softirq); its helpers elsewhere (meter_stacks_add() moving
- * entries for a grow) run in process context and still count.
+ * inside a softirq); meter.ko's code in process context (a dump, a
+ * reset, a grow moving entries) still counts.
  */
 static bool tr_in_hardirq(const char *line)
 {
