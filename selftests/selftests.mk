@@ -40,6 +40,10 @@ $(BUILD)/selftests/vm/%: selftests/vm/%.c $(LIBMETER_ANALYSIS_A) $(LIBMETER_A) |
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(NL_CFLAGS) $(KSFT_CFLAGS) -Iselftests -o $@ $< $(LDFLAGS) $(SELFTEST_LDLIBS)
 
+# the VM tests' shared headers (lib_kernel.h's are in selftests/vm/lib.mk)
+$(patsubst selftests/vm/%.c,$(BUILD)/selftests/vm/%,$(SELFTEST_VM_C)): \
+	selftests/vm/kmod_util.h selftests/vm/raw_genl.h
+
 $(BUILD)/selftests/host/%: selftests/host/%.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@

@@ -23,53 +23,71 @@
 
 #include <linux/meter.h>
 
+#include "kselftest.h"
+
 #include "nldump.h"
 #include "nlreg.h"
 
-static int ku_failed __attribute__((unused));
-static int ku_num __attribute__((unused));
-
+/*
+ * TAP through the kernel's kselftest.h (from linux-source-6.1 at build
+ * time, scripts/kselftest-headers): ku_ok() is ksft_test_result() with
+ * printf-style text and TAP's " - " before it, as the shell tests and
+ * test_vm_icount read it.
+ */
 static inline void ku_plan(int n)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%d\n", n);
+	ksft_print_header();
+	ksft_set_plan((unsigned int)n);
 }
 
-static inline void ku_ok(int cond, const char *fmt, ...)
+static inline void __attribute__((format(printf, 2, 3)))
+ku_ok(int cond, const char *fmt, ...)
 {
+	char text[1024];
 	va_list ap;
 
-	printf("%sok %d - ", cond ? "" : "not ", ++ku_num);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	printf("\n");
-	if (!cond)
-		ku_failed++;
+	ksft_test_result(cond, "- %s\n", text);
 }
 
-static inline void ku_diag(const char *fmt, ...)
+static inline void __attribute__((format(printf, 1, 2)))
+ku_skip(const char *fmt, ...)
 {
+	char text[1024];
 	va_list ap;
 
-	printf("# ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	printf("\n");
+	ksft_test_result_skip("%s\n", text);
 }
 
+static inline void __attribute__((format(printf, 1, 2)))
+ku_diag(const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	ksft_print_msg("%s\n", text);
+}
+
+/* the counts, and the exit status: 1 when a test failed */
 static inline int ku_exit(void)
 {
-	printf("# %d of %d failed\n", ku_failed, ku_num);
-	return ku_failed ? 1 : 0;
+	ksft_print_cnts();
+	return ksft_get_fail_cnt() || ksft_get_error_cnt() ? 1 : 0;
 }
 
 static inline void ku_bail(const char *what, int err, const char *msg)
 {
-	printf("Bail out! %s: %s (%s)\n", what, strerror(-err),
-	       msg ? msg : "");
-	exit(1);
+	ksft_exit_fail_msg("%s: %s (%s)\n", what, strerror(-err),
+			   msg ? msg : "");
 }
 
 static inline uint64_t ku_thread_cpu_ns(void)

@@ -218,8 +218,7 @@ int main(void)
 	      "a table grown to %zu stacks, then 3 full dumps and resets of it: %s",
 	      nstacks, ret || ret2 ? msg : "done");
 	if (us < 0)
-		printf("ok %d - the irqsoff tracer # SKIP not in this kernel\n",
-		       ++ku_num);
+		ku_skip("the irqsoff tracer: not in this kernel");
 	else
 		ku_ok(!ours || us < HOLD_MAX_US,
 		      "the irqsoff tracer's longest section meanwhile, anywhere in the kernel: %ld us, %s, with %d of meter.ko's calls outside the tick in it (a section of meter's would be under %d us)",
