@@ -63,7 +63,7 @@ check "meter-run -F 2000: the report states a 500 us period" \
 check "meter-run --backend kernel -f json: meter-stat -i reads it back, backend kernel" \
 	bash -c "grep -q '\"backend\": \"kernel\"' run.json && '$STAT' -i run.json -f json | cmp -s - run.json"
 
-"$RUN" --backend kernel --periodic 0.5 -f flat -- "$APPEL" $((ROUNDS * 4)) > periodic.out 2> periodic.err
+"$RUN" --backend kernel --periodic 0.5 -f flat -- "$APPEL" $((ROUNDS * 20)) > periodic.out 2> periodic.err
 check "meter-run --periodic 0.5: live reports on stderr while the program runs" \
 	grep -q '=== meter-run: live report at' periodic.err || diag periodic.err
 
