@@ -54,8 +54,12 @@ def ticks_of(run):
 # sampling (meter's), the plain binary (perf's)
 TICK_TOOLS = {"meter": ("meter-kernel", "off"), "floor": ("meter-floor", "off"),
               "signal": ("meter-signal-hr", "off"), "perf": ("perf", "base"),
-              "hrtimer": ("meter-hrtimer", "off"),
-              "hrtimer_floor": ("meter-hrtimer-floor", "off")}
+              "perfclock": ("meter-perfclock", "off"),
+              "perfclock_floor": ("meter-perfclock-floor", "off")}
+
+# the two CPU-clock designs, whose context switches are counted: meter.ko's
+# own hrtimer (its tick) and perf's task clock (cpu_timer=0)
+SWITCH_TOOLS = {"meter": "meter-kernel", "perfclock": "meter-perfclock"}
 
 
 def tick_insns(runs):
@@ -84,12 +88,51 @@ def tick_insns(runs):
     return out
 
 
-def ticks_per_cpu_s(runs):
+def switches_of(run):
+    """The process's context switches, as the switch workload prints them."""
+    try:
+        with open(os.path.join(run.dir, "stdout")) as f:
+            m = re.search(r"switches=(\d+)", f.read())
+    except OSError:
+        return None
+    return int(m.group(1)) if m else None
+
+
+def switch_insns(runs):
+    """{design: [instructions a context switch adds, one per repetition]}:
+    (the tool's extra instructions at 2 SCALE - at SCALE over the same
+    binary not profiled) / (the extra switches)."""
+    out = {k: [] for k in SWITCH_TOOLS}
+    sel = [r for r in runs if r.ok and r.env == "icount" and r.phase == "switch"]
+    for rep in sorted({r.rep for r in sel}, key=int):
+        by = {}
+        for r in sel:
+            if r.rep == rep:
+                by.setdefault(r.tool, []).append(r)
+
+        def pair(tool):
+            rs = sorted(by.get(tool, []), key=lambda r: int(r.scale))
+            return (rs[0], rs[-1]) if len(rs) >= 2 else None
+        b = pair("off")
+        for name, tool in SWITCH_TOOLS.items():
+            t = pair(tool)
+            if not t or not b:
+                continue
+            dt = [total(t[1]), total(t[0]), total(b[1]), total(b[0])]
+            n1, n0 = switches_of(t[1]), switches_of(t[0])
+            if None in dt or n1 is None or n0 is None or n1 <= n0:
+                continue
+            out[name].append(((dt[0] - dt[1]) - (dt[2] - dt[3])) / (n1 - n0))
+    return out
+
+
+def ticks_per_cpu_s(runs, tool="meter-kernel"):
     """{rate: interrupts taken per CPU-second}: meter's ticks over the
-    registered threads' task clock (samples x period)."""
+    registered threads' CPU time (samples x period)."""
     out = {}
     for r in runs:
-        if not (r.ok and r.env == "icount" and r.phase == "rate" and r.profile):
+        if not (r.ok and r.env == "icount" and r.phase == "rate" and r.profile
+                and r.tool == tool):
             continue
         p = r.profile
         cpu = p.get("samples", 0) * p.get("period_ns", 0) / 1e9
@@ -139,16 +182,20 @@ def summary(runs, workloads):
     ti = tick_insns(runs)
     med = {k: _median(v) for k, v in ti.items()}
     m, fl, s = med["meter"], med["floor"], med["signal"]
-    h, hf = med["hrtimer"], med["hrtimer_floor"]
+    c, cf = med["perfclock"], med["perfclock_floor"]
+    sw = switch_insns(runs)
     ratios = {
         "meter_over_floor": m / fl if m and fl else None,
         "signal_above_floor_over_meter_above_floor":
             (s - fl) / (m - fl) if s and m and fl and m > fl else None,
-        "hrtimer_over_meter": h / m if h and m else None,
-        "hrtimer_floor_over_floor": hf / fl if hf and fl else None,
+        "perfclock_over_meter": c / m if c and m else None,
+        "perfclock_floor_over_floor": cf / fl if cf and fl else None,
     }
     return {"tick": med, "tick_reps": ti, "ratios": ratios,
-            "ticks_per_cpu_s": ticks_per_cpu_s(runs), "percall": percall(runs),
+            "switch": {k: _median(v) for k, v in sw.items()}, "switch_reps": sw,
+            "ticks_per_cpu_s": ticks_per_cpu_s(runs),
+            "ticks_per_cpu_s_perfclock": ticks_per_cpu_s(runs, "meter-perfclock"),
+            "percall": percall(runs),
             "overhead": overheads(runs, workloads)}
 
 
@@ -173,21 +220,27 @@ def report(p, s, workloads):
     p("Exact instruction counts, VM under -icount (one vCPU; bench/insns.py,")
     p("selftests/icount): per tick at 10 kHz on spin, (extra instructions at")
     p("2 SCALE - at SCALE) / (extra interrupts); every process, user and kernel:")
-    for k, label in (("meter", "meter.ko tick"),
+    for k, label in (("meter", "meter.ko tick (its own CPU-time hrtimer)"),
                      ("floor", "floor: the same timer, a handler that returns"),
                      ("signal", "SIGPROF to libmeter's handler"),
                      ("perf", "perf record -e task-clock sample"),
-                     ("hrtimer", "meter.ko tick on a bare hrtimer (--clock wall)"),
-                     ("hrtimer_floor", "floor: that hrtimer, a handler that returns")):
+                     ("perfclock", "meter.ko tick on perf's task clock"),
+                     ("perfclock_floor", "floor: that timer, a handler that returns")):
         p("  %-48s %10s instr  [%s]" % (label, _f(t[k]), " ".join(_f(x) for x in reps[k])))
     p("  meter / floor: %s    (signal - floor) / (meter - floor): %s" % (
         _f(ra["meter_over_floor"], 2), _f(ra["signal_above_floor_over_meter_above_floor"], 1)))
-    p("  tick designs: bare hrtimer / perf task-clock: meter's tick %s, the floors %s" % (
-        _f(ra["hrtimer_over_meter"], 3), _f(ra["hrtimer_floor_over_floor"], 3)))
-    tp = s["ticks_per_cpu_s"]
-    p("  meter's interrupts taken per CPU-second: %s" % ", ".join(
-        "%d Hz: %s" % (k, _f(tp[k], 1)) for k in sorted(tp)) if tp else
-      "  meter's interrupts taken per CPU-second: n/a")
+    p("  tick designs: perf's task clock / meter's hrtimer: the tick %s, the floors %s" % (
+        _f(ra["perfclock_over_meter"], 3), _f(ra["perfclock_floor_over_floor"], 3)))
+    sw, swr = s["switch"], s["switch_reps"]
+    for k, label in (("meter", "meter's hrtimer (meter.ko's tick)"),
+                     ("perfclock", "perf's task clock (cpu_timer=0)")):
+        p("  a context switch of a registered thread, %-37s %6s instr  [%s]" % (
+            label, _f(sw.get(k)), " ".join(_f(x) for x in swr.get(k, []))))
+    for key, who in (("ticks_per_cpu_s", "meter's"),
+                     ("ticks_per_cpu_s_perfclock", "on perf's task clock,")):
+        tp = s[key]
+        p("  %s interrupts taken per CPU-second: %s" % (who, ", ".join(
+            "%d Hz: %s" % (k, _f(tp[k], 1)) for k in sorted(tp)) if tp else "n/a"))
     if s["percall"]:
         p("  per call over the bare call, user instructions (N and 2N calls):")
         for k, label in PERCALL_LABELS:
@@ -208,6 +261,10 @@ def json_keys(s):
         "tick_insns_reps": {k: [_r(x, 0) for x in v] for k, v in s["tick_reps"].items()},
         "tick_insns_ratios": {k: _r(v, 3) for k, v in s["ratios"].items()},
         "ticks_per_cpu_s": {str(k): _r(v, 1) for k, v in sorted(s["ticks_per_cpu_s"].items())},
+        "ticks_per_cpu_s_perfclock": {str(k): _r(v, 1) for k, v in
+                                      sorted(s["ticks_per_cpu_s_perfclock"].items())},
+        "switch_insns": {k: _r(v, 0) for k, v in s["switch"].items()},
+        "switch_insns_reps": {k: [_r(x, 0) for x in v] for k, v in s["switch_reps"].items()},
         "percall_instr_vm": {k: _r(c[1], 1) for k, c in s["percall"].items() if k != "baseline"},
         "overhead_instr_pct": {k: {w: _r(x) for w, x in d.items()}
                                for k, d in sorted(s["overhead"].items())},

@@ -54,12 +54,10 @@ period_ns() { echo $((1000000000 / $1)); }
 #   real-meter       its plugin build under meter-run --backend kernel
 #   meter-floor      meter-kernel with meter.ko's tick_floor set: the
 #                    tick counts the interrupt and returns (the floor)
-#   meter-hrtimer    meter-kernel with --clock wall: the same sampling
-#                    driven by a bare hrtimer of meter.ko's own instead of
-#                    perf's task-clock (the other tick design; on the
-#                    counted VM's one vCPU a spinning thread's wall time is
-#                    its CPU time)
-#   meter-hrtimer-floor  meter-hrtimer with tick_floor set
+#   meter-perfclock  meter-kernel with meter.ko's cpu_timer cleared: the
+#                    other tick design, perf's task clock instead of
+#                    meter.ko's own hrtimer armed at each context switch
+#   meter-perfclock-floor  meter-perfclock with tick_floor set
 #   meter-signal     workloads-manual, METER_BACKEND=signal
 #   meter-signal-hr  the same driven by a CLOCK_MONOTONIC timer at RATE
 #                    (BENCH_SIGNAL_HZ; the CPU-time timer set to 1 s)
@@ -77,14 +75,12 @@ run_one() {
 	base) cmd=("$B/workloads-plain" "$w" "$scale") ;;
 	off) env=(METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null)
 		cmd=("$B/workloads-manual" "$w" "$scale") ;;
-	meter-kernel|meter-auto|meter-plugin|meter-floor|meter-hrtimer|meter-hrtimer-floor)
+	meter-kernel|meter-auto|meter-plugin|meter-floor|meter-perfclock|meter-perfclock-floor)
 		local v=manual
-		local -a clk=()
 		[ $tool = meter-auto ] && v=auto
 		[ $tool = meter-plugin ] && v=plugin
-		case $tool in meter-hrtimer*) clk=(--clock wall) ;; esac
 		cmd=(meter-run --no-progress -b kernel --period "$(period_ns "$rate")ns"
-		     "${clk[@]}" -f json -o "$d/profile.json" --
+		     -f json -o "$d/profile.json" --
 		     "$B/workloads-$v" "$w" "$scale") ;;
 	meter-signal|meter-signal-auto|meter-signal-plugin)
 		local v=manual
@@ -129,9 +125,11 @@ run_one() {
 	# in the instruction-counting VM: the command's instructions, exactly
 	[ -z "${ICOUNT_CMD:-}" ] || cmd=("$ICOUNT_CMD" -o "$d/icount.txt" -- "${cmd[@]}")
 	case $tool in *-floor) echo 1 > /sys/module/meter/parameters/tick_floor ;; esac
+	case $tool in meter-perfclock*) echo 0 > /sys/module/meter/parameters/cpu_timer ;; esac
 	(cd "$d" && env "${env[@]}" "$B/timeit" "${cmd[@]}" \
 		> "$d/stdout" 2> "$d/stderr") || rc=$?
 	case $tool in *-floor) echo 0 > /sys/module/meter/parameters/tick_floor ;; esac
+	case $tool in meter-perfclock*) echo 1 > /sys/module/meter/parameters/cpu_timer ;; esac
 	# counted runs: free the finished session now, outside the count, so
 	# that no later run pays for its eviction
 	if [ -n "${ICOUNT_CMD:-}" ] && [ -f "$d/profile.json" ]; then
@@ -317,7 +315,7 @@ icount_part() {
 		for r in $(seq 0 "$reps"); do
 			for sc in "$s" $((2 * s)); do
 				for t in "off -" "meter-kernel 10000" "meter-floor 10000" \
-					 "meter-hrtimer 10000" "meter-hrtimer-floor 10000" \
+					 "meter-perfclock 10000" "meter-perfclock-floor 10000" \
 					 "meter-signal-hr 10000" "base -" "perf 10000"; do
 					next_id i
 					run_one "$id" "$([ $r = 0 ] && echo warmup || echo insns)" \
@@ -325,10 +323,25 @@ icount_part() {
 				done
 			done
 		done
+		# what each CPU-clock design adds to a context switch of a
+		# registered thread: two threads yielding to each other, at
+		# 10 Hz (hardly a tick), SCALE and 2 SCALE
+		echo "== icount: per-switch instructions (switch) x $reps" >&2
+		for r in $(seq 0 "$reps"); do
+			for sc in 5 10; do
+				for t in off meter-kernel meter-perfclock; do
+					next_id i
+					run_one "$id" "$([ $r = 0 ] && echo warmup || echo switch)" \
+						$t 10 switch $r "$sc"
+				done
+			done
+		done
 		echo "== icount: interrupts taken per CPU-second (1, 10, 50 kHz)" >&2
 		for rate in 1000 10000 50000; do
-			next_id i
-			run_one "$id" rate meter-kernel $rate spin 1 "$s"
+			for t in meter-kernel meter-perfclock; do
+				next_id i
+				run_one "$id" rate $t $rate spin 1 "$s"
+			done
 		done
 	fi
 	if want callcost; then

@@ -29,6 +29,8 @@
  *   appel    Appel's example: f calls is_prime on large primes, g on small
  *            ones, equally often; prints the share of is_prime's work
  *            done under f (the truth for caller attribution)
+ *   switch   two threads calling sched_yield() SCALE x 1000 times each;
+ *            prints the process's context switches
  *
  * Prints one line "workload=W work_cpu_ns=N cpu_ns=N wall_ns=N" on stdout:
  * the CPU time of the process (all threads) from the start of main to the
@@ -36,6 +38,7 @@
  * too), and the wall time of the work.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #ifdef METER_MANUAL
@@ -323,6 +327,38 @@ FN static void run_threads(uint64_t scale)
 		pthread_join(th[i], NULL);
 }
 
+/* ---- switch: two threads hand the CPU to each other ---------------------- */
+
+/* On one CPU every sched_yield() switches to the other thread: the
+ * context switches of a profiled thread, counted (bench/insns.py).
+ */
+FN static void *yielder(void *arg)
+{
+	PROFILED();
+	uint64_t scale = *(uint64_t *)arg, i;
+
+	for (i = 0; i < scale * 1000; i++)
+		sched_yield();
+	return NULL;
+}
+
+FN static void run_switch(uint64_t scale)
+{
+	PROFILED();
+	pthread_t th[2];
+	struct rusage ru;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, yielder, &scale))
+			abort();
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	if (getrusage(RUSAGE_SELF, &ru))
+		abort();
+	printf("switches=%ld ", ru.ru_nvcsw + ru.ru_nivcsw);
+}
+
 /* ---- split: 50/30/20 ------------------------------------------------------ */
 
 /* inlined and not instrumented: its time is its caller's own */
@@ -451,8 +487,10 @@ int main(int argc, char **argv)
 		run_split(scale);
 	else if (!strcmp(w, "appel"))
 		run_appel(scale);
+	else if (!strcmp(w, "switch"))
+		run_switch(scale);
 	else {
-		fprintf(stderr, "usage: %s spin|tree|matrix|threads|split|appel [SCALE]\n",
+		fprintf(stderr, "usage: %s spin|tree|matrix|threads|split|appel|switch [SCALE]\n",
 			argv[0]);
 		return 2;
 	}

@@ -79,6 +79,18 @@ module_param_named(tick_floor, meter_tick_floor, bool, 0644);
 MODULE_PARM_DESC(tick_floor,
 		 "Benchmarks only: ticks are counted and otherwise ignored");
 
+/*
+ * The CPU clock's tick: meter's own hrtimer, armed and cancelled at
+ * context switch (kmod/cputimer.c), or perf's task clock when clear (the
+ * only design on a kernel without CONFIG_PREEMPT_NOTIFIERS).  For
+ * registrations made while it is so; Documentation/performance.md
+ * compares the two.
+ */
+bool meter_cpu_timer = IS_ENABLED(CONFIG_PREEMPT_NOTIFIERS);
+module_param_named(cpu_timer, meter_cpu_timer, bool, 0644);
+MODULE_PARM_DESC(cpu_timer,
+		 "CPU-clock ticks from meter's own hrtimer (1) or perf's task clock (0)");
+
 unsigned int meter_max_session_mb = 64;
 module_param_named(max_session_mb, meter_max_session_mb, uint, 0644);
 MODULE_PARM_DESC(max_session_mb, "Memory of one session's tables, MB");

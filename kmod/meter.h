@@ -47,6 +47,7 @@ extern unsigned int meter_max_finished_mb;
 extern unsigned long meter_evicted;
 extern unsigned int meter_max_session_mb;
 extern bool meter_tick_floor;
+extern bool meter_cpu_timer;
 extern unsigned int meter_stack_entries;
 extern unsigned int meter_stack_frames;
 extern unsigned int meter_max_sessions;
@@ -247,8 +248,15 @@ struct meter_thread {
 	struct page *page;
 	const struct meter_page *kpage;	/* kernel mapping of the page */
 	struct perf_event *event;	/* CPU clock; under meter_mutex */
-	struct hrtimer timer;		/* wall clock */
-	u64 period_ns;			/* wall clock; READ_ONCE */
+	struct hrtimer timer;		/* wall clock, or cpu_timer */
+	u64 period_ns;			/* hrtimers; READ_ONCE */
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+	/* cputimer.c: the thread's own CPU-time hrtimer */
+	struct preempt_notifier pn;	/* added and removed by the thread */
+	s64 cpu_left_ns;		/* to the next tick, switched out */
+	bool cpu_timer;
+	bool cpu_hooked;
+#endif
 	struct work_struct release;
 	/* live.c, under meter_mutex */
 	u64 counts_addr;		/* live counters; 0: none or folded */
@@ -275,6 +283,33 @@ struct meter_thread *meter_thread_find(struct task_struct *tsk);
 void meter_thread_end(struct meter_thread *t, enum meter_end_reason why);
 int meter_thread_set_period(struct meter_thread *t, u64 period_ns);
 void meter_threads_end_all(void);
+/* Every listed thread; only where nothing can change the list. */
+void meter_threads_visit(void (*fn)(struct meter_thread *t));
+
+/* cputimer.c: the CPU clock on meter's own hrtimer (cpu_timer). */
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+void meter_cputimer_init(struct meter_thread *t, u64 period_ns);
+void meter_cputimer_hook(struct meter_thread *t);
+void meter_cputimer_unhook(struct meter_thread *t);
+void meter_cputimer_unhook_all(void);
+void meter_cputimer_release(struct meter_thread *t);
+void meter_cputimer_set_period(struct meter_thread *t);
+static inline bool meter_cputimer_on(const struct meter_thread *t)
+{
+	return t->cpu_timer;
+}
+#else
+static inline void meter_cputimer_init(struct meter_thread *t, u64 p) {}
+static inline void meter_cputimer_hook(struct meter_thread *t) {}
+static inline void meter_cputimer_unhook(struct meter_thread *t) {}
+static inline void meter_cputimer_unhook_all(void) {}
+static inline void meter_cputimer_release(struct meter_thread *t) {}
+static inline void meter_cputimer_set_period(struct meter_thread *t) {}
+static inline bool meter_cputimer_on(const struct meter_thread *t)
+{
+	return false;
+}
+#endif
 
 /*
  * live.c: the call counts a live thread keeps in its own memory.  Callers
@@ -343,10 +378,11 @@ int meter_put_stack(struct sk_buff *skb, const struct meter_snap *sn,
 int meter_put_thread(struct sk_buff *skb,
 		     const struct meter_snap_thread *th);
 
-/* sample.c: the ticks, CPU clock (perf) and wall clock (hrtimer). */
+/* sample.c: the ticks: CPU clock (perf, or cpu_timer), wall clock. */
 void meter_sample_tick(struct perf_event *event,
 		       struct perf_sample_data *data, struct pt_regs *regs);
 enum hrtimer_restart meter_sample_wall_tick(struct hrtimer *timer);
+enum hrtimer_restart meter_sample_cpu_timer_tick(struct hrtimer *timer);
 
 /* lifecycle.c: exit tracepoint. */
 int meter_lifecycle_init(void);

@@ -20,7 +20,7 @@
  * lock; the entries move to the larger table METER_STACKS_MOVE_SLOTS
  * slots per hold, the tick looking in both tables meanwhile.
  */
-#include <linux/jhash.h>
+#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -105,6 +105,34 @@ size_t meter_stacks_bytes(const struct meter_stacks *st)
 }
 
 /*
+ * Multiply and fold, a word at a time: a third of jhash2()'s instructions
+ * for the few frames of a typical stack, and no more predictable than it
+ * (its seed here would be fixed too).  Only a session's own stacks share
+ * its table, so colliding ids slow only the profile that chose them.
+ */
+static __always_inline u32 meter_frames_hash(const u32 *frames, u32 n,
+					     u32 key)
+{
+	u32 h = key, i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ frames[i]) * GOLDEN_RATIO_32;
+	return h ^ (h >> 16);
+}
+
+/* Inlined: the kernel's memcmp() goes byte by byte past the first words. */
+static __always_inline bool meter_frames_equal(const u32 *a, const u32 *b,
+					       u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/*
  * The slot holding the key, or the empty slot where it would go (NULL).
  * Inlined: the tick's path, once per sample.
  */
@@ -124,7 +152,7 @@ meter_stacks_find(struct meter_stack_entry *slots, u32 nslots,
 		if (e->hash == hash && e->depth == n &&
 		    e->truncated == truncated && e->state == state &&
 		    e->tid == tid &&
-		    !memcmp(&pool[e->off], frames, n * sizeof(u32)))
+		    meter_frames_equal(&pool[e->off], frames, n))
 			return e;
 	}
 	return NULL;
@@ -145,7 +173,7 @@ enum meter_stack_added meter_stacks_add(struct meter_stacks *st, u32 tid,
 	 * state take 3 bits), so the tick pays no second hash for them.
 	 */
 	key = tid ^ (truncated | (u32)state << 1) << 29;
-	hash = jhash2(frames, n, key);
+	hash = meter_frames_hash(frames, n, key);
 	if (unlikely(st->old)) {
 		/* not moved yet: counted where it is */
 		e = meter_stacks_find(st->old, st->old_nslots, st->pool, hash,

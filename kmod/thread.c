@@ -52,6 +52,7 @@ static void meter_thread_release(struct work_struct *work)
 	 */
 	if (s->clock == METER_CLOCK_WALL)
 		hrtimer_cancel(&t->timer);
+	meter_cputimer_release(t);
 	mutex_lock(&meter_mutex);
 	if (t->event) {
 		perf_event_release_kernel(t->event);
@@ -105,15 +106,19 @@ void meter_thread_end(struct meter_thread *t, enum meter_end_reason why)
 		meter_session_finish_locked(s);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 
+	meter_cputimer_unhook(t);
 	queue_work(meter_wq, &t->release);
 }
 
 /* Caller holds meter_mutex. */
 int meter_thread_set_period(struct meter_thread *t, u64 period_ns)
 {
-	/* the wall tick re-arms itself with the new period */
+	/* the hrtimer ticks re-arm themselves with the new period */
 	WRITE_ONCE(t->period_ns, period_ns);
-	if (!t->event || READ_ONCE(t->state) != METER_THREAD_LIVE)
+	if (READ_ONCE(t->state) != METER_THREAD_LIVE)
+		return 0;
+	meter_cputimer_set_period(t);
+	if (!t->event)
 		return 0;
 	return perf_event_period(t->event, period_ns);
 }
@@ -127,6 +132,8 @@ void meter_threads_end_all(void)
 	struct meter_thread *t;
 	int bkt;
 
+	/* the threads' own notifiers cannot be removed by the loop below */
+	meter_cputimer_unhook_all();
 	do {
 		rcu_read_lock();
 		hash_for_each_rcu(meter_reg_hash, bkt, t, hnode)
@@ -136,6 +143,15 @@ void meter_threads_end_all(void)
 		rcu_read_unlock();
 		cond_resched();
 	} while (t);
+}
+
+void meter_threads_visit(void (*fn)(struct meter_thread *t))
+{
+	struct meter_thread *t;
+	int bkt;
+
+	hash_for_each(meter_reg_hash, bkt, t, hnode)
+		fn(t);
 }
 
 static int meter_page_check_vma(struct mm_struct *mm, unsigned long addr,
@@ -249,10 +265,11 @@ static bool meter_counts_addr_ok(u64 addr)
 }
 
 /*
- * The thread's tick: a perf task-clock counter (CPU clock), or an hrtimer
+ * The thread's tick: a perf task-clock counter or, with cpu_timer, an
+ * hrtimer that runs only while the thread does (CPU clock), or an hrtimer
  * that fires whether or not the thread runs (wall clock), in hard
  * interrupt context even on PREEMPT_RT since the tick takes the session's
- * raw spinlock.  The hrtimer is started once the thread is listed.
+ * raw spinlock.  The hrtimers are started once the thread is listed.
  */
 static int meter_thread_start(struct meter_thread *t, u32 clock,
 			      u64 period_ns, struct netlink_ext_ack *extack)
@@ -263,6 +280,10 @@ static int meter_thread_start(struct meter_thread *t, u32 clock,
 	if (clock == METER_CLOCK_WALL) {
 		hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 		t->timer.function = meter_sample_wall_tick;
+		return 0;
+	}
+	if (IS_ENABLED(CONFIG_PREEMPT_NOTIFIERS) && READ_ONCE(meter_cpu_timer)) {
+		meter_cputimer_init(t, period_ns);
 		return 0;
 	}
 	event = meter_thread_counter(t, period_ns);
@@ -412,6 +433,8 @@ int meter_thread_register(struct meter_thread_reg *reg,
 	if (s->clock == METER_CLOCK_WALL)
 		hrtimer_start(&t->timer, ns_to_ktime(period_ns),
 			      HRTIMER_MODE_REL_HARD);
+	else if (meter_cputimer_on(t))
+		meter_cputimer_hook(t);
 	reg->cookie = s->cookie;
 	reg->period_ns = period_ns;
 	reg->clock = s->clock;

@@ -7,9 +7,12 @@
 #    user and kernel apart; the guest's CPU time is its instruction count
 #    (selftests/icount/exact.c);
 #  - on that clock meter.ko takes interrupts at the rate asked for, within
-#    2% at 100 Hz, 1 kHz and 10 kHz (test_kmod_rate, which asserts so when
+#    2% at 100 Hz, 1 kHz and 10 kHz and at 1 kHz by a thread that sleeps
+#    every 0.4 periods (test_kmod_rate, which asserts so when
 #    METER_VM_ICOUNT is set), and a tick made late on purpose weighs
-#    exactly the periods it overran (test_kmod_late, likewise);
+#    exactly the periods it overran (test_kmod_late, likewise); both with
+#    each tick design: meter.ko's own hrtimer, then perf's task clock
+#    (cpu_timer=0);
 #  - a process exit costs the module no walk of the sessions: 2000 live
 #    sessions add under two kernel instructions each (test_harden_exit_cost);
 #  - following a tree of short processes costs a few percent: 50 runs of
@@ -26,7 +29,7 @@ ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
 cd "$ROOT"
 
 
-echo "1..23"
+echo "1..37"
 TREE_MAX_PCT=8
 kver=$(selftests/kernels | awk '{ print $1 }')
 if [ -z "$kver" ]; then
@@ -42,6 +45,10 @@ selftests/vm-run --kernel "$kver" --count-insns --icount --timeout 600 -- \
 	       build/icount/exact; echo "# exit $?";
 	       build/selftests/vm/test_kmod_rate; echo "# exit $?";
 	       build/selftests/vm/test_kmod_late; echo "# exit $?";
+	       echo 0 > /sys/module/meter/parameters/cpu_timer;
+	       build/selftests/vm/test_kmod_rate; echo "# exit $?";
+	       build/selftests/vm/test_kmod_late; echo "# exit $?";
+	       echo 1 > /sys/module/meter/parameters/cpu_timer;
 	       build/selftests/vm/test_harden_exit_cost; echo "# exit $?"' \
 	> "$tmp/out" 2> "$tmp/err" || rc=$?
 if [ $rc = 0 ] && grep -q '^# exit' "$tmp/out"; then
@@ -53,9 +60,11 @@ fi
 # the guest's TAP lines, renumbered, each part named; a part that did not
 # run or bailed out fails its missing lines
 part=1
-for want in 9 7 3 2; do
+for want in 9 9 3 9 3 2; do
 	case $part in
-	1) label=counter ;; 2) label=rate ;; 3) label=late ;; *) label=exit ;;
+	1) label=counter ;; 2) label=rate ;; 3) label=late ;;
+	4) label="rate, perf's task clock" ;; 5) label="late, perf's task clock" ;;
+	*) label=exit ;;
 	esac
 	got=0
 	while IFS= read -r line; do

@@ -2,9 +2,9 @@
 /*
  * What a late interrupt does to a profile: the thread holds interrupts off
  * for 5 ms (late_test.ko, in its own context, inside function 2) while
- * sampled at 10 kHz.  perf's timer then fires once for the 50 periods that
- * passed; meter.ko counts one tick and weighs it 50 periods of CPU time,
- * all charged to the function current when the interrupt is taken.
+ * sampled at 10 kHz.  The tick's timer then fires once for the 50 periods
+ * that passed; meter.ko counts one tick and weighs it 50 periods of CPU
+ * time, all charged to the function current when the interrupt is taken.
  */
 #include <fcntl.h>
 
