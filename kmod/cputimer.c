@@ -29,6 +29,17 @@
 
 #ifdef CONFIG_PREEMPT_NOTIFIERS
 
+/*
+ * The static key that makes the scheduler call notifiers is taken once,
+ * at the first registration, and dropped at unload: each change patches
+ * __schedule() on every CPU (text_poke with int3 and IPIs), which per
+ * registration would cost a short process far more than its ticks, and
+ * which under QEMU's TCG with two vCPUs was seen to wedge both CPUs in
+ * __schedule() when registrations came and went thousands of times a
+ * second (test_harden_fuzz).  Under meter_mutex.
+ */
+static bool meter_cputimer_key;
+
 static void meter_cputimer_in(struct preempt_notifier *pn, int cpu)
 {
 	struct meter_thread *t = container_of(pn, struct meter_thread, pn);
@@ -60,7 +71,7 @@ static struct preempt_ops meter_cputimer_ops = {
 	.sched_out = meter_cputimer_out,
 };
 
-/* Before the thread is listed, in process context. */
+/* Before the thread is listed, in process context, under meter_mutex. */
 void meter_cputimer_init(struct meter_thread *t, u64 period_ns)
 {
 	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
@@ -68,10 +79,10 @@ void meter_cputimer_init(struct meter_thread *t, u64 period_ns)
 	preempt_notifier_init(&t->pn, &meter_cputimer_ops);
 	t->cpu_left_ns = period_ns;
 	t->cpu_timer = true;
-	/* the static key that makes the scheduler call notifiers; it may
-	 * sleep, so it is taken here and dropped by the release work
-	 */
-	preempt_notifier_inc();
+	if (!meter_cputimer_key) {
+		preempt_notifier_inc();
+		meter_cputimer_key = true;
+	}
 }
 
 /* In the registering thread, once it is listed. */
@@ -164,10 +175,15 @@ void meter_cputimer_unhook_all(void)
 /* The release work, once the thread has no notifier. */
 void meter_cputimer_release(struct meter_thread *t)
 {
-	if (!t->cpu_timer)
-		return;
-	hrtimer_cancel(&t->timer);
-	preempt_notifier_dec();
+	if (t->cpu_timer)
+		hrtimer_cancel(&t->timer);
+}
+
+/* Module unload, once no thread has a notifier. */
+void meter_cputimer_exit(void)
+{
+	if (meter_cputimer_key)
+		preempt_notifier_dec();
 }
 
 #endif /* CONFIG_PREEMPT_NOTIFIERS */

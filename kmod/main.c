@@ -165,6 +165,7 @@ static void __exit meter_exit(void)
 	meter_lifecycle_exit();
 	meter_threads_end_all();
 	flush_workqueue(meter_wq);
+	meter_cputimer_exit();
 	mutex_lock(&meter_mutex);
 	meter_sessions_destroy();
 	mutex_unlock(&meter_mutex);

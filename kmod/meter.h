@@ -294,6 +294,7 @@ void meter_cputimer_unhook(struct meter_thread *t);
 void meter_cputimer_unhook_all(void);
 void meter_cputimer_release(struct meter_thread *t);
 void meter_cputimer_set_period(struct meter_thread *t);
+void meter_cputimer_exit(void);
 static inline bool meter_cputimer_on(const struct meter_thread *t)
 {
 	return t->cpu_timer;
@@ -305,6 +306,7 @@ static inline void meter_cputimer_unhook(struct meter_thread *t) {}
 static inline void meter_cputimer_unhook_all(void) {}
 static inline void meter_cputimer_release(struct meter_thread *t) {}
 static inline void meter_cputimer_set_period(struct meter_thread *t) {}
+static inline void meter_cputimer_exit(void) {}
 static inline bool meter_cputimer_on(const struct meter_thread *t)
 {
 	return false;
