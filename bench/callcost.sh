@@ -78,7 +78,13 @@ per_call() {
 	local a b
 	a=$(ir "$1" "$N"); b=$(ir "$1" $((2 * N)))
 	if [ "$a" = NA ] || [ -z "$a" ] || [ -z "$b" ]; then echo NA; return; fi
-	echo "scale=1; ($b - $a) / $N" | bc
+	# four decimals, rounded to one when printed: bc's scale truncates,
+	# and a truncated 18.0 - 50 / N read 17.9 in one run, 18.0 in the next
+	echo "scale=4; ($b - $a) / $N" | bc
+}
+
+one() {
+	case $1 in NA) echo NA ;; *) printf '%.1f' "$1" ;; esac
 }
 
 ns_call() {
@@ -114,8 +120,8 @@ for v in baseline appel flat manual plugin_flat plugin auto auto_noplt auto_stat
 		[ $have_uftrace = 1 ] || { printf '%-42s %10s\n' "$label" "not installed"; continue; } ;;
 	esac
 	if [ $v = baseline ]; then pc=$base; else pc=$(per_call $v); fi
-	if [ "$pc" = NA ]; then ov=NA; else ov=$(echo "scale=1; $pc - $base" | bc); fi
-	printf '%-42s %10s %10s %10s\n' "$label" "$pc" "$ov" "$(ns_call $v)"
+	if [ "$pc" = NA ]; then ov=NA; else ov=$(echo "scale=4; $pc - $base" | bc); fi
+	printf '%-42s %10s %10s %10s\n' "$label" "$(one "$pc")" "$(one "$ov")" "$(ns_call $v)"
 done
 
 # Start-up: the instructions of an empty main built with

@@ -6,8 +6,9 @@
 # with the figures the fixture implies.
 set -u
 root=$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)
-echo "1..4"
-command -v python3 >/dev/null || { echo "ok 1 # SKIP no python3"; echo "ok 2 # SKIP"; echo "ok 3 # SKIP"; echo "ok 4 # SKIP"; exit 0; }
+. "$root/selftests/tools_lib.sh" || exit 1
+echo "1..6"
+command -v python3 >/dev/null || { for i in 1 2 3 4 5 6; do skip "bench/summarize.py" "no python3"; done; exit 0; }
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 mk() {	# mk ENV ID PHASE TOOL RATE W REP WORK_CPU TREE_CPU [JSON]
 	local d=$t/$1/runs/$2
@@ -33,35 +34,43 @@ printf '%s\n' "variant instr/call overhead ns/call" "baseline 4.0 0.0 1.00" "" \
 	> "$t/host/callcost.txt"
 out=$(python3 "$root/bench/summarize.py" "$t" 2>&1)
 last=$(printf '%s\n' "$out" | tail -n 1)
-if printf '%s' "$last" | python3 -c '
-import json, sys
+json_holds() { # python asserting on d, the last line's JSON
+	printf '%s' "$last" | python3 -c "import json, sys
 d = json.loads(sys.stdin.read())
+$1"
+}
+check "the last line is a JSON object with the promised keys" json_holds '
 for k in ("kernel_tick_ns", "signal_tick_ns", "perf_sample_ns", "accuracy_max_error_pp", "peers", "overhead_pct", "percall_instr"):
     assert k in d, k
 assert isinstance(d["peers"], list) and d["peers"]
-'; then echo "ok 1 - the last line is a JSON object with the promised keys"
-else echo "not ok 1 - the last line is a JSON object with the promised keys"; printf '%s\n' "$out" | sed 's/^/# /'; fi
-if printf '%s' "$last" | python3 -c '
-import json, sys
-d = json.loads(sys.stdin.read())
+' ||
+	printf '%s\n' "$out" | sed 's/^/# /'
+check "tick costs and overheads computed from the runs" json_holds '
 assert d["kernel_tick_ns"] == 1000.0, d["kernel_tick_ns"]
 assert d["signal_tick_ns"] == 20000.0, d["signal_tick_ns"]
 assert d["signal_over_kernel"] == 20.0
 assert d["overhead_pct"]["vm"]["meter-kernel@1000"]["tree"] == 10.0
-'; then echo "ok 2 - tick costs and overheads computed from the runs"
-else echo "not ok 2 - tick costs and overheads computed from the runs"; fi
-if printf '%s' "$last" | python3 -c '
-import json, sys
-d = json.loads(sys.stdin.read())
+'
+check "split error and caller share" json_holds '
 assert d["accuracy_max_error_pp"] == 1.0, d["accuracy_max_error_pp"]
 assert d["caller_share_f_pct"]["vm:meter-kernel@10000"] == 90.0
-'; then echo "ok 3 - split error and caller share"
-else echo "not ok 3 - split error and caller share"; fi
-if printf '%s' "$last" | python3 -c '
-import json, sys
-d = json.loads(sys.stdin.read())
+'
+check "start-up instructions from bench/callcost.sh's line" json_holds '
 assert d["startup_instr"] == 297100, d["startup_instr"]
 assert d["startup_instr_first_run"] == 83000000
 assert d["startup_instr_without_meter"] == 123546
-'; then echo "ok 4 - start-up instructions from bench/callcost.sh's line"
-else echo "not ok 4 - start-up instructions from bench/callcost.sh's line"; fi
+'
+
+# bench/compare.py: two runs' exact figures side by side
+printf '%s\n' "$last" > "$t/a.out"
+python3 "$root/bench/compare.py" "$t/a.out" "$t/a.out" > "$t/same" 2>&1
+rc=$?
+check "bench/compare.py: a run against itself agrees (exit 0)" \
+	bash -c "[ $rc = 0 ] && grep -q '^startup_instr ' '$t/same'" || diag "$t/same"
+# the same line with the start-up 1.5 % higher: over the 1 % tolerance
+printf '%s\n' "$last" | sed 's/"startup_instr": *297100/"startup_instr":301557/' > "$t/b.out"
+python3 "$root/bench/compare.py" "$t/a.out" "$t/b.out" > "$t/diff" 2>&1
+rc=$?
+check "bench/compare.py: a figure 1.5 % apart is reported over 1 % (exit 1)" \
+	bash -c "[ $rc = 1 ] && grep -q '^startup_instr .* over\$' '$t/diff'" || diag "$t/diff"
+exit $((fails > 0))
