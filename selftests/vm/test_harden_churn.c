@@ -33,11 +33,6 @@ static uint32_t rndn(uint32_t n)
 	return (uint32_t)(rng % n);
 }
 
-static double now_s(void)
-{
-	return ku_mono_ns() / 1e9;
-}
-
 /* --- 2. kill -9 at random points --- */
 
 static void *busy_thread(void *arg)
@@ -57,7 +52,8 @@ static void *busy_thread(void *arg)
 	return NULL;
 }
 
-static void test_kill9(struct meter_nl *nl)
+/* whether every session was finished with no live thread */
+static int churn_kill9(struct meter_nl *nl)
 {
 	int run, found = 0, bad = 0, waited = 0, st;
 
@@ -116,14 +112,13 @@ static void test_kill9(struct meter_nl *nl)
 	}
 	ku_diag("%d kill -9 runs, %d killed after registering, %d sessions found, %d not finished",
 		KILL_RUNS, waited, found, bad);
-	ku_ok(found >= waited && waited >= KILL_RUNS * 3 / 4 && bad == 0,
-	      "kill -9 at random points of a 4-thread registered process (%d runs): every session finished with no live thread",
-	      KILL_RUNS);
+	return found >= waited && waited >= KILL_RUNS * 3 / 4 && bad == 0;
 }
 
 /* --- 3. fork storms --- */
 
-static void test_fork_storm(struct meter_nl *nl, uint64_t cookie,
+/* whether every child's session was finished and linked to the parent */
+static int churn_fork_storm(struct meter_nl *nl, uint64_t cookie,
 			    struct meter_page *pg)
 {
 	pid_t kids[FORK_PER_WAVE];
@@ -174,9 +169,9 @@ static void test_fork_storm(struct meter_nl *nl, uint64_t cookie,
 		}
 	}
 	ku_leave(pg);
-	ku_ok(ok == total,
-	      "fork storm: %d registered children (and grandchildren) of a registered process: %d sessions finished and linked to the parent",
-	      total, ok);
+	ku_diag("fork storm: %d registered children and grandchildren, %d sessions finished and linked to the parent",
+		total, ok);
+	return ok == total;
 }
 
 /* --- 4. exec from registered threads --- */
@@ -209,7 +204,8 @@ static void *exec_thread(void *arg)
 	_exit(7);
 }
 
-static void test_exec(struct meter_nl *nl)
+/* whether every exec finished the old session and profiled the new image */
+static int churn_exec(struct meter_nl *nl)
 {
 	int run, ok = 0, st;
 
@@ -259,9 +255,9 @@ static void test_exec(struct meter_nl *nl)
 		meter_profile_free(old);
 		meter_profile_free(neu);
 	}
-	ku_ok(ok == EXEC_RUNS,
-	      "exec from a registered second thread (%d runs): the old image's session finished, the new image profiled in a new one (%d)",
-	      EXEC_RUNS, ok);
+	ku_diag("exec from a registered second thread: %d of %d runs right", ok,
+		EXEC_RUNS);
+	return ok == EXEC_RUNS;
 }
 
 /* --- 5. two readers while processes exit --- */
@@ -307,7 +303,8 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-static void test_readers(void)
+/* whether the readers got only complete answers or ENOENT */
+static int churn_readers(void)
 {
 	struct reader rd[2];
 	int i, st, clean = 0;
@@ -349,93 +346,113 @@ static void test_readers(void)
 		pthread_join(rd[i].th, NULL);
 	ku_diag("two readers: %lu and %lu reads, %lu and %lu unexpected errors",
 		rd[0].reads, rd[1].reads, rd[0].unexpected, rd[1].unexpected);
-	ku_ok(clean == EXIT_PROCS && rd[0].reads && rd[1].reads &&
-	      !rd[0].unexpected && !rd[1].unexpected,
-	      "two readers dump sessions while %d registered processes exit: only complete answers or ENOENT",
-	      EXIT_PROCS);
+	return clean == EXIT_PROCS && rd[0].reads && rd[1].reads &&
+	       !rd[0].unexpected && !rd[1].unexpected;
 }
 
-int main(int argc, char **argv)
-{
-	struct meter_profile **v = NULL;
-	struct meter_page *pg;
+/* this process registered, f1 and f2 named */
+FIXTURE(churn) {
 	struct meter_nl *nl;
+	struct meter_page *pg;
 	uint64_t cookie;
+};
+
+FIXTURE_SETUP(churn)
+{
+	self->nl = ku_open();
+	self->pg = ku_page();
+	self->cookie = ku_register(self->nl, self->pg, 1000000);
+	ku_funcs(self->nl, 2);
+}
+
+FIXTURE_TEARDOWN(churn)
+{
+	meter_nl_close(self->nl);
+}
+
+/*
+ * After a churn: no other session is live, this one has only its main
+ * thread, VmLck is its one page.
+ */
+static void expect_aftermath(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(churn) *self)
+{
+	struct meter_profile **v = NULL, *p;
+	int live = 0, threads = 0;
 	size_t n = 0, i;
-	int live = 0, other_threads = 0;
-
-	if (argc > 1 && !strcmp(argv[1], "--exec-child"))
-		return exec_child_main();
-	self_path = "/proc/self/exe";
-	ku_plan(6);
-	nl = ku_open();
-	pg = ku_page();
-	cookie = ku_register(nl, pg, 1000000);
-	ku_funcs(nl, 2);
-
-	{
-		double t1 = now_s(), t2, t3, t4, t5;
-
-		test_kill9(nl);
-		t2 = now_s();
-		test_fork_storm(nl, cookie, pg);
-		t3 = now_s();
-		test_exec(nl);
-		t4 = now_s();
-		test_readers();
-		t5 = now_s();
-		ku_diag("seconds: kill -9 %.1f, fork storm %.1f, exec %.1f, readers %.1f",
-			t2 - t1, t3 - t2, t4 - t3, t5 - t4);
-	}
 
 	/* releases run on the module's workqueue */
 	for (i = 0; i < 100 && ku_vmlck_kb(getpid()) != 4; i++)
 		usleep(100000);
-	if (meter_nl_list(nl, &v, &n, NULL, 0))
-		ku_bail("list", -EIO, NULL);
+	ASSERT_EQ(0, meter_nl_list(self->nl, &v, &n, NULL, 0));
 	for (i = 0; i < n; i++) {
-		if (!v[i]->exited && v[i]->cookie != cookie)
+		if (!v[i]->exited && v[i]->cookie != self->cookie)
 			live++;
 		meter_profile_free(v[i]);
 	}
 	free(v);
-	{
-		struct meter_profile *p = ku_profile(nl, cookie, 0);
+	p = ku_profile(self->nl, self->cookie, 0);
+	for (i = 0; i < p->nthreads; i++)
+		threads += !p->threads[i].exited;
+	meter_profile_free(p);
+	EXPECT_EQ(0, live) TH_LOG("other sessions still live");
+	EXPECT_EQ(1, threads) TH_LOG("live threads of this session");
+	EXPECT_EQ(4, ku_vmlck_kb(getpid())) TH_LOG("VmLck, kB");
+}
 
-		for (i = 0; i < p->nthreads; i++)
-			other_threads += !p->threads[i].exited;
-		meter_profile_free(p);
-	}
-	ku_ok(live == 0 && other_threads == 1 && ku_vmlck_kb(getpid()) == 4,
-	      "afterwards no other session is live, this one has only its main thread, VmLck is its one page (%d, %d)",
-	      live, other_threads);
-	meter_nl_close(nl);
-	{
-		const char *ko = getenv("METER_MODULE");
-		int rm, ins = -ENOENT, fd;
-		long lck;
+TEST_F_TIMEOUT(churn, kill_9_at_random_points_leaves_every_session_finished, 900)
+{
+	EXPECT_TRUE(churn_kill9(self->nl));
+	expect_aftermath(_metadata, self);
+}
 
-		rm = syscall(SYS_delete_module, "meter", O_NONBLOCK) ? -errno : 0;
-		usleep(100000);
-		lck = ku_vmlck_kb(getpid());
-		fd = ko ? open(ko, O_RDONLY | O_CLOEXEC) : -1;
-		if (fd >= 0) {
-			ins = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-			close(fd);
-		}
-		n = 1;
-		if (!ins) {
-			nl = ku_open();
-			if (!meter_nl_list(nl, &v, &n, NULL, 0)) {
-				for (i = 0; i < n; i++)
-					meter_profile_free(v[i]);
-				free(v);
-			}
-			meter_nl_close(nl);
-		}
-		ku_ok(!rm && lck == 0 && !ins && n == 0,
-		      "then rmmod succeeds with this thread registered (%d), VmLck goes to %ld kB, insmod (%d) gives an empty module (%zu sessions)",
-		      rm, lck, ins, n);
-	}
-	return ku_exit();
+TEST_F_TIMEOUT(churn, fork_storm_sessions_finished_and_linked_to_the_parent, 900)
+{
+	EXPECT_TRUE(churn_fork_storm(self->nl, self->cookie, self->pg));
+	expect_aftermath(_metadata, self);
+}
+
+TEST_F_TIMEOUT(churn, exec_from_a_registered_thread_ends_its_session, 900)
+{
+	EXPECT_TRUE(churn_exec(self->nl));
+	expect_aftermath(_metadata, self);
+}
+
+TEST_F_TIMEOUT(churn, readers_during_exits_get_whole_answers_or_enoent, 900)
+{
+	EXPECT_TRUE(churn_readers());
+	expect_aftermath(_metadata, self);
+}
+
+/* then rmmod with this thread registered, and insmod: an empty module */
+TEST_F(churn, rmmod_with_this_thread_registered_then_insmod_is_empty)
+{
+	struct meter_profile **v = NULL;
+	size_t n = 1, i;
+	int rm, ins;
+
+	if (!getenv("METER_MODULE"))
+		SKIP(return, "METER_MODULE is not set (run in vm-run)");
+	rm = ku_rmmod();
+	usleep(100000);
+	EXPECT_EQ(0, rm);
+	EXPECT_EQ(0, ku_vmlck_kb(getpid())) TH_LOG("VmLck after rmmod, kB");
+	ins = ku_insmod("");
+	ASSERT_EQ(0, ins);
+	meter_nl_close(self->nl);
+	self->nl = ku_open();
+	ASSERT_EQ(0, meter_nl_list(self->nl, &v, &n, NULL, 0));
+	for (i = 0; i < n; i++)
+		meter_profile_free(v[i]);
+	free(v);
+	EXPECT_EQ(0, n);
+}
+
+/* --exec-child: the image the exec test's threads become */
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--exec-child"))
+		return exec_child_main();
+	self_path = "/proc/self/exe";
+	return test_harness_run(argc, argv);
 }

@@ -65,7 +65,7 @@ static void settle(struct meter_nl *nl)
 	free(l);
 }
 
-int main(void)
+TEST(del_of_a_finished_session_does_not_wait_for_a_grace_period)
 {
 	struct meter_nl *nl;
 	uint64_t gp = 0, del[ROUNDS * EACH], list[ROUNDS * EACH], t;
@@ -73,17 +73,12 @@ int main(void)
 	int r, i, dels = 0, bad = 0;
 	char msg[256];
 
-	ku_plan(1);
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0)) {
-		printf("# membarrier(MEMBARRIER_CMD_GLOBAL): %s\n",
-		       strerror(errno));
-		return 4;
-	}
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		/* membarrier skips the grace period on one CPU */
-		printf("# one CPU online: no grace period to compare with\n");
-		return 4;
-	}
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		SKIP(return, "membarrier(MEMBARRIER_CMD_GLOBAL): %s",
+		     strerror(errno));
+	/* membarrier skips the grace period on one CPU */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU online: no grace period to compare with");
 	nl = ku_open();
 	for (r = 0; r < ROUNDS; r++) {
 		t = ku_mono_ns();
@@ -111,21 +106,20 @@ int main(void)
 			list[dels++] = ku_mono_ns() - t;
 		}
 	}
+	meter_nl_close(nl);
 	qsort(del, dels, sizeof(del[0]), cmp_u64);
 	qsort(list, dels, sizeof(list[0]), cmp_u64);
-	ku_diag("LIST took %.0f us (median; %.0f to %.0f)", list[dels / 2] / 1e3,
-		list[0] / 1e3, list[dels - 1] / 1e3);
-	if (list[dels / 2] * 4 > gp / (ROUNDS * EACH)) {
-		/* the debug kernel: LIST 31 ms, a grace period 12 ms */
-		ku_skip("DEL and grace periods: a request here takes over a quarter of a grace period, nothing to tell apart");
-		meter_nl_close(nl);
-		return ku_exit();
-	}
+	TH_LOG("LIST took %.0f us (median; %.0f to %.0f)", list[dels / 2] / 1e3,
+	       list[0] / 1e3, list[dels - 1] / 1e3);
+	/* the debug kernel: LIST 31 ms, a grace period 12 ms */
+	if (list[dels / 2] * 4 > gp / (ROUNDS * EACH))
+		SKIP(return, "a request here takes over a quarter of a grace period, nothing to tell apart");
+	TH_LOG("%d DELs took %.0f us (median; %.0f to %.0f), a grace period (membarrier GLOBAL) %.0f us",
+	       dels, del[dels / 2] / 1e3, del[0] / 1e3, del[dels - 1] / 1e3,
+	       gp / 1e3 / (ROUNDS * EACH));
+	EXPECT_EQ(0, bad) TH_LOG("DELs that failed");
 	/* with a grace period inside, every DEL, the fastest too, is longer */
-	ku_ok(!bad && del[dels / 2] < gp / (ROUNDS * EACH) / 2,
-	      "%d DELs of finished sessions took %.0f us (median; %.0f to %.0f), a grace period (membarrier GLOBAL) %.0f us: DEL does not wait for one (%d failed)",
-	      dels, del[dels / 2] / 1e3, del[0] / 1e3, del[dels - 1] / 1e3,
-	      gp / 1e3 / (ROUNDS * EACH), bad);
-	meter_nl_close(nl);
-	return ku_exit();
+	EXPECT_GT(gp / (ROUNDS * EACH) / 2, del[dels / 2]);
 }
+
+TEST_HARNESS_MAIN

@@ -86,31 +86,45 @@ static void tell(const pid_t *pids, int n, int ready, int sig)
 			ku_bail("holder", -EIO, NULL);
 }
 
-int main(void)
+/*
+ * Past the default max_sessions, and with small stack tables: 2000 of the
+ * default's would not fit.  The teardown loads the defaults back.
+ */
+FIXTURE(sessions) {
+	int fd;		/* the instruction counter */
+	bool reloaded;
+};
+
+FIXTURE_SETUP(sessions)
+{
+	self->fd = icount_open();
+	self->reloaded = false;
+	if (self->fd < 0)
+		SKIP(return, "no instruction counter (run by test_vm_icount)");
+	ASSERT_EQ(0, ku_rmmod());
+	self->reloaded = true;
+	ASSERT_EQ(0, ku_insmod("stack_entries=64 stack_frames=1024 max_sessions=0"));
+}
+
+FIXTURE_TEARDOWN(sessions)
+{
+	if (self->reloaded) {
+		EXPECT_EQ(0, ku_rmmod());
+		EXPECT_EQ(0, ku_insmod("")) TH_LOG("meter.ko reloads with its defaults");
+	}
+}
+
+TEST_F(sessions, an_exit_costs_under_two_instructions_per_live_session)
 {
 	static pid_t pids[SESSIONS];
 	uint64_t idle, many;
-	int fd = icount_open(), ready[2], i, ret;
+	int ready[2], i;
 	sigset_t set;
 	char c;
 
-	ku_plan(2);
-	if (fd < 0) {
-		printf("# no instruction counter (run by test_vm_icount)\n");
-		return 4;
-	}
-	/*
-	 * Past the default max_sessions, and with small stack tables: 2000 of
-	 * the default's would not fit.
-	 */
-	ret = ku_rmmod();
-	if (ret)
-		ku_bail("rmmod", ret, NULL);
-	ret = ku_insmod("stack_entries=64 stack_frames=1024 max_sessions=0");
-	if (ret)
-		ku_bail("insmod", ret, NULL);
-	if (pipe(ready))
-		ku_bail("pipe", -errno, NULL);
+	if (self->fd < 0)
+		return;	/* skipped in the set-up */
+	ASSERT_EQ(0, pipe(ready));
 	/* blocked before fork, so that no signal comes before sigwaitinfo */
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
@@ -118,28 +132,23 @@ int main(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	for (i = 0; i < SESSIONS; i++) {
 		pids[i] = holder(ready[1]);
-		if (pids[i] < 0 || read(ready[0], &c, 1) != 1)
-			ku_bail("holder", -EIO, NULL);
+		ASSERT_LE(0, pids[i]);
+		ASSERT_EQ(1, read(ready[0], &c, 1));
 	}
 
 	/* the same processes throughout: only their sessions change */
-	idle = exit_insns(fd);
+	idle = exit_insns(self->fd);
 	tell(pids, SESSIONS, ready[0], SIGUSR1);
-	many = exit_insns(fd);
+	many = exit_insns(self->fd);
 	for (i = 0; i < SESSIONS; i++) {
 		kill(pids[i], SIGTERM);
 		waitpid(pids[i], NULL, 0);
 	}
-
-	ku_diag("kernel instructions from a child's exit to its reap, with %d other processes: %" PRIu64
-		" unregistered, %" PRIu64 " each holding a live session",
-		SESSIONS, idle, many);
+	TH_LOG("kernel instructions from a child's exit to its reap, with %d other processes: %" PRIu64
+	       " unregistered, %" PRIu64 " each holding a live session (%+" PRId64 ")",
+	       SESSIONS, idle, many, (int64_t)(many - idle));
 	/* min of 24 varies by +-1600; a walk adds 6 a session */
-	ku_ok(many < idle + 2 * SESSIONS,
-	      "an exit with %d live sessions costs %+" PRId64
-	      " kernel instructions: under two per session",
-	      SESSIONS, (int64_t)(many - idle));
-	ku_ok(ku_rmmod() == 0 && ku_insmod("") == 0,
-	      "meter.ko reloads with its defaults");
-	return ku_exit();
+	EXPECT_GT(idle + 2 * SESSIONS, many);
 }
+
+TEST_HARNESS_MAIN

@@ -269,86 +269,131 @@ static int live_sessions(struct meter_nl *nl)
 	return live;
 }
 
-int main(void)
-{
+/* this process registered; one cap lowered, put back by the teardown */
+FIXTURE(cap) {
 	struct meter_nl *nl;
-	struct res r;
+	const char *param;
 	long old;
+};
 
-	ku_plan(10);
-	nl = ku_open();
-	ku_register(nl, ku_page(), 0);
+FIXTURE_SETUP(cap)
+{
+	self->nl = ku_open();
+	ku_register(self->nl, ku_page(), 0);
+	self->param = NULL;
+}
 
-	old = ku_param_get("max_user_sessions");
-	ku_param_set("max_user_sessions", 1);
+FIXTURE_TEARDOWN(cap)
+{
+	if (self->param)
+		ku_param_set(self->param, self->old);
+	meter_nl_close(self->nl);
+}
+
+static void lower(FIXTURE_DATA(cap) *self, const char *param, long v)
+{
+	self->param = param;
+	self->old = ku_param_get(param);
+	ku_param_set(param, v);
+}
+
+#define EXPECT_CAP(want, r, text) do {						EXPECT_EQ(0, (r).ret2) TH_LOG("the case under the cap");		EXPECT_EQ(want, (r).ret);						EXPECT_NE(NULL, strstr((r).msg, text)) TH_LOG("message: %s", (r).msg); } while (0)
+
+TEST_F(cap, max_user_sessions_nobodys_second_live_session_is_eusers)
+{
+	struct res r;
+
+	lower(self, "max_user_sessions", 1);
 	r = in_child(two_sessions, 1);
-	ku_ok(r.ret2 == 0 && r.ret == -EUSERS && strstr(r.msg, "max_user_sessions"),
-	      "max_user_sessions=1: nobody's second live session is refused with EUSERS: %s",
-	      r.msg);
-	ku_param_set("max_user_sessions", old);
+	EXPECT_CAP(-EUSERS, r, "max_user_sessions");
+}
 
-	old = ku_param_get("max_sessions");
-	ku_param_set("max_sessions", live_sessions(nl) + 1);
+TEST_F(cap, max_sessions_one_over_the_global_cap_is_enospc_even_for_root)
+{
+	struct res r;
+
+	lower(self, "max_sessions", live_sessions(self->nl) + 1);
 	r = in_child(two_sessions, 0);
-	ku_ok(r.ret2 == 0 && r.ret == -ENOSPC && strstr(r.msg, "max_sessions"),
-	      "max_sessions: one session over the global cap is refused with ENOSPC, even for root: %s",
-	      r.msg);
-	ku_param_set("max_sessions", old);
+	EXPECT_CAP(-ENOSPC, r, "max_sessions");
+}
 
-	old = ku_param_get("max_user_threads");
-	ku_param_set("max_user_threads", 2);
+TEST_F(cap, max_user_threads_nobodys_third_thread_is_emfile)
+{
+	struct res r;
+
+	lower(self, "max_user_threads", 2);
 	r = in_child(three_threads, 1);
-	ku_ok(r.ret2 == 0 && r.ret == -EMFILE && strstr(r.msg, "max_user_threads"),
-	      "max_user_threads=2: nobody's third thread is refused with EMFILE: %s",
-	      r.msg);
-	ku_param_set("max_user_threads", old);
+	EXPECT_CAP(-EMFILE, r, "max_user_threads");
+}
 
-	old = ku_param_get("max_threads");
-	/* This process holds one registration; let two more in. */
-	sleep(1);	/* earlier registrations released (workqueue) */
-	ku_param_set("max_threads", 3);
+TEST_F(cap, max_threads_a_registration_over_the_global_cap_is_enospc)
+{
+	struct res r;
+
+	/* earlier registrations released (workqueue); this process holds
+	 * one registration: let two more in */
+	sleep(1);
+	lower(self, "max_threads", 3);
 	r = in_child(three_threads, 0);
-	ku_ok(r.ret2 == 0 && r.ret == -ENOSPC && strstr(r.msg, "max_threads"),
-	      "max_threads: a registration over the global cap is refused with ENOSPC: %s",
-	      r.msg);
-	ku_param_set("max_threads", old);
+	EXPECT_CAP(-ENOSPC, r, "max_threads");
+}
 
-	old = ku_param_get("max_user_funcs");
-	ku_param_set("max_user_funcs", 100);
+/* ids 100 taken, 101 refused for ADD_FUNCS and ADD_CALLS, nothing kept */
+TEST_F(cap, max_user_funcs_binds_nobodys_session_with_enospc)
+{
+	struct res r;
+
+	lower(self, "max_user_funcs", 100);
 	funcs_lim = 100;
 	r = in_child(funcs_child, 1);
-	ku_ok(r.ret == -ENOSPC && r.ret2 == 0 && strstr(r.msg, "max_user_funcs"),
-	      "max_user_funcs=100: id 100 is taken, ids 101 refused (ADD_FUNCS and ADD_CALLS) with ENOSPC, nothing kept: %s",
-	      r.msg);
+	EXPECT_CAP(-ENOSPC, r, "max_user_funcs");
+}
+
+TEST_F(cap, max_user_funcs_does_not_bind_roots_session)
+{
+	struct res r;
+
+	lower(self, "max_user_funcs", 100);
 	funcs_lim = 1000;
 	r = in_child(funcs_child, 0);
-	ku_ok(r.ret2 == 0 && r.ret == 0,
-	      "max_user_funcs does not bind root's session (%d)", r.ret);
-	ku_param_set("max_user_funcs", old);
+	EXPECT_EQ(0, r.ret2);
+	EXPECT_EQ(0, r.ret) TH_LOG("%s", r.msg);
+}
 
-	old = ku_param_get("max_funcs");
-	ku_param_set("max_funcs", 50);
+TEST_F(cap, max_funcs_binds_roots_session_too)
+{
+	struct res r;
+
+	lower(self, "max_funcs", 50);
 	funcs_lim = 50;
 	r = in_child(funcs_child, 0);
-	ku_ok(r.ret == -ENOSPC && r.ret2 == 0 && strstr(r.msg, "max_funcs"),
-	      "max_funcs=50 binds root's session too (ENOSPC): %s", r.msg);
-	ku_param_set("max_funcs", old);
+	EXPECT_CAP(-ENOSPC, r, "max_funcs");
+}
 
-	old = ku_param_get("max_session_mb");
-	ku_param_set("max_session_mb", 3);
+TEST_F(cap, max_session_mb_the_function_table_stops_growing_with_enomem)
+{
+	struct res r;
+
+	lower(self, "max_session_mb", 3);
 	r = in_child(session_mb, 0);
-	ku_ok(r.ret == -ENOMEM && strstr(r.msg, "memory bound") && r.ret2 > 1,
-	      "max_session_mb=3: the function table stops growing with ENOMEM after %d chunks: %s",
-	      r.ret2, r.msg);
-	ku_ok(r.ret3 == 1,
-	      "max_session_mb=3: an ADD_FUNCS that renames id 1 and names an id past the bound is refused whole: id 1 keeps its name");
-	ku_param_set("max_session_mb", old);
+	EXPECT_EQ(-ENOMEM, r.ret);
+	EXPECT_NE(NULL, strstr(r.msg, "memory bound")) TH_LOG("%s", r.msg);
+	EXPECT_LT(1, r.ret2) TH_LOG("chunks before the bound");
+}
+
+TEST_F(cap, max_session_mb_a_request_crossing_it_is_refused_whole)
+{
+	lower(self, "max_session_mb", 3);
+	EXPECT_EQ(1, in_child(session_mb, 0).ret3)
+		TH_LOG("id 1 lost its name to a refused ADD_FUNCS");
+}
+
+TEST_F(cap, memlock_of_one_page_the_second_registration_is_enomem)
+{
+	struct res r;
 
 	r = in_child(memlock, 1);
-	ku_ok(r.ret2 == 0 && r.ret == -ENOMEM && strstr(r.msg, "RLIMIT_MEMLOCK"),
-	      "RLIMIT_MEMLOCK of one page: one registration is charged, the second refused with ENOMEM: %s",
-	      r.msg);
-
-	meter_nl_close(nl);
-	return ku_exit();
+	EXPECT_CAP(-ENOMEM, r, "RLIMIT_MEMLOCK");
 }
+
+TEST_HARNESS_MAIN

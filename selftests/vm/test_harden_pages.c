@@ -151,114 +151,159 @@ static void remapped(struct meter_page *pg)
 	ku_burn(50000000);
 }
 
-int main(void)
+/* registration refused */
+FIXTURE(refused) {
+	char msg[256];
+};
+
+FIXTURE_SETUP(refused)
 {
-	char msg[256] = "";
-	struct meter_profile *p;
-	long lck;
-	int ret;
-
-	ku_plan(12);
 	nl = ku_open();
-
-	ret = try_reg((void *)0xffffffff81000000ull, msg, sizeof(msg));
-	ku_ok(ret == -EINVAL && strstr(msg, "user address"),
-	      "a kernel address is refused: %s", msg);
-	{
-		char *pg = (char *)ku_page();
-
-		ret = try_reg(pg + METER_PAGE_SIZE / 2, msg, sizeof(msg));
-		ku_ok(ret == -EINVAL && msg[0],
-		      "a block crossing into the next page is refused: %s",
-		      msg);
-		mprotect(pg, METER_PAGE_SIZE, PROT_NONE);
-		ret = try_reg(pg, msg, sizeof(msg));
-		ku_ok(ret == -EACCES && strstr(msg, "writable"),
-		      "a PROT_NONE page is refused: %s", msg);
-	}
-	{
-		/* A page another process maps; here the address is free. */
-		int fds[2], st;
-		void *addr = NULL;
-		pid_t pid;
-
-		if (pipe(fds))
-			return 1;
-		pid = fork();
-		if (!pid) {
-			struct meter_page *pg = mmap(NULL, METER_PAGE_SIZE * 16,
-						     PROT_READ | PROT_WRITE,
-						     MAP_PRIVATE | MAP_ANONYMOUS,
-						     -1, 0);
-
-			pg = (struct meter_page *)((char *)pg +
-						   8 * METER_PAGE_SIZE);
-			pg->magic = METER_PAGE_MAGIC;
-			pg->version = METER_PAGE_VERSION;
-			if (write(fds[1], &pg, sizeof(pg)) != sizeof(pg))
-				_exit(3);
-			sleep(2);
-			_exit(0);
-		}
-		if (read(fds[0], &addr, sizeof(addr)) != sizeof(addr))
-			return 1;
-		munmap((char *)addr - 8 * METER_PAGE_SIZE,
-		       16 * METER_PAGE_SIZE);	/* make sure it is free here */
-		ret = try_reg(addr, msg, sizeof(msg));
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		ku_ok(ret == -EFAULT && msg[0],
-		      "an address mapped only in another process is refused: %s",
-		      msg);
-	}
-
-	p = run_child(garbage, &lck);
-	ku_ok(p && p->invalid > 0 && p->invalid + p->no_current +
-	      ku_self(p, 1) + ku_self(p, 2) + ku_self(p, 3) == p->samples &&
-	      p->invalid * 10 >= p->samples * 6,
-	      "garbage ids, depths and magic in the page are counted invalid (%llu of %llu)",
-	      p ? (unsigned long long)p->invalid : 0ULL,
-	      p ? (unsigned long long)p->samples : 0ULL);
-	meter_profile_free(p);
-
-	p = run_child(unmapped, &lck);
-	ku_ok(p && p->samples > 100 && ku_self(p, 1) + p->no_current == p->samples,
-	      "after munmap the thread runs on and is sampled from the pinned page (%llu of %llu)",
-	      p ? (unsigned long long)ku_self(p, 1) : 0ULL,
-	      p ? (unsigned long long)p->samples : 0ULL);
-	ku_ok(lck == 0, "the munmapped page's charge goes with its registration (VmLck %ld kB)",
-	      lck);
-	meter_profile_free(p);
-
-	p = run_child(mapped_over, &lck);
-	ku_ok(p && p->samples > 50 && ku_self(p, 2) == 0 &&
-	      ku_self(p, 1) + p->no_current == p->samples,
-	      "MAP_FIXED over the page: the kernel reads only the pinned page (f1 %llu, f2 %llu)",
-	      p ? (unsigned long long)ku_self(p, 1) : 0ULL,
-	      p ? (unsigned long long)ku_self(p, 2) : 0ULL);
-	ku_ok(lck == 0, "the replaced page's charge goes with its registration (VmLck %ld kB)",
-	      lck);
-	meter_profile_free(p);
-
-	p = run_child(zapped, &lck);
-	ku_ok(p && p->samples > 50 && ku_self(p, 2) == 0 && p->invalid == 0 &&
-	      ku_self(p, 1) + p->no_current == p->samples,
-	      "MADV_DONTNEED on the page: the kernel reads the pinned page as it was, every sample to f1 (f1 %llu, f2 %llu, invalid %llu)",
-	      p ? (unsigned long long)ku_self(p, 1) : 0ULL,
-	      p ? (unsigned long long)ku_self(p, 2) : 0ULL,
-	      p ? (unsigned long long)p->invalid : 0ULL);
-	meter_profile_free(p);
-
-	p = run_child(remapped, &lck);
-	ku_ok(p && p->samples > 50 && p->invalid == 0,
-	      "mremap of the page: the thread runs on and its profile reads back (f1 %llu, f3 %llu of %llu)",
-	      p ? (unsigned long long)ku_self(p, 1) : 0ULL,
-	      p ? (unsigned long long)ku_self(p, 3) : 0ULL,
-	      p ? (unsigned long long)p->samples : 0ULL);
-	ku_ok(lck == 0, "the moved page's charge goes with its registration (VmLck %ld kB)",
-	      lck);
-	meter_profile_free(p);
-
-	meter_nl_close(nl);
-	return ku_exit();
+	self->msg[0] = 0;
 }
+
+FIXTURE_TEARDOWN(refused)
+{
+	meter_nl_close(nl);
+}
+
+TEST_F(refused, a_kernel_address)
+{
+	EXPECT_EQ(-EINVAL, try_reg((void *)0xffffffff81000000ull, self->msg,
+				   sizeof(self->msg)));
+	EXPECT_NE(NULL, strstr(self->msg, "user address")) TH_LOG("%s", self->msg);
+}
+
+TEST_F(refused, a_block_crossing_into_the_next_page)
+{
+	char *pg = (char *)ku_page();
+
+	EXPECT_EQ(-EINVAL, try_reg(pg + METER_PAGE_SIZE / 2, self->msg,
+				   sizeof(self->msg)));
+	EXPECT_NE(0, self->msg[0]) TH_LOG("no message");
+}
+
+TEST_F(refused, a_prot_none_page)
+{
+	char *pg = (char *)ku_page();
+
+	mprotect(pg, METER_PAGE_SIZE, PROT_NONE);
+	EXPECT_EQ(-EACCES, try_reg(pg, self->msg, sizeof(self->msg)));
+	EXPECT_NE(NULL, strstr(self->msg, "writable")) TH_LOG("%s", self->msg);
+}
+
+/* a page another process maps; here the address is free */
+TEST_F(refused, an_address_mapped_only_in_another_process)
+{
+	int fds[2], st, ret;
+	void *addr = NULL;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(fds));
+	pid = fork();
+	if (!pid) {
+		struct meter_page *pg = mmap(NULL, METER_PAGE_SIZE * 16,
+					     PROT_READ | PROT_WRITE,
+					     MAP_PRIVATE | MAP_ANONYMOUS,
+					     -1, 0);
+
+		pg = (struct meter_page *)((char *)pg + 8 * METER_PAGE_SIZE);
+		pg->magic = METER_PAGE_MAGIC;
+		pg->version = METER_PAGE_VERSION;
+		if (write(fds[1], &pg, sizeof(pg)) != sizeof(pg))
+			_exit(3);
+		sleep(2);
+		_exit(0);
+	}
+	ASSERT_EQ(sizeof(addr), read(fds[0], &addr, sizeof(addr)));
+	munmap((char *)addr - 8 * METER_PAGE_SIZE,
+	       16 * METER_PAGE_SIZE);	/* make sure it is free here */
+	ret = try_reg(addr, self->msg, sizeof(self->msg));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	EXPECT_EQ(-EFAULT, ret);
+	EXPECT_NE(0, self->msg[0]) TH_LOG("no message");
+}
+
+/* a registered child does something to its page; its session after */
+FIXTURE(after) {
+	struct meter_profile *p;
+	long lck;	/* the child's VmLck once unregistered, kB */
+};
+
+FIXTURE_SETUP(after)
+{
+	nl = ku_open();
+	self->p = NULL;
+}
+
+FIXTURE_TEARDOWN(after)
+{
+	meter_profile_free(self->p);
+	meter_nl_close(nl);
+}
+
+#define RUN_CHILD(fn) do {							self->p = run_child(fn, &self->lck);					ASSERT_NE(NULL, self->p) TH_LOG("the child's session");		TH_LOG("f1 %llu, f2 %llu, f3 %llu, invalid %llu, no current %llu of %llu", 	       (unsigned long long)ku_self(self->p, 1),				       (unsigned long long)ku_self(self->p, 2),				       (unsigned long long)ku_self(self->p, 3),				       (unsigned long long)self->p->invalid,				       (unsigned long long)self->p->no_current,			       (unsigned long long)self->p->samples);			} while (0)
+
+TEST_F(after, garbage_ids_depths_and_magic_are_counted_invalid)
+{
+	const struct meter_profile *p;
+
+	RUN_CHILD(garbage);
+	p = self->p;
+	EXPECT_LT(0, p->invalid);
+	EXPECT_EQ(p->samples, p->invalid + p->no_current + ku_self(p, 1) +
+		  ku_self(p, 2) + ku_self(p, 3));
+	EXPECT_LE(p->samples * 6, p->invalid * 10);
+}
+
+TEST_F(after, munmap_the_thread_runs_on_sampled_from_the_pinned_page)
+{
+	RUN_CHILD(unmapped);
+	EXPECT_LT(100, self->p->samples);
+	EXPECT_EQ(self->p->samples, ku_self(self->p, 1) + self->p->no_current);
+}
+
+TEST_F(after, munmap_the_pages_charge_goes_with_its_registration)
+{
+	RUN_CHILD(unmapped);
+	EXPECT_EQ(0, self->lck);
+}
+
+TEST_F(after, map_fixed_over_the_page_the_kernel_reads_only_the_pinned_page)
+{
+	RUN_CHILD(mapped_over);
+	EXPECT_LT(50, self->p->samples);
+	EXPECT_EQ(0, ku_self(self->p, 2));
+	EXPECT_EQ(self->p->samples, ku_self(self->p, 1) + self->p->no_current);
+}
+
+TEST_F(after, map_fixed_the_replaced_pages_charge_goes_with_its_registration)
+{
+	RUN_CHILD(mapped_over);
+	EXPECT_EQ(0, self->lck);
+}
+
+TEST_F(after, madv_dontneed_the_kernel_reads_the_pinned_page_as_it_was)
+{
+	RUN_CHILD(zapped);
+	EXPECT_LT(50, self->p->samples);
+	EXPECT_EQ(0, ku_self(self->p, 2));
+	EXPECT_EQ(0, self->p->invalid);
+	EXPECT_EQ(self->p->samples, ku_self(self->p, 1) + self->p->no_current);
+}
+
+TEST_F(after, mremap_the_thread_runs_on_and_its_profile_reads_back)
+{
+	RUN_CHILD(remapped);
+	EXPECT_LT(50, self->p->samples);
+	EXPECT_EQ(0, self->p->invalid);
+}
+
+TEST_F(after, mremap_the_moved_pages_charge_goes_with_its_registration)
+{
+	RUN_CHILD(remapped);
+	EXPECT_EQ(0, self->lck);
+}
+
+TEST_HARNESS_MAIN

@@ -155,100 +155,180 @@ static void child_set_period(struct res *r, void *arg)
 	meter_nl_close(nl);
 }
 
-int main(void)
-{
-	struct meter_page *pg;
+/* root, registered: its live session is the one others try */
+FIXTURE(perms) {
 	struct meter_nl *nl;
-	struct meter_profile *p = NULL;
-	struct meter_nl_sel sel = { 0 };
-	struct res r, a, b;
-	uint64_t root_cookie, dead_root, period;
-	char err[256] = "";
-	long floor, allow;
-	int ret;
+	uint64_t root_cookie;
+};
 
-	ku_plan(15);
-	nl = ku_open();
-	pg = ku_page();
-	root_cookie = ku_register(nl, pg, 0);
-
-	r = in_child(child_read, &root_cookie, 1);
-	ku_ok(r.ret == -EPERM && strstr(r.msg, "another user"),
-	      "nobody cannot read root's live session: %s", r.msg);
-
-	r = in_child(child_reset, &root_cookie, 1);
-	ku_ok(r.ret == -EPERM && r.msg[0],
-	      "nobody cannot reset root's session: %s", r.msg);
-
-	a = in_child(child_session, NULL, 0);	/* root, now finished */
-	dead_root = a.cookie;
-	r = in_child(child_read, &dead_root, 1);
-	ku_ok(a.ret == 0 && r.ret == -EPERM,
-	      "root's finished session stays closed to nobody (%d): %s",
-	      r.ret, r.msg);
-	r = in_child(child_delete, &dead_root, 1);
-	ku_ok(r.ret == -EPERM && r.msg[0],
-	      "nobody cannot delete root's finished session: %s", r.msg);
-	r = in_child(child_list, &dead_root, 1);
-	ku_ok(r.ret2 == 0 && r.ret == 0,
-	      "nobody's SESSION_GET dump does not list root's session");
-
-	a = in_child(child_session, NULL, 1);	/* nobody, dumpable */
-	sel.cookie = a.cookie;
-	ret = meter_nl_get_profile(nl, &sel, &p, err, sizeof(err));
-	ku_ok(a.ret == 0 && ret == 0 && p && p->samples > 0,
-	      "root reads nobody's session (%d, %llu samples)", ret,
-	      p ? (unsigned long long)p->samples : 0ULL);
-	meter_profile_free(p);
-	p = NULL;
-	r = in_child(child_read, &a.cookie, 1);
-	ku_ok(r.ret == 0,
-	      "another nobody process reads a dumpable nobody session (%d)",
-	      r.ret);
-
-	b = in_child(child_session, (void *)1, 1);	/* nobody, non-dumpable */
-	r = in_child(child_read, &b.cookie, 1);
-	ku_ok(b.ret == 0 && r.ret == -EPERM,
-	      "a non-dumpable process's session is closed to its own uid (%d): %s",
-	      r.ret, r.msg);
-	r = in_child(child_list, &b.cookie, 1);
-	ku_ok(r.ret2 == 0 && r.ret == 0,
-	      "nor listed to it by the SESSION_GET dump");
-	sel.cookie = b.cookie;
-	ret = meter_nl_get_profile(nl, &sel, &p, err, sizeof(err));
-	ku_ok(ret == 0, "root reads the non-dumpable session (%d)", ret);
-	meter_profile_free(p);
-	p = NULL;
-
-	allow = ku_param_get("allow_unprivileged");
-	ku_param_set("allow_unprivileged", 0);
-	period = 0;
-	r = in_child(child_register_period, &period, 1);
-	ku_ok(r.ret == -EPERM && strstr(r.msg, "unprivileged registration is disabled"),
-	      "allow_unprivileged=0 refuses nobody's registration: %s", r.msg);
-	r = in_child(child_register_period, &period, 0);
-	ku_ok(r.ret == 0, "allow_unprivileged=0 still lets root register (%d)",
-	      r.ret);
-	ku_param_set("allow_unprivileged", allow);
-
-	floor = ku_param_get("unpriv_period_min_ns");
-	period = floor / 2;
-	r = in_child(child_register_period, &period, 1);
-	ku_ok(r.ret == -EACCES && strstr(r.msg, "unpriv_period_min_ns"),
-	      "nobody's REGISTER below the %ld ns floor is refused: %s", floor,
-	      r.msg);
-	r = in_child(child_set_period, &period, 1);
-	ku_ok(r.ret2 == 0 && r.ret == -EACCES &&
-	      strstr(r.msg, "unpriv_period_min_ns") &&
-	      r.period == METER_PERIOD_DEFAULT_NS,
-	      "nobody's SET_PERIOD below the floor is refused, period kept (%llu ns): %s",
-	      (unsigned long long)r.period, r.msg);
-	period = METER_PERIOD_MIN_NS;
-	r = in_child(child_register_period, &period, 0);
-	ku_ok(r.ret == 0 && r.period == METER_PERIOD_MIN_NS,
-	      "root registers at the 10 us privileged floor (%llu ns)",
-	      (unsigned long long)r.period);
-
-	meter_nl_close(nl);
-	return ku_exit();
+FIXTURE_SETUP(perms)
+{
+	self->nl = ku_open();
+	self->root_cookie = ku_register(self->nl, ku_page(), 0);
 }
+
+FIXTURE_TEARDOWN(perms)
+{
+	meter_nl_close(self->nl);
+}
+
+/* root reads cookie: 0 or the error, with the samples in *samples */
+static int root_reads(FIXTURE_DATA(perms) *self, uint64_t cookie,
+		      uint64_t *samples)
+{
+	struct meter_nl_sel sel = { .cookie = cookie };
+	struct meter_profile *p = NULL;
+	char err[256] = "";
+	int ret = meter_nl_get_profile(self->nl, &sel, &p, err, sizeof(err));
+
+	*samples = ret ? 0 : p->samples;
+	meter_profile_free(p);
+	return ret;
+}
+
+#define EXPECT_REFUSED(want, r, text) do {					EXPECT_EQ(want, (r).ret);						EXPECT_NE(NULL, strstr((r).msg, text)) TH_LOG("message: %s", (r).msg); } while (0)
+
+TEST_F(perms, nobody_cannot_read_roots_live_session)
+{
+	struct res r = in_child(child_read, &self->root_cookie, 1);
+
+	EXPECT_REFUSED(-EPERM, r, "another user");
+}
+
+TEST_F(perms, nobody_cannot_reset_roots_session)
+{
+	struct res r = in_child(child_reset, &self->root_cookie, 1);
+
+	EXPECT_REFUSED(-EPERM, r, "");
+	EXPECT_NE(0, r.msg[0]) TH_LOG("no message");
+}
+
+/* root's finished session, tried by nobody */
+TEST_F(perms, roots_finished_session_stays_closed_to_nobody)
+{
+	struct res a = in_child(child_session, NULL, 0), r;
+
+	ASSERT_EQ(0, a.ret) TH_LOG("%s", a.msg);
+	r = in_child(child_read, &a.cookie, 1);
+	EXPECT_REFUSED(-EPERM, r, "another user");
+}
+
+TEST_F(perms, nobody_cannot_delete_roots_finished_session)
+{
+	struct res a = in_child(child_session, NULL, 0), r;
+
+	ASSERT_EQ(0, a.ret) TH_LOG("%s", a.msg);
+	r = in_child(child_delete, &a.cookie, 1);
+	EXPECT_EQ(-EPERM, r.ret);
+	EXPECT_NE(0, r.msg[0]) TH_LOG("no message");
+}
+
+TEST_F(perms, nobodys_session_get_dump_does_not_list_roots_session)
+{
+	struct res a = in_child(child_session, NULL, 0), r;
+
+	ASSERT_EQ(0, a.ret) TH_LOG("%s", a.msg);
+	r = in_child(child_list, &a.cookie, 1);
+	EXPECT_EQ(0, r.ret2) TH_LOG("%s", r.msg);
+	EXPECT_EQ(0, r.ret);
+}
+
+TEST_F(perms, root_reads_nobodys_session)
+{
+	struct res a = in_child(child_session, NULL, 1);
+	uint64_t samples;
+
+	ASSERT_EQ(0, a.ret) TH_LOG("%s", a.msg);
+	EXPECT_EQ(0, root_reads(self, a.cookie, &samples));
+	EXPECT_LT(0, samples);
+}
+
+TEST_F(perms, another_nobody_process_reads_a_dumpable_nobody_session)
+{
+	struct res a = in_child(child_session, NULL, 1), r;
+
+	ASSERT_EQ(0, a.ret) TH_LOG("%s", a.msg);
+	r = in_child(child_read, &a.cookie, 1);
+	EXPECT_EQ(0, r.ret) TH_LOG("%s", r.msg);
+}
+
+TEST_F(perms, a_non_dumpable_processs_session_is_closed_to_its_own_uid)
+{
+	struct res b = in_child(child_session, (void *)1, 1), r;
+
+	ASSERT_EQ(0, b.ret) TH_LOG("%s", b.msg);
+	r = in_child(child_read, &b.cookie, 1);
+	EXPECT_EQ(-EPERM, r.ret) TH_LOG("%s", r.msg);
+	r = in_child(child_list, &b.cookie, 1);
+	EXPECT_EQ(0, r.ret2) TH_LOG("%s", r.msg);
+	EXPECT_EQ(0, r.ret) TH_LOG("listed by the SESSION_GET dump");
+}
+
+TEST_F(perms, root_reads_the_non_dumpable_session)
+{
+	struct res b = in_child(child_session, (void *)1, 1);
+	uint64_t samples;
+
+	ASSERT_EQ(0, b.ret) TH_LOG("%s", b.msg);
+	EXPECT_EQ(0, root_reads(self, b.cookie, &samples));
+}
+
+/* allow_unprivileged=0 for the test's length */
+static void with_unpriv(long allow, long *saved)
+{
+	*saved = ku_param_get("allow_unprivileged");
+	ku_param_set("allow_unprivileged", allow);
+}
+
+TEST_F(perms, allow_unprivileged_0_refuses_nobodys_registration)
+{
+	uint64_t period = 0;
+	struct res r;
+	long saved;
+
+	with_unpriv(0, &saved);
+	r = in_child(child_register_period, &period, 1);
+	ku_param_set("allow_unprivileged", saved);
+	EXPECT_REFUSED(-EPERM, r, "unprivileged registration is disabled");
+}
+
+TEST_F(perms, allow_unprivileged_0_still_lets_root_register)
+{
+	uint64_t period = 0;
+	struct res r;
+	long saved;
+
+	with_unpriv(0, &saved);
+	r = in_child(child_register_period, &period, 0);
+	ku_param_set("allow_unprivileged", saved);
+	EXPECT_EQ(0, r.ret) TH_LOG("%s", r.msg);
+}
+
+TEST_F(perms, nobodys_register_below_the_floor_is_refused_with_its_message)
+{
+	uint64_t period = ku_param_get("unpriv_period_min_ns") / 2;
+	struct res r = in_child(child_register_period, &period, 1);
+
+	EXPECT_REFUSED(-EACCES, r, "unpriv_period_min_ns");
+}
+
+TEST_F(perms, nobodys_set_period_below_the_floor_is_refused_period_kept)
+{
+	uint64_t period = ku_param_get("unpriv_period_min_ns") / 2;
+	struct res r = in_child(child_set_period, &period, 1);
+
+	ASSERT_EQ(0, r.ret2) TH_LOG("%s", r.msg2);
+	EXPECT_REFUSED(-EACCES, r, "unpriv_period_min_ns");
+	EXPECT_EQ(METER_PERIOD_DEFAULT_NS, r.period);
+}
+
+TEST_F(perms, root_registers_at_the_10_us_privileged_floor)
+{
+	uint64_t period = METER_PERIOD_MIN_NS;
+	struct res r = in_child(child_register_period, &period, 0);
+
+	EXPECT_EQ(0, r.ret) TH_LOG("%s", r.msg);
+	EXPECT_EQ(METER_PERIOD_MIN_NS, r.period);
+}
+
+TEST_HARNESS_MAIN

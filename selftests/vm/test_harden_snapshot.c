@@ -331,56 +331,71 @@ static void nobody_reads_own(struct nobody_res *r)
 	meter_profile_free(p);
 }
 
-int main(void)
+/* root, the cgroups made: reg (the registering process), read (a reader) */
+static void cgroups(struct __test_metadata *_metadata)
 {
-	struct meter_nl *nl;
-	struct meter_page *pg;
-	struct meter_profile *p, *q;
-	struct meter_nl_sel sel = { 0 };
-	char msg[256] = "";
-	uint64_t cookie;
-	long before, after, free0, free1, table, old;
-	int go, done, i, ret, fds[64], n;
-	size_t used;
-	pid_t pid, fin;
+	if (geteuid())
+		SKIP(return, "needs root (cgroups, parameters)");
+	ASSERT_EQ(0, cg_setup()) TH_LOG("cgroup2 with the memory controller");
+	ASSERT_EQ(0, cg_make("reg"));
+	ASSERT_EQ(0, cg_make("read"));
+}
+
+TEST(the_stack_table_grows_charged_to_the_registering_processs_cgroup)
+{
+	long table, before, after;
+	size_t *kept;
+	int go, done;
+	pid_t pid;
 	char c;
 
-	if (geteuid()) {
-		printf("1..0 # SKIP needs root (cgroups, parameters)\n");
-		return 4;	/* KSFT_SKIP */
-	}
-	ku_plan(7);
-	if (cg_setup() || cg_make("reg") || cg_make("read"))
-		ku_bail("cgroup2 with the memory controller", -errno, NULL);
-
-	/* 1: the table grows from a worker, charged to the process's cgroup */
+	cgroups(_metadata);
+	if (_metadata->skip)
+		return;
 	table = ku_param_get("stack_frames") * 4;
 	before = cg_stat("reg", "kernel");
-	{
-		size_t *kept = mmap(NULL, sizeof(*kept), PROT_READ | PROT_WRITE,
-				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_LE(0, before);
+	kept = mmap(NULL, sizeof(*kept), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, kept);
+	*kept = 0;
+	pid = child_in("reg", grow_table, kept, &go, &done);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(done, &c, 1));
+	after = cg_stat("reg", "kernel");
+	TH_LOG("%zu stacks kept; the frame pool grown to its bound, %ld KiB; the cgroup's kernel memory +%ld KiB",
+	       *kept, table >> 10, (after - before) >> 10);
+	EXPECT_LE(GROWN_STACKS, *kept);
+	EXPECT_LE(table, after - before);
+	child_end(pid, go, done);
+	munmap(kept, sizeof(*kept));
+}
 
-		if (kept == MAP_FAILED)
-			ku_bail("mmap", -errno, NULL);
-		*kept = 0;
-		pid = child_in("reg", grow_table, kept, &go, &done);
-		if (pid < 0 || read(done, &c, 1) != 1)
-			ku_bail("child", -EIO, NULL);
-		after = cg_stat("reg", "kernel");
-		ku_ok(before >= 0 && *kept >= GROWN_STACKS &&
-		      after - before >= table,
-		      "a session's stack table grows as stacks come (%zu kept) and its frame pool, grown to its bound (%ld KiB), is charged to the registering process's memory cgroup (kernel +%ld KiB)",
-		      *kept, table >> 10, (after - before) >> 10);
-		child_end(pid, go, done);
-		munmap(kept, sizeof(*kept));
-	}
+/* a finished session of many deep stacks, made by a child */
+FIXTURE(finished) {
+	struct meter_nl *nl;
+	struct meter_nl_sel sel;
+	uint64_t cookie;
+	size_t used;		/* bytes its stacks use */
+	long table;		/* bytes of its frame pool at the bound */
+};
 
-	/* a finished session of many deep stacks, made by a child */
+FIXTURE_SETUP(finished)
+{
+	struct meter_profile *p;
+	char msg[256] = "";
+	pid_t fin;
+
+	cgroups(_metadata);
+	if (_metadata->skip)
+		return;
 	fin = fork();
 	if (!fin) {
-		nl = ku_open();
-		pg = ku_page();
-		cookie = ku_register(nl, pg, 100000);
+		struct meter_nl *nl = ku_open();
+		struct meter_page *pg = ku_page();
+		uint64_t cookie = ku_register(nl, pg, 100000);
+		int i, n;
+
 		name_stack_ids(nl);
 		/*
 		 * A loaded host delays the timer interrupt (CI once saw one
@@ -396,107 +411,196 @@ int main(void)
 		_exit(0);
 	}
 	waitpid(fin, NULL, 0);
-	nl = ku_open();
-	sel.pid = fin;
-	if (meter_nl_get_profile(nl, &sel, &p, msg, sizeof(msg)))
-		ku_bail("get_profile", -EIO, msg);
-	cookie = p->cookie;
-	used = used_bytes(p);
-	q = ku_profile(nl, cookie, 0);
-	/* past 4096 frames (64 stacks) a piece ends on frames, not slots */
-	ku_ok(p->nstacks >= 128 && stacks_intact(p) && same_stacks(p, q),
-	      "a snapshot copied in pieces: %zu stacks of %d frames intact, and the same in a second dump",
-	      p->nstacks, DEPTH);
+	self->nl = ku_open();
+	self->sel = (struct meter_nl_sel){ .pid = fin };
+	ASSERT_EQ(0, meter_nl_get_profile(self->nl, &self->sel, &p, msg,
+					  sizeof(msg))) TH_LOG("%s", msg);
+	self->cookie = p->cookie;
+	self->used = used_bytes(p);
+	self->table = ku_param_get("stack_frames") * 4;
+	meter_profile_free(p);
+}
+
+FIXTURE_TEARDOWN(finished)
+{
+	if (self->nl)
+		meter_nl_close(self->nl);
+}
+
+/* past 4096 frames (64 stacks) a piece ends on frames, not slots */
+TEST_F(finished, a_snapshot_copied_in_pieces_keeps_every_stacks_frames)
+{
+	struct meter_profile *p, *q;
+
+	if (_metadata->skip)
+		return;
+	p = ku_profile(self->nl, self->cookie, 0);
+	q = ku_profile(self->nl, self->cookie, 0);
+	TH_LOG("%zu stacks of %d frames", p->nstacks, DEPTH);
+	EXPECT_LE(128, p->nstacks);
+	EXPECT_TRUE(stacks_intact(p));
+	EXPECT_TRUE(same_stacks(p, q)) TH_LOG("a second dump differs");
 	meter_profile_free(q);
 	meter_profile_free(p);
+}
 
-	/* 2: held dumps charged to the reader, sized by what is used */
-	held_cookie = cookie;
+/* HELD dumps held open by a child in the reader's cgroup */
+static void held(struct __test_metadata *_metadata,
+		 FIXTURE_DATA(finished) *self, long *charged, long *taken)
+{
+	long before, free0;
+	int go, done;
+	pid_t pid;
+	char c;
+
+	held_cookie = self->cookie;
 	before = cg_current("read");
 	free0 = mem_free();
 	pid = child_in("read", hold_dumps, NULL, &go, &done);
-	if (pid < 0 || read(done, &c, 1) != 1)
-		ku_bail("child", -EIO, NULL);
-	after = cg_current("read");
-	free1 = mem_free();
-	ku_ok(after - before >= (long)(HELD * used * 8 / 10),
-	      "%d held dumps are charged to the reader's memory cgroup: +%ld KiB for %zu KiB used",
-	      HELD, (after - before) >> 10, HELD * used >> 10);
-	ku_ok(free0 - free1 <= (long)(HELD * (used + (512 << 10))),
-	      "... and sized by what the session uses, not by its table (%ld KiB): %ld KiB less free memory",
-	      HELD * table >> 10, (free0 - free1) >> 10);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(done, &c, 1));
+	*charged = cg_current("read") - before;
+	*taken = free0 - mem_free();
 	child_end(pid, go, done);
+	TH_LOG("%d held dumps: the reader's cgroup +%ld KiB, free memory -%ld KiB, for %zu KiB used, a table of %ld KiB",
+	       HELD, *charged >> 10, *taken >> 10, HELD * self->used >> 10,
+	       HELD * self->table >> 10);
+}
 
-	/* 3: max_user_snap_mb, per user, given back on close */
-	old = ku_param_get("max_user_snap_mb");
-	ku_param_set("max_user_snap_mb", (long)(2 * used >> 20) + 1);
-	/* n dumps held, then one more read in full, until it is refused */
-	for (n = 0, ret = 0; n < 64 && !ret; n++) {
-		fds[n] = raw_genl_dump_start(cookie);
+TEST_F(finished, held_dumps_are_charged_to_the_readers_cgroup)
+{
+	long charged, taken;
+
+	if (_metadata->skip)
+		return;
+	held(_metadata, self, &charged, &taken);
+	EXPECT_LE((long)(HELD * self->used * 8 / 10), charged);
+}
+
+TEST_F(finished, held_dumps_are_sized_by_what_the_session_uses)
+{
+	long charged, taken;
+
+	if (_metadata->skip)
+		return;
+	held(_metadata, self, &charged, &taken);
+	EXPECT_GE((long)(HELD * (self->used + (512 << 10))), taken);
+}
+
+/*
+ * max_user_snap_mb at twice what the session uses, plus 1: dumps held
+ * one by one, each followed by a full read, until a read is refused.
+ */
+static int fill_snap(FIXTURE_DATA(finished) *self, int *fds, char *msg,
+		     size_t len, int *ret)
+{
+	struct meter_profile *q;
+	int n;
+
+	ku_param_set("max_user_snap_mb", (long)(2 * self->used >> 20) + 1);
+	for (n = 0, *ret = 0; n < 64 && !*ret; n++) {
+		fds[n] = raw_genl_dump_start(self->cookie);
 		if (fds[n] < 0)
-			ku_bail("dump start", -errno, NULL);
+			return n;
 		q = NULL;
-		ret = meter_nl_get_profile(nl, &sel, &q, msg, sizeof(msg));
+		*ret = meter_nl_get_profile(self->nl, &self->sel, &q, msg, len);
 		meter_profile_free(q);
 	}
-	{
-		struct nobody_res r = { 0 };
-		int pf[2], st;
+	return n;
+}
 
-		if (pipe(pf))
-			ku_bail("pipe", -errno, NULL);
-		pid = fork();
-		if (!pid) {
-			ku_become_nobody();
-			nobody_reads_own(&r);
-			if (write(pf[1], &r, sizeof(r)) != sizeof(r))
-				_exit(3);
-			_exit(0);
-		}
-		if (read(pf[0], &r, sizeof(r)) != sizeof(r))
-			r.ret = -9999;
-		waitpid(pid, &st, 0);
-		ku_ok(n > 1 && n < 64 && ret == -ENOBUFS &&
-		      strstr(msg, "max_user_snap_mb") && r.ret == 0,
-		      "max_user_snap_mb: root's %d open dumps fill it, the next is refused with ENOBUFS (%s); nobody's own dump still works (%s)",
-		      n, msg, r.msg[0] ? r.msg : "ok");
+TEST_F(finished, max_user_snap_mb_refuses_the_dump_past_it_not_nobodys_own)
+{
+	struct nobody_res r = { 0 };
+	int fds[64], n, i, ret, pf[2], st;
+	char msg[256] = "";
+	long old;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	old = ku_param_get("max_user_snap_mb");
+	n = fill_snap(self, fds, msg, sizeof(msg), &ret);
+	ASSERT_EQ(0, pipe(pf));
+	pid = fork();
+	if (!pid) {
+		ku_become_nobody();
+		nobody_reads_own(&r);
+		if (write(pf[1], &r, sizeof(r)) != sizeof(r))
+			_exit(3);
+		_exit(0);
 	}
+	if (read(pf[0], &r, sizeof(r)) != sizeof(r))
+		r.ret = -9999;
+	waitpid(pid, &st, 0);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	ku_param_set("max_user_snap_mb", old);
+	TH_LOG("root's %d open dumps fill it: %s", n, msg);
+	EXPECT_LT(1, n);
+	EXPECT_GT(64, n);
+	EXPECT_EQ(-ENOBUFS, ret);
+	EXPECT_NE(NULL, strstr(msg, "max_user_snap_mb"));
+	EXPECT_EQ(0, r.ret) TH_LOG("nobody's own dump: %s", r.msg);
+}
+
+TEST_F(finished, max_user_snap_mb_closing_the_dumps_gives_it_back)
+{
+	struct meter_profile *q;
+	int fds[64], n, i, ret;
+	char msg[256] = "";
+	long old;
+
+	if (_metadata->skip)
+		return;
+	old = ku_param_get("max_user_snap_mb");
+	n = fill_snap(self, fds, msg, sizeof(msg), &ret);
+	ASSERT_EQ(-ENOBUFS, ret) TH_LOG("%s", msg);
 	for (i = 0; i < n; i++)
 		close(fds[i]);
 	/* the dumps end when their sockets go (a work item) */
 	for (i = 0; i < 50; i++) {
 		q = NULL;
-		ret = meter_nl_get_profile(nl, &sel, &q, msg, sizeof(msg));
+		ret = meter_nl_get_profile(self->nl, &self->sel, &q, msg,
+					   sizeof(msg));
 		meter_profile_free(q);
 		if (!ret)
 			break;
 		usleep(100000);
 	}
-	ku_ok(ret == 0, "... and closing them gives it back: %s",
-	      ret ? msg : "a full dump again");
 	ku_param_set("max_user_snap_mb", old);
+	EXPECT_EQ(0, ret) TH_LOG("%s", msg);
+}
 
-	/* 4: a reset empties the table; the session ticks into the new one */
-	pg = ku_page();
-	cookie = ku_register(nl, pg, 100000);
+TEST(a_reset_empties_the_stack_table_and_ticks_go_on_into_the_new_one)
+{
+	struct meter_nl *nl = ku_open();
+	struct meter_page *pg = ku_page();
+	struct meter_nl_sel sel = { .cookie = ku_register(nl, pg, 100000) };
+	struct meter_profile *p;
+	char msg[256] = "";
+	size_t n;
+	int i;
+
 	name_stack_ids(nl);
 	make_stacks(pg, 200000000ull);
-	sel.pid = 0;
-	sel.cookie = cookie;
-	ret = meter_nl_reset(nl, &sel, msg, sizeof(msg));
-	p = ku_profile(nl, cookie, 0);
+	ASSERT_EQ(0, meter_nl_reset(nl, &sel, msg, sizeof(msg))) TH_LOG("%s", msg);
+	p = ku_profile(nl, sel.cookie, 0);
 	n = p->nstacks;
 	meter_profile_free(p);
-	/* in slices, as the child's above */
+	/* in slices, as the finished session's child's */
 	for (i = 0, p = NULL; i < 50 && (!p || p->nstacks <= 20); i++) {
 		meter_profile_free(p);
 		make_stacks(pg, 200000000ull);
-		p = ku_profile(nl, cookie, 0);
+		p = ku_profile(nl, sel.cookie, 0);
 	}
-	ku_ok(ret == 0 && n <= 2 && p->nstacks > 20 && stacks_intact(p),
-	      "a reset empties the stack table (%d stacks left) and ticks go on into the new one (%zu after %d x 200 ms)",
-	      n, p->nstacks, i);
+	TH_LOG("%zu stacks left by the reset, %zu after %d x 200 ms", n,
+	       p->nstacks, i);
+	EXPECT_GE(2, n);
+	EXPECT_LT(20, p->nstacks);
+	EXPECT_TRUE(stacks_intact(p));
 	meter_profile_free(p);
 	meter_nl_close(nl);
-	return ku_exit();
 }
+
+TEST_HARNESS_MAIN

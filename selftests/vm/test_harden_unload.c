@@ -89,32 +89,31 @@ static pid_t spawn_registered(int nthreads)
 	return pid;
 }
 
-int main(void)
+/* whatever a test did, meter.ko is loaded after it */
+static void ensure_loaded(void)
 {
+	int ret = ku_insmod("");
+
+	if (ret && ret != -EEXIST)
+		ku_diag("insmod: %s", strerror(-ret));
+}
+
+/* a finished session with 4000 functions: its dump needs many reads */
+static uint64_t big_session(void)
+{
+	struct meter_profile *p;
 	struct meter_nl *nl;
-	struct meter_page *pg;
-	struct meter_profile **v = NULL;
 	uint64_t cookie;
-	int fd, ret, ret2, msgs, i, st, loops_ok = 0;
-	long lck, lck_live;
-	size_t n = 0;
-	pid_t pid;
+	int st;
+	pid_t pid = fork();
 
-	ku_plan(8);
-	if (!getenv("METER_MODULE")) {
-		printf("Bail out! METER_MODULE is not set (run in vm-run)\n");
-		return 1;
-	}
-
-	/* A session with enough functions that its dump needs many reads. */
-	pid = fork();
 	if (!pid) {
 		struct meter_nl_func f[4000];
 		static char names[4000][24];
 		struct meter_nl *cnl = ku_open();
+		int i;
 
-		pg = ku_page();
-		cookie = ku_register(cnl, pg, 0);
+		ku_register(cnl, ku_page(), 0);
 		for (i = 0; i < 4000; i++) {
 			snprintf(names[i], sizeof(names[i]), "function_%d", i);
 			f[i].id = i + 1;
@@ -124,49 +123,125 @@ int main(void)
 	}
 	waitpid(pid, &st, 0);
 	nl = ku_open();
-	{
-		struct meter_profile *p = ku_profile(nl, 0, pid);
-
-		cookie = p->cookie;
-		meter_profile_free(p);
-	}
+	p = ku_profile(nl, 0, pid);
+	cookie = p->cookie;
+	meter_profile_free(p);
 	meter_nl_close(nl);
+	return cookie;
+}
 
-	fd = raw_genl_dump_start(cookie);
+/* a PROFILE_GET dump of a big session held open on a raw socket while
+ * rmmod is tried, then the session read through nlclient */
+FIXTURE(held_dump) {
+	int fd;
+	int rmmod;	/* its result */
+	int nfuncs;	/* or the error of the read after it */
+};
+
+FIXTURE_SETUP(held_dump)
+{
+	struct meter_nl_sel sel;
+	struct meter_profile *p = NULL;
+	struct meter_nl *nl;
+	int ret;
+
+	if (!getenv("METER_MODULE"))
+		SKIP(return, "METER_MODULE is not set (run in vm-run)");
+	sel = (struct meter_nl_sel){ .cookie = big_session() };
+	self->fd = raw_genl_dump_start(sel.cookie);
+	ASSERT_LE(0, self->fd);
 	usleep(100000);
-	ret = ku_rmmod();
+	self->rmmod = ku_rmmod();
 	nl = ku_open();
-	{
-		struct meter_nl_sel sel = { .cookie = cookie };
-		struct meter_profile *p = NULL;
-
-		ret2 = meter_nl_get_profile(nl, &sel, &p, NULL, 0);
-		ret2 = ret2 ? ret2 : (int)p->nfuncs;
-		meter_profile_free(p);
-	}
-	ku_ok(fd >= 0 && (ret == -EAGAIN || ret == -EBUSY) && ret2 == 4000,
-	      "rmmod while a PROFILE_GET dump is held open fails (%s) and the module keeps answering (%d functions)",
-	      strerror(-ret), ret2);
-	msgs = dump_finish(fd);
-	ku_ok(msgs > 4000, "the held dump then reads to its end (%d messages)",
-	      msgs);
-
-	pid = spawn_registered(4);
-	lck_live = ku_vmlck_kb(pid);
+	ret = meter_nl_get_profile(nl, &sel, &p, NULL, 0);
+	self->nfuncs = ret ? ret : (int)p->nfuncs;
+	meter_profile_free(p);
 	meter_nl_close(nl);
-	ret = ku_rmmod();
-	usleep(100000);
-	lck = ku_vmlck_kb(pid);
-	ku_ok(ret == 0, "once the dump is done rmmod succeeds with a live 4-thread registered process (%s)",
-	      ret ? strerror(-ret) : "ok");
-	ku_ok(lck_live == 16 && lck == 0 && kill(pid, 0) == 0,
-	      "the process lives on, its 4 pinned pages uncharged (VmLck %ld kB, then %ld kB)",
-	      lck_live, lck);
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	ret = ku_insmod("");
-	ku_ok(ret == 0, "meter.ko loads again (%s)", ret ? strerror(-ret) : "ok");
+}
 
+FIXTURE_TEARDOWN(held_dump)
+{
+	ensure_loaded();
+}
+
+TEST_F(held_dump, rmmod_fails_and_the_module_keeps_answering)
+{
+	if (!getenv("METER_MODULE"))
+		return;
+	EXPECT_TRUE(self->rmmod == -EAGAIN || self->rmmod == -EBUSY)
+		TH_LOG("rmmod: %s", strerror(-self->rmmod));
+	EXPECT_EQ(4000, self->nfuncs);
+}
+
+TEST_F(held_dump, the_held_dump_then_reads_to_its_end)
+{
+	if (!getenv("METER_MODULE"))
+		return;
+	EXPECT_LT(4000, dump_finish(self->fd));
+}
+
+/* rmmod with a live 4-thread registered process, the dump finished */
+FIXTURE(live_unload) {
+	pid_t pid;
+	int rmmod;
+	long lck_live, lck;	/* its VmLck before, after, kB */
+};
+
+FIXTURE_SETUP(live_unload)
+{
+	if (!getenv("METER_MODULE"))
+		SKIP(return, "METER_MODULE is not set (run in vm-run)");
+	self->pid = spawn_registered(4);
+	ASSERT_LT(0, self->pid);
+	self->lck_live = ku_vmlck_kb(self->pid);
+	self->rmmod = ku_rmmod();
+	usleep(100000);
+	self->lck = ku_vmlck_kb(self->pid);
+}
+
+FIXTURE_TEARDOWN(live_unload)
+{
+	int st;
+
+	if (self->pid > 0) {
+		kill(self->pid, SIGKILL);
+		waitpid(self->pid, &st, 0);
+	}
+	ensure_loaded();
+}
+
+TEST_F(live_unload, rmmod_succeeds)
+{
+	if (!getenv("METER_MODULE"))
+		return;
+	EXPECT_EQ(0, self->rmmod) TH_LOG("%s", strerror(-self->rmmod));
+}
+
+TEST_F(live_unload, the_process_lives_on_its_4_pinned_pages_uncharged)
+{
+	if (!getenv("METER_MODULE"))
+		return;
+	EXPECT_EQ(16, self->lck_live);
+	EXPECT_EQ(0, self->lck);
+	EXPECT_EQ(0, kill(self->pid, 0));
+}
+
+TEST_F(live_unload, meter_ko_loads_again)
+{
+	if (!getenv("METER_MODULE"))
+		return;
+	EXPECT_EQ(0, ku_insmod(""));
+}
+
+TEST_F(live_unload, twenty_cycles_each_with_a_live_process_are_clean)
+{
+	int i, st, ret, ret2;
+	long lck_live, lck;
+	pid_t pid;
+
+	if (!getenv("METER_MODULE"))
+		return;
+	ensure_loaded();
 	for (i = 0; i < LOOPS; i++) {
 		pid = spawn_registered(4);
 		lck_live = ku_vmlck_kb(pid);
@@ -176,23 +251,32 @@ int main(void)
 		ret2 = ku_insmod("");
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
-		if (!ret && !ret2 && lck_live == 16 && lck == 0 &&
-		    WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
-			loops_ok++;
-		else
-			ku_diag("loop %d: rmmod %d, insmod %d, VmLck %ld then %ld kB",
-				i, ret, ret2, lck_live, lck);
+		EXPECT_EQ(0, ret) TH_LOG("loop %d: rmmod", i);
+		EXPECT_EQ(0, ret2) TH_LOG("loop %d: insmod", i);
+		EXPECT_EQ(16, lck_live) TH_LOG("loop %d: VmLck while live", i);
+		EXPECT_EQ(0, lck) TH_LOG("loop %d: VmLck after rmmod", i);
+		EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+			TH_LOG("loop %d: the process lived until killed", i);
+		if (!_metadata->passed)
+			break;
 	}
-	ku_ok(loops_ok == LOOPS,
-	      "%d unload/load cycles, each with a live 4-thread registered process: all clean (%d)",
-	      LOOPS, loops_ok);
+}
 
+TEST_F(live_unload, the_reloaded_module_holds_no_session_and_profiles)
+{
+	struct meter_profile **v = NULL;
+	struct meter_nl *nl;
+	size_t n = 0, k;
+	int st;
+	pid_t pid;
+
+	if (!getenv("METER_MODULE"))
+		return;
+	ASSERT_EQ(0, ku_insmod(""));
 	nl = ku_open();
-	v = NULL;
-	ret = meter_nl_list(nl, &v, &n, NULL, 0);
-	ku_ok(ret == 0 && n == 0,
-	      "the reloaded module holds no session (%zu)", n);
-	for (size_t k = 0; k < n; k++)
+	ASSERT_EQ(0, meter_nl_list(nl, &v, &n, NULL, 0));
+	EXPECT_EQ(0, n);
+	for (k = 0; k < n; k++)
 		meter_profile_free(v[k]);
 	free(v);
 	meter_nl_close(nl);
@@ -201,8 +285,8 @@ int main(void)
 		struct meter_nl *cnl = ku_open();
 		struct meter_page *cpg = ku_page();
 		struct meter_profile *p;
+		uint64_t cookie = ku_register(cnl, cpg, 0);
 
-		cookie = ku_register(cnl, cpg, 0);
 		ku_funcs(cnl, 1);
 		ku_enter(cpg, 1);
 		ku_burn(100000000);
@@ -210,7 +294,8 @@ int main(void)
 		_exit(ku_self(p, 1) >= 80 ? 0 : 1);
 	}
 	waitpid(pid, &st, 0);
-	ku_ok(WIFEXITED(st) && !WEXITSTATUS(st),
-	      "and it profiles a new process");
-	return ku_exit();
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st))
+		TH_LOG("a new process profiled after the reload");
 }
+
+TEST_HARNESS_MAIN

@@ -9,28 +9,26 @@
 
 #define N 20000
 
+static struct meter_nl_func f[N];
+static struct meter_call_counts cc[N];
+static char names[N][32];
+
 static uint32_t id_of(uint32_t i)
 {
 	return i * 52 + 1;	/* 1 .. ~1040000: every chunk of ids */
 }
 
-int main(void)
-{
-	static struct meter_nl_func f[N];
-	static struct meter_call_counts cc[N];
-	static char names[N][32];
-	struct meter_profile *p;
-	struct meter_page *pg;
+FIXTURE(bulk) {
 	struct meter_nl *nl;
-	char err[256] = "";
 	uint64_t cookie;
-	size_t i, good = 0;
-	int ret;
+};
 
-	ku_plan(4);
-	nl = ku_open();
-	pg = ku_page();
-	cookie = ku_register(nl, pg, 0);
+FIXTURE_SETUP(bulk)
+{
+	size_t i;
+
+	self->nl = ku_open();
+	self->cookie = ku_register(self->nl, ku_page(), 0);
 	for (i = 0; i < N; i++) {
 		snprintf(names[i], sizeof(names[i]), "function_number_%zu", i);
 		f[i].id = id_of(i);
@@ -38,22 +36,33 @@ int main(void)
 		cc[i].id = id_of(i);
 		cc[i].calls = i + 1;
 	}
-	ret = meter_nl_add_funcs(nl, f, N, err, sizeof(err));
-	ku_ok(ret == 0, "%d names in several ADD_FUNCS messages (%s)", N, err);
-	ret = meter_nl_add_calls(nl, 0, cc, N, err, sizeof(err));
-	ku_ok(ret == 0, "%d call counts in several ADD_CALLS messages (%s)", N,
-	      err);
-	p = ku_profile(nl, cookie, 0);
+}
+
+FIXTURE_TEARDOWN(bulk)
+{
+	meter_nl_close(self->nl);
+}
+
+TEST_F(bulk, names_and_calls_in_many_messages_dump_back_complete)
+{
+	struct meter_profile *p;
+	char err[256] = "";
+	size_t i, good = 0;
+
+	ASSERT_EQ(0, meter_nl_add_funcs(self->nl, f, N, err, sizeof(err)))
+		TH_LOG("%d names in ADD_FUNCS messages: %s", N, err);
+	ASSERT_EQ(0, meter_nl_add_calls(self->nl, 0, cc, N, err, sizeof(err)))
+		TH_LOG("%d call counts in ADD_CALLS messages: %s", N, err);
+	p = ku_profile(self->nl, self->cookie, 0);
 	for (i = 0; i < N; i++) {
 		const struct meter_func *fn = meter_profile_find(p, id_of(i));
 
 		good += fn && fn->name && !strcmp(fn->name, names[i]) &&
 			fn->calls == i + 1;
 	}
-	ku_ok(good == N, "the dump returns every function with its name and calls (%zu)",
-	      good);
-	ku_ok(p->nfuncs == N, "and nothing else (%zu functions)", p->nfuncs);
+	EXPECT_EQ(N, good) TH_LOG("functions with their name and calls");
+	EXPECT_EQ(N, p->nfuncs) TH_LOG("and nothing else");
 	meter_profile_free(p);
-	meter_nl_close(nl);
-	return ku_exit();
 }
+
+TEST_HARNESS_MAIN

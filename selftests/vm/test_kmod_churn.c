@@ -32,30 +32,33 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+FIXTURE(churn) {
+	struct meter_profile *p;	/* once every thread is listed exited */
+	uint64_t sum;			/* the threads' samples */
+	size_t exited;
+	int reads;			/* reads during the churn that succeeded */
+	long lck0, lck_reg, lck;	/* VmLck before, registered, after, kB */
+};
+
+FIXTURE_SETUP(churn)
 {
 	pthread_t th[PER_WAVE];
 	struct meter_profile *p;
-	struct meter_page *pg;
 	struct meter_nl *nl;
-	uint64_t sum = 0;
-	long lck0, lck_reg, lck = -1;
-	size_t i, exited = 0;
-	int w, k, reads = 0;
+	size_t i;
+	int w, k;
 
-	ku_plan(4);
 	nl = ku_open();
-	pg = ku_page();
-	lck0 = ku_vmlck_kb(0);
-	cookie = ku_register(nl, pg, 100000);
-	lck_reg = ku_vmlck_kb(0);
+	self->lck0 = ku_vmlck_kb(0);
+	cookie = ku_register(nl, ku_page(), 100000);
+	self->lck_reg = ku_vmlck_kb(0);
 	ku_funcs(nl, 1);
 	for (w = 0; w < WAVES; w++) {
 		for (k = 0; k < PER_WAVE; k++)
-			pthread_create(&th[k], NULL, worker,
-				       (void *)(uintptr_t)(k & 1));
+			ASSERT_EQ(0, pthread_create(&th[k], NULL, worker,
+						    (void *)(uintptr_t)(k & 1)));
 		p = ku_profile(nl, cookie, 0);	/* reads race the churn */
-		reads += p != NULL;
+		self->reads += p != NULL;
 		meter_profile_free(p);
 		for (k = 0; k < PER_WAVE; k++)
 			pthread_join(th[k], NULL);
@@ -67,36 +70,58 @@ int main(void)
 	 */
 	for (k = 0; k < 500; k++) {
 		p = ku_profile(nl, cookie, 0);
-		for (i = 0, sum = 0, exited = 0; i < p->nthreads; i++) {
-			sum += p->threads[i].samples;
-			exited += p->threads[i].exited;
+		for (i = 0, self->sum = 0, self->exited = 0; i < p->nthreads; i++) {
+			self->sum += p->threads[i].samples;
+			self->exited += p->threads[i].exited;
 		}
-		if (exited >= WAVES * PER_WAVE || k == 499)
+		if (self->exited >= WAVES * PER_WAVE || k == 499)
 			break;
 		meter_profile_free(p);
 		usleep(10000);
 	}
-	ku_diag("%zu threads, %zu exited, %llu samples, threads' sum %llu",
-		p->nthreads, exited, (unsigned long long)p->samples,
-		(unsigned long long)sum);
-	ku_ok(p->nthreads == WAVES * PER_WAVE + 1 &&
-	      exited == WAVES * PER_WAVE,
-	      "every churned thread is listed as exited");
-	ku_ok(sum == p->samples, "the threads' samples add up to the session's");
-	ku_ok(reads == WAVES, "reads during the churn all succeed");
-	meter_profile_free(p);
+	self->p = p;
+	TH_LOG("%zu threads, %zu exited, %llu samples, threads' sum %llu",
+	       p->nthreads, self->exited, (unsigned long long)p->samples,
+	       (unsigned long long)self->sum);
 	meter_nl_unregister(nl, NULL, 0);
 	/* The release runs on a workqueue: give it a moment. */
 	for (k = 0; k < 100; k++) {
-		lck = ku_vmlck_kb(0);
-		if (lck == lck0)
+		self->lck = ku_vmlck_kb(0);
+		if (self->lck == self->lck0)
 			break;
 		usleep(10000);
 	}
-	ku_ok(lck0 >= 0 && lck_reg == lck0 + METER_PAGE_SIZE / 1024 &&
-	      lck == lck0,
-	      "the pinned page is charged, then uncharged (VmLck %ld -> %ld -> %ld kB)",
-	      lck0, lck_reg, lck);
 	meter_nl_close(nl);
-	return ku_exit();
 }
+
+FIXTURE_TEARDOWN(churn)
+{
+	meter_profile_free(self->p);
+}
+
+TEST_F(churn, every_churned_thread_is_listed_as_exited)
+{
+	EXPECT_EQ(WAVES * PER_WAVE + 1, self->p->nthreads);
+	EXPECT_EQ(WAVES * PER_WAVE, self->exited);
+}
+
+TEST_F(churn, the_threads_samples_add_up_to_the_sessions)
+{
+	EXPECT_EQ(self->p->samples, self->sum);
+}
+
+TEST_F(churn, reads_during_the_churn_all_succeed)
+{
+	EXPECT_EQ(WAVES, self->reads);
+}
+
+TEST_F(churn, the_pinned_page_is_charged_then_uncharged)
+{
+	TH_LOG("VmLck %ld -> %ld -> %ld kB", self->lck0, self->lck_reg,
+	       self->lck);
+	ASSERT_LE(0, self->lck0);
+	EXPECT_EQ(self->lck0 + METER_PAGE_SIZE / 1024, self->lck_reg);
+	EXPECT_EQ(self->lck0, self->lck);
+}
+
+TEST_HARNESS_MAIN

@@ -27,29 +27,32 @@ static int hold_irqs_off(unsigned int us)
 	return ok ? 0 : -EIO;
 }
 
-int main(void)
+FIXTURE(late) {
+	uint64_t cpu;		/* ns of CPU with interrupts off */
+	uint64_t ticks, samples, charged;	/* over that time */
+	bool exact, loaded;
+};
+
+FIXTURE_SETUP(late)
 {
-	uint64_t cookie, t0, s0, f0, cpu0, cpu;
 	const char *root = getenv("METER_ROOT"), *kver = getenv("METER_KVER");
+	uint64_t cookie, t0, s0, f0, cpu0;
 	struct meter_profile *p;
 	struct meter_page *pg;
 	struct meter_nl *nl;
-	bool exact = getenv("METER_VM_ICOUNT") != NULL;
 	char cmd[512];
 	int ret;
 
-	if (!root || !kver) {
-		printf("1..0 # SKIP not in the VM (METER_ROOT, METER_KVER)\n");
-		return 4;
-	}
+	self->loaded = false;
+	if (!root || !kver)
+		SKIP(return, "not in the VM (METER_ROOT, METER_KVER)");
 	snprintf(cmd, sizeof(cmd),
 		 "insmod %s/build/kernel/%s/selftests/warn_mod/late_test.ko",
 		 root, kver);
-	if (system(cmd)) {
-		printf("1..0 # SKIP late_test.ko did not load\n");
-		return 4;
-	}
-	ku_plan(3);
+	if (system(cmd))
+		SKIP(return, "late_test.ko did not load");
+	self->loaded = true;
+	self->exact = getenv("METER_VM_ICOUNT") != NULL;
 	nl = ku_open();
 	pg = ku_page();
 	cookie = ku_register(nl, pg, PERIOD_NS);
@@ -65,42 +68,62 @@ int main(void)
 	ku_enter(pg, 2);
 	cpu0 = ku_thread_cpu_ns();
 	ret = hold_irqs_off(IRQS_OFF_US);
-	cpu = ku_thread_cpu_ns() - cpu0;
+	self->cpu = ku_thread_cpu_ns() - cpu0;
 	ku_leave(pg);
-	if (ret)
-		ku_bail("irqs_off_us", ret, "late_test.ko");
+	ASSERT_EQ(0, ret) TH_LOG("late_test.ko's irqs_off_us");
 
 	p = ku_profile(nl, cookie, 0);
-	ku_diag("%.2f ms of CPU with interrupts off: %llu ticks, %llu samples, %llu to function 2",
-		cpu / 1e6, (unsigned long long)(p->ticks - t0),
-		(unsigned long long)(p->samples - s0),
-		(unsigned long long)(ku_self(p, 2) - f0));
-	ku_ok(cpu >= IRQS_OFF_US * 1000ull,
-	      "the thread spent %.2f ms of its own CPU time with interrupts off",
-	      cpu / 1e6);
-	/*
-	 * Every tick on time weighs one period; the late one weighs the 50
-	 * that passed: the samples exceed the interrupts by its overrun
-	 * (the reads of the profile around it take on-time ticks too).
-	 */
-	ku_ok(p->samples - s0 >= p->ticks - t0 + 45,
-	      "a late interrupt weighs the periods that passed: %llu samples for %llu interrupts",
-	      (unsigned long long)(p->samples - s0),
-	      (unsigned long long)(p->ticks - t0));
-	/*
-	 * At most its own time's periods where no other tick comes late (the
-	 * deterministic clock, as test_vm_icount runs this test); under the
-	 * host-timed clock a tick taken just after entry may bring periods
-	 * overrun before it.
-	 */
-	ku_ok(ku_self(p, 2) - f0 >= 45 &&
-	      (!exact || ku_self(p, 2) - f0 <= cpu / PERIOD_NS + 1),
-	      "they are charged to the function current when it came: %llu samples for its %.2f ms%s",
-	      (unsigned long long)(ku_self(p, 2) - f0), cpu / 1e6,
-	      exact ? " (no more: deterministic clock)" : "");
+	self->ticks = p->ticks - t0;
+	self->samples = p->samples - s0;
+	self->charged = ku_self(p, 2) - f0;
+	TH_LOG("%.2f ms of CPU with interrupts off: %llu ticks, %llu samples, %llu to function 2",
+	       self->cpu / 1e6, (unsigned long long)self->ticks,
+	       (unsigned long long)self->samples,
+	       (unsigned long long)self->charged);
 	meter_profile_free(p);
 	meter_nl_close(nl);
-	if (system("rmmod late_test"))
-		ku_diag("rmmod late_test failed");
-	return ku_exit();
 }
+
+FIXTURE_TEARDOWN(late)
+{
+	if (self->loaded && system("rmmod late_test"))
+		TH_LOG("rmmod late_test failed");
+}
+
+TEST_F(late, the_thread_spent_its_own_cpu_time_with_interrupts_off)
+{
+	if (!self->loaded)
+		return;	/* skipped in the set-up */
+	EXPECT_LE(IRQS_OFF_US * 1000ull, self->cpu);
+}
+
+/*
+ * Every tick on time weighs one period; the late one weighs the 50 that
+ * passed: the samples exceed the interrupts by its overrun (the reads of
+ * the profile around it take on-time ticks too).
+ */
+TEST_F(late, a_late_interrupt_weighs_the_periods_that_passed)
+{
+	if (!self->loaded)
+		return;	/* skipped in the set-up */
+	EXPECT_LE(self->ticks + 45, self->samples);
+}
+
+/*
+ * At most its own time's periods where no other tick comes late (the
+ * deterministic clock, as test_vm_icount runs this test); under the
+ * host-timed clock a tick taken just after entry may bring periods
+ * overrun before it.
+ */
+TEST_F(late, they_are_charged_to_the_function_current_when_it_came)
+{
+	if (!self->loaded)
+		return;	/* skipped in the set-up */
+	EXPECT_LE(45, self->charged);
+	if (self->exact) {
+		EXPECT_GE(self->cpu / PERIOD_NS + 1, self->charged)
+			TH_LOG("no more than its own periods: deterministic clock");
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -30,45 +30,74 @@ static void exit_child(int wfd)
 	_exit(0);	/* exit's own CPU time goes to no_current */
 }
 
-static void test_exit(struct meter_nl *nl)
-{
+/* a child that registered, burnt 0.4 s in f1, flushed 7 calls, exited */
+FIXTURE(exited) {
 	struct meter_profile *p;
-	uint64_t burnt = 0;
+	uint64_t burnt;
+};
+
+FIXTURE_SETUP(exited)
+{
+	struct meter_nl *nl = ku_open();
 	int fds[2], st;
 	pid_t pid;
 
-	if (pipe(fds))
-		exit(1);
+	ASSERT_EQ(0, pipe(fds));
 	pid = fork();
 	if (!pid)
 		exit_child(fds[1]);
-	if (read(fds[0], &burnt, sizeof(burnt)) != sizeof(burnt))
-		burnt = 0;
+	ASSERT_EQ(sizeof(self->burnt), read(fds[0], &self->burnt,
+					    sizeof(self->burnt)));
 	waitpid(pid, &st, 0);
-	p = ku_profile(nl, 0, pid);
-	ku_diag("exited child: %llu samples of f1 for %.3f CPU-s (%.0f/s)",
-		(unsigned long long)ku_self(p, 1), burnt / 1e9,
-		ku_self(p, 1) * 1e9 / (burnt ? burnt : 1));
-	ku_ok(p->exited && p->end_ns >= p->start_ns && p->nthreads == 1 &&
-	      p->threads[0].exited,
-	      "after waitpid the session is finished and its thread exited");
-	ku_ok(ku_abs(ku_self(p, 1) * 1e9 / burnt - 1e9 / PERIOD) <=
-	      0.05 * 1e9 / PERIOD,
-	      "after waitpid the session holds the full counts");
-	ku_ok(meter_profile_find(p, 1) && meter_profile_find(p, 1)->calls == 7,
-	      "call counts flushed before exit are kept");
-	meter_profile_free(p);
+	self->p = ku_profile(nl, 0, pid);
+	TH_LOG("exited child: %llu samples of f1 for %.3f CPU-s",
+	       (unsigned long long)ku_self(self->p, 1), self->burnt / 1e9);
+	meter_nl_close(nl);
 }
 
-static void test_exec(struct meter_nl *nl, const char *self)
+FIXTURE_TEARDOWN(exited)
 {
+	meter_profile_free(self->p);
+}
+
+TEST_F(exited, after_waitpid_the_session_is_finished_and_its_thread_exited)
+{
+	EXPECT_TRUE(self->p->exited);
+	EXPECT_LE(self->p->start_ns, self->p->end_ns);
+	ASSERT_EQ(1, self->p->nthreads);
+	EXPECT_TRUE(self->p->threads[0].exited);
+}
+
+TEST_F(exited, after_waitpid_the_session_holds_the_full_counts)
+{
+	double rate = ku_self(self->p, 1) * 1e9 / self->burnt;
+
+	EXPECT_GE(0.05 * 1e9 / PERIOD, ku_abs(rate - 1e9 / PERIOD))
+		TH_LOG("%.0f samples per CPU-second", rate);
+}
+
+TEST_F(exited, call_counts_flushed_before_exit_are_kept)
+{
+	const struct meter_func *f1 = meter_profile_find(self->p, 1);
+
+	ASSERT_NE(NULL, f1);
+	EXPECT_EQ(7, f1->calls);
+}
+
+/* a registered child burning 0.1 s, then exec'ing itself to burn 0.3 s */
+FIXTURE(exec) {
 	struct meter_profile *p;
-	uint64_t before[2];
+	uint64_t before;	/* samples just before the exec */
+};
+
+FIXTURE_SETUP(exec)
+{
+	struct meter_nl *nl = ku_open();
+	uint64_t got[2];
 	int fds[2], st;
 	pid_t pid;
 
-	if (pipe(fds))
-		exit(1);
+	ASSERT_EQ(0, pipe(fds));
 	pid = fork();
 	if (!pid) {
 		struct meter_nl *cnl = ku_open();
@@ -80,71 +109,108 @@ static void test_exec(struct meter_nl *nl, const char *self)
 		ku_enter(pg, 1);
 		ku_burn(100000000);
 		cp = ku_profile(cnl, cookie, 0);
-		before[0] = cookie;
-		before[1] = cp->samples;
-		if (write(fds[1], before, sizeof(before)) != sizeof(before))
+		got[0] = cookie;
+		got[1] = cp->samples;
+		if (write(fds[1], got, sizeof(got)) != sizeof(got))
 			_exit(2);
-		execl(self, self, "--burn", (char *)NULL);
+		execl("/proc/self/exe", "/proc/self/exe", "--burn", (char *)NULL);
 		_exit(3);
 	}
 	close(fds[1]);
-	if (read(fds[0], before, sizeof(before)) != sizeof(before))
-		before[0] = before[1] = 0;
+	ASSERT_EQ(sizeof(got), read(fds[0], got, sizeof(got)));
 	waitpid(pid, &st, 0);
-	p = ku_profile(nl, before[0], 0);
-	ku_diag("before exec %llu samples, at the end %llu",
-		(unsigned long long)before[1], (unsigned long long)p->samples);
-	ku_ok(p->exited && p->nthreads == 1 && p->threads[0].exited,
-	      "exec ends the registration and the session");
-	/* execve itself runs in the old image (15-35 ms under TCG, more
-	 * on -rt); the new image burns 300 ms = 1500 samples.
-	 */
-	ku_ok(p->samples <= before[1] + 500,
-	      "the new image is not sampled into the old session");
-	meter_profile_free(p);
+	self->before = got[1];
+	self->p = ku_profile(nl, got[0], 0);
+	TH_LOG("before exec %llu samples, at the end %llu",
+	       (unsigned long long)self->before,
+	       (unsigned long long)self->p->samples);
+	meter_nl_close(nl);
 }
 
-static void test_fork(struct meter_nl *nl, struct meter_page *pg,
-		      uint64_t cookie)
+FIXTURE_TEARDOWN(exec)
 {
-	struct meter_nl_sel sel = { 0, 0 };
-	struct meter_profile *p, *q = NULL;
-	uint64_t s0, c0, c1;
-	int st, ret;
-	pid_t pid;
+	meter_profile_free(self->p);
+}
 
-	p = ku_profile(nl, cookie, 0);
-	s0 = ku_self(p, 1);
+TEST_F(exec, exec_ends_the_registration_and_the_session)
+{
+	EXPECT_TRUE(self->p->exited);
+	ASSERT_EQ(1, self->p->nthreads);
+	EXPECT_TRUE(self->p->threads[0].exited);
+}
+
+/* execve itself runs in the old image (15-35 ms under TCG, more on -rt);
+ * the new image burns 300 ms = 1500 samples */
+TEST_F(exec, the_new_image_is_not_sampled_into_the_old_session)
+{
+	EXPECT_GE(self->before + 500, self->p->samples);
+}
+
+/* the parent registered, f1 current across a fork whose child burns
+ * 0.3 s with the inherited page */
+FIXTURE(forked) {
+	struct meter_nl *nl;
+	pid_t child;
+	uint64_t s0, s1;	/* the parent's f1 samples before, after */
+	uint64_t cpu;		/* the parent's CPU ns meanwhile */
+};
+
+FIXTURE_SETUP(forked)
+{
+	struct meter_page *pg = ku_page();
+	struct meter_profile *p;
+	uint64_t cookie, c0;
+	int st;
+
+	self->nl = ku_open();
+	cookie = ku_register(self->nl, pg, PERIOD);
+	ku_funcs(self->nl, 1);
+	p = ku_profile(self->nl, cookie, 0);
+	self->s0 = ku_self(p, 1);
 	meter_profile_free(p);
 	c0 = ku_thread_cpu_ns();
 	ku_enter(pg, 1);
-	pid = fork();
-	if (!pid) {
-		ku_burn(300000000);	/* with the inherited page's current */
+	self->child = fork();
+	if (!self->child) {
+		ku_burn(300000000);
 		_exit(0);
 	}
-	waitpid(pid, &st, 0);
+	waitpid(self->child, &st, 0);
 	ku_leave(pg);
-	c1 = ku_thread_cpu_ns();
-	p = ku_profile(nl, cookie, 0);
-	ku_diag("parent f1 samples before %llu after %llu, parent CPU %.3f ms",
-		(unsigned long long)s0, (unsigned long long)ku_self(p, 1),
-		(c1 - c0) / 1e6);
-	/* The parent's own fork and wait are its CPU time; the child's
-	 * 300 ms would be 1500 samples.
-	 */
-	ku_ok(ku_self(p, 1) <= s0 + (c1 - c0) * 6 / 5 / PERIOD + 20,
-	      "a forked child's CPU time is not sampled into the parent");
+	self->cpu = ku_thread_cpu_ns() - c0;
+	p = ku_profile(self->nl, cookie, 0);
+	self->s1 = ku_self(p, 1);
 	meter_profile_free(p);
-	sel.pid = pid;
-	ret = meter_nl_get_profile(nl, &sel, &q, NULL, 0);
-	ku_ok(ret == -ENOENT, "a forked child has no session (%d)", ret);
+}
+
+FIXTURE_TEARDOWN(forked)
+{
+	meter_nl_close(self->nl);
+}
+
+/* The parent's own fork and wait are its CPU time; the child's 300 ms
+ * would be 1500 samples. */
+TEST_F(forked, a_forked_childs_cpu_time_is_not_sampled_into_the_parent)
+{
+	EXPECT_GE(self->s0 + self->cpu * 6 / 5 / PERIOD + 20, self->s1)
+		TH_LOG("f1 samples %llu -> %llu, parent CPU %.3f ms",
+		       (unsigned long long)self->s0,
+		       (unsigned long long)self->s1, self->cpu / 1e6);
+}
+
+TEST_F(forked, a_forked_child_has_no_session)
+{
+	struct meter_nl_sel sel = { .pid = self->child };
+	struct meter_profile *q = NULL;
+
+	EXPECT_EQ(-ENOENT, meter_nl_get_profile(self->nl, &sel, &q, NULL, 0));
 	meter_profile_free(q);
 }
 
-static void test_kill9(struct meter_nl *nl)
+TEST(kill_9_at_random_moments_leaves_finished_sessions)
 {
-	int i, good = 0, st;
+	struct meter_nl *nl = ku_open();
+	int i, st;
 
 	srand((unsigned int)getpid());
 	for (i = 0; i < 10; i++) {
@@ -154,8 +220,7 @@ static void test_kill9(struct meter_nl *nl)
 		pid_t pid;
 		char c;
 
-		if (pipe(ready))
-			ku_bail("pipe", -errno, "");
+		ASSERT_EQ(0, pipe(ready));
 		pid = fork();
 		if (!pid) {
 			struct meter_nl *cnl = ku_open();
@@ -175,42 +240,28 @@ static void test_kill9(struct meter_nl *nl)
 			}
 		}
 		close(ready[1]);
-		if (read(ready[0], &c, 1) != 1)
-			ku_bail("the child did not register", -EIO, "");
+		ASSERT_EQ(1, read(ready[0], &c, 1)) TH_LOG("the child did not register");
 		close(ready[0]);
 		usleep(rand() % 60000);
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 		sel.pid = pid;
 		/* a failed read is a failure, whatever the reason */
-		if (!meter_nl_get_profile(nl, &sel, &p, NULL, 0) && p &&
-		    p->exited)
-			good++;
+		EXPECT_EQ(0, meter_nl_get_profile(nl, &sel, &p, NULL, 0))
+			TH_LOG("kill %d: no session to read", i);
+		if (p)
+			EXPECT_TRUE(p->exited) TH_LOG("kill %d: not finished", i);
 		meter_profile_free(p);
 	}
-	ku_ok(good == 10, "kill -9 at random moments after registration leaves finished sessions (%d/10)",
-	      good);
+	meter_nl_close(nl);
 }
 
+/* --burn: the image the exec test's child becomes */
 int main(int argc, char **argv)
 {
-	struct meter_page *pg;
-	struct meter_nl *nl;
-	uint64_t cookie;
-
 	if (argc > 1 && !strcmp(argv[1], "--burn")) {
 		ku_burn(300000000);
 		return 0;
 	}
-	ku_plan(8);
-	nl = ku_open();
-	test_exit(nl);
-	test_exec(nl, "/proc/self/exe");
-	pg = ku_page();
-	cookie = ku_register(nl, pg, PERIOD);
-	ku_funcs(nl, 1);
-	test_fork(nl, pg, cookie);
-	test_kill9(nl);
-	meter_nl_close(nl);
-	return ku_exit();
+	return test_harness_run(argc, argv);
 }

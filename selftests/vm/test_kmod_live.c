@@ -159,124 +159,248 @@ static uint64_t *counters(void)
 	return c;
 }
 
-int main(void)
-{
-	uint64_t want[NIDS + 1] = { 0 }, sent[NIDS + 1] = { 0 };
-	struct reg_thread a, b, bad;
+/* thread a registered with counters ca, f1..f64 named, ca[id] = 10 id */
+FIXTURE(live) {
 	struct meter_nl *nl;
-	uint64_t *ca, *cb, *cm;
-	char err[256] = "";
+	struct reg_thread a;
+	uint64_t *ca, *cb;
+	uint64_t want[NIDS + 1];
+	char err[256];
+};
+
+FIXTURE_SETUP(live)
+{
 	uint32_t id;
-	int ret, fd;
 
-	ku_plan(15);
-	nl = ku_open();
-	ca = counters();
-	cb = counters();
-
-	reg_start(&a, (uintptr_t)ca);
-	if (a.ret)
-		ku_bail("register with counters", a.ret, a.err);
-	ku_funcs(nl, NIDS);
+	self->nl = ku_open();
+	self->ca = counters();
+	self->cb = counters();
+	reg_start(&self->a, (uintptr_t)self->ca);
+	ASSERT_EQ(0, self->a.ret) TH_LOG("register with counters: %s",
+					 self->a.err);
+	ku_funcs(self->nl, NIDS);
 	for (id = 1; id <= NIDS; id++)
-		ca[id] = want[id] = 10 * id;
-	ku_ok(!snap_differ(nl, want),
-	      "a snapshot reads the live thread's counters: f1..f%d have 10, 20, ...",
-	      NIDS);
+		self->ca[id] = self->want[id] = 10 * id;
+}
 
-	/* the first message of a flush: ids 1..30 become the session's */
-	memcpy(sent, ca, sizeof(sent));
-	ret = send_calls(nl, a.tid, sent, 1, 30, 0, err);
-	ku_ok(ret == 0, "ADD_CALLS of ids 1..30 for the thread (%s)", err);
-	ku_ok(!snap_differ(nl, want),
-	      "between the messages of a flush nothing is counted twice or dropped");
+FIXTURE_TEARDOWN(live)
+{
+	reg_stop(&self->a);
+	meter_nl_close(self->nl);
+}
+
+/* the first message of a flush: ids 1..30 become the session's; then
+ * every counter in memory moves (+5 for the ids sent, +1 for the rest) */
+static int flush_first(FIXTURE_DATA(live) *self)
+{
+	uint64_t sent[NIDS + 1];
+	uint32_t id;
+	int ret;
+
+	memcpy(sent, self->ca, sizeof(sent));
+	ret = send_calls(self->nl, self->a.tid, sent, 1, 30, 0, self->err);
 	for (id = 1; id <= NIDS; id++)
-		ca[id] += id <= 30 ? 5 : 1;
+		self->ca[id] += id <= 30 ? 5 : 1;
 	for (id = 31; id <= NIDS; id++)
-		want[id] += 1;
-	ku_ok(!snap_differ(nl, want),
-	      "ids sent are no longer read from memory; ids not yet sent are");
+		self->want[id] += 1;
+	return ret;
+}
 
-	memcpy(sent, ca, sizeof(sent));
-	ret = send_calls(nl, a.tid, sent, 31, NIDS, 1, err);
-	ku_ok(ret == 0, "ADD_CALLS of ids 31..%d, the last (%s)", NIDS, err);
-	for (id = 1; id <= NIDS; id++)
-		ca[id] += 1000;
-	ku_ok(!snap_differ(nl, want),
-	      "after the last message the memory is not read at all");
+/* the last message, ids 31..64; then the memory moves by 1000 */
+static int flush_last(FIXTURE_DATA(live) *self)
+{
+	uint64_t sent[NIDS + 1];
+	uint32_t id;
+	int ret;
 
-	/* a reset takes off what a live thread counted so far */
-	reg_start(&b, (uintptr_t)cb);
+	memcpy(sent, self->ca, sizeof(sent));
+	ret = send_calls(self->nl, self->a.tid, sent, 31, NIDS, 1, self->err);
 	for (id = 1; id <= NIDS; id++)
-		cb[id] = 100;
-	for (id = 1; id <= NIDS; id++)
-		want[id] += 100;
-	ku_ok(!snap_differ(nl, want), "a second thread's counters add up");
-	{
-		struct meter_nl_sel sel = { .pid = getpid() };
+		self->ca[id] += 1000;
+	return ret;
+}
 
-		ret = meter_nl_reset(nl, &sel, err, sizeof(err));
+TEST_F(live, a_snapshot_reads_the_live_threads_counters)
+{
+	EXPECT_EQ(0, snap_differ(self->nl, self->want));
+}
+
+TEST_F(live, between_the_messages_of_a_flush_nothing_is_counted_twice_or_dropped)
+{
+	uint64_t sent[NIDS + 1];
+
+	memcpy(sent, self->ca, sizeof(sent));
+	ASSERT_EQ(0, send_calls(self->nl, self->a.tid, sent, 1, 30, 0,
+				self->err)) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, snap_differ(self->nl, self->want));
+}
+
+TEST_F(live, ids_sent_are_no_longer_read_from_memory_ids_not_yet_sent_are)
+{
+	ASSERT_EQ(0, flush_first(self)) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, snap_differ(self->nl, self->want));
+}
+
+TEST_F(live, after_the_last_message_the_memory_is_not_read_at_all)
+{
+	ASSERT_EQ(0, flush_first(self)) TH_LOG("%s", self->err);
+	ASSERT_EQ(0, flush_last(self)) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, snap_differ(self->nl, self->want));
+}
+
+/* thread b with counters cb, 100 each */
+static void start_b(FIXTURE_DATA(live) *self, struct reg_thread *b)
+{
+	uint32_t id;
+
+	reg_start(b, (uintptr_t)self->cb);
+	for (id = 1; id <= NIDS; id++) {
+		self->cb[id] = 100;
+		self->want[id] += 100;
 	}
-	memset(want, 0, sizeof(want));
-	ku_ok(ret == 0 && !snap_differ(nl, want),
-	      "after a reset every count is 0, the live thread's too");
-	for (id = 1; id <= NIDS; id++)
-		cb[id] += 7;
-	for (id = 1; id <= NIDS; id++)
-		want[id] = 7;
-	ku_ok(!snap_differ(nl, want), "calls after the reset count from 0");
-	ret = send_calls(nl, b.tid, cb, 1, NIDS, 1, err);
-	ku_ok(ret == 0 && !snap_differ(nl, want),
-	      "the thread's flush after the reset adds only the calls since");
+}
 
-	/* bad counters addresses */
-	reg_start(&bad, (uintptr_t)ca + 4);
-	ku_ok(bad.ret == -EINVAL && strstr(bad.err, "counters address"),
-	      "a misaligned counters address is refused (%d: %s)", bad.ret,
-	      bad.err);
+static int reset(FIXTURE_DATA(live) *self)
+{
+	struct meter_nl_sel sel = { .pid = getpid() };
+
+	memset(self->want, 0, sizeof(self->want));
+	return meter_nl_reset(self->nl, &sel, self->err, sizeof(self->err));
+}
+
+TEST_F(live, a_second_threads_counters_add_up)
+{
+	struct reg_thread b;
+
+	start_b(self, &b);
+	EXPECT_EQ(0, snap_differ(self->nl, self->want));
+	reg_stop(&b);
+}
+
+TEST_F(live, after_a_reset_every_count_is_0_the_live_threads_too)
+{
+	struct reg_thread b;
+
+	start_b(self, &b);
+	ASSERT_EQ(0, reset(self)) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, snap_differ(self->nl, self->want));
+	reg_stop(&b);
+}
+
+TEST_F(live, calls_after_a_reset_count_from_0)
+{
+	struct reg_thread b;
+	uint32_t id;
+
+	start_b(self, &b);
+	ASSERT_EQ(0, reset(self)) TH_LOG("%s", self->err);
+	for (id = 1; id <= NIDS; id++) {
+		self->cb[id] += 7;
+		self->ca[id] += 3;
+		self->want[id] = 10;
+	}
+	EXPECT_EQ(0, snap_differ(self->nl, self->want));
+	reg_stop(&b);
+}
+
+TEST_F(live, a_flush_after_a_reset_adds_only_the_calls_since)
+{
+	struct reg_thread b;
+	uint32_t id;
+
+	start_b(self, &b);
+	ASSERT_EQ(0, reset(self)) TH_LOG("%s", self->err);
+	for (id = 1; id <= NIDS; id++) {
+		self->cb[id] += 7;
+		self->want[id] = 7;
+	}
+	ASSERT_EQ(0, send_calls(self->nl, b.tid, self->cb, 1, NIDS, 1,
+				self->err)) TH_LOG("%s", self->err);
+	/* thread a's counters moved by 0 since the reset */
+	EXPECT_EQ(0, snap_differ(self->nl, self->want));
+	reg_stop(&b);
+}
+
+TEST_F(live, a_misaligned_counters_address_is_refused)
+{
+	struct reg_thread bad;
+
+	reg_start(&bad, (uintptr_t)self->ca + 4);
+	EXPECT_EQ(-EINVAL, bad.ret);
+	EXPECT_NE(NULL, strstr(bad.err, "counters address")) TH_LOG("%s", bad.err);
 	reg_stop(&bad);
+}
+
+TEST_F(live, a_counters_address_outside_user_space_is_refused)
+{
+	struct reg_thread bad;
+
 	reg_start(&bad, 0xfffffffffffff000ULL);
-	ku_ok(bad.ret == -EINVAL,
-	      "a counters address outside user space is refused (%d: %s)",
-	      bad.ret, bad.err);
+	EXPECT_EQ(-EINVAL, bad.ret) TH_LOG("%s", bad.err);
 	reg_stop(&bad);
+}
 
-	fd = memfd_create("counters", 0);
+/* a thread whose counters say 1000000 each: they must not show */
+static struct reg_thread *start_shared(FIXTURE_DATA(live) *self,
+				       struct reg_thread *t, bool unmap)
+{
+	uint64_t *cm;
+	uint32_t id;
+	int fd = memfd_create("counters", 0);
+
+	(void)self;
 	if (fd < 0 || ftruncate(fd, 4096))
-		ku_bail("memfd", -errno, "counters");
+		return NULL;
 	cm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (cm == MAP_FAILED)
+		return NULL;
 	for (id = 1; id <= NIDS; id++)
 		cm[id] = 1000000;
-	reg_start(&bad, (uintptr_t)cm);
-	ku_ok(bad.ret == 0 && !snap_differ(nl, want),
-	      "counters in shared file memory are not read (register %d)",
-	      bad.ret);
-	reg_stop(&bad);
-	munmap(cm, 4096);
-	reg_start(&bad, (uintptr_t)cm);
-	ku_ok(bad.ret == 0 && !snap_differ(nl, want),
-	      "counters not mapped: the snapshot works and adds nothing");
-	reg_stop(&bad);
-
-	/* NFUNCS: ids in use, named or counted, the same before and after */
-	{
-		struct meter_call_counts cc = { .id = NIDS + 10, .calls = 3 };
-		struct meter_nl_sel sel = { .pid = getpid() };
-		uint32_t n0 = session_nfuncs(nl), n1, n2, n3;
-
-		meter_nl_add_calls(nl, 0, &cc, 1, err, sizeof(err));
-		n1 = session_nfuncs(nl);
-		meter_nl_reset(nl, &sel, err, sizeof(err));
-		n2 = session_nfuncs(nl);
-		meter_nl_add_calls(nl, 0, &cc, 1, err, sizeof(err));
-		n3 = session_nfuncs(nl);
-		ku_ok(n1 == n0 + 1 && n2 == n0 && n3 == n0 + 1,
-		      "NFUNCS counts an unnamed id once, after a reset too (%u, %u, %u, %u)",
-		      n0, n1, n2, n3);
-	}
-
-	reg_stop(&a);
-	reg_stop(&b);
-	meter_nl_close(nl);
-	return ku_exit();
+	if (unmap)
+		munmap(cm, 4096);
+	reg_start(t, (uintptr_t)cm);
+	return t;
 }
+
+TEST_F(live, counters_in_shared_file_memory_are_not_read)
+{
+	struct reg_thread t;
+
+	ASSERT_NE(NULL, start_shared(self, &t, false));
+	EXPECT_EQ(0, t.ret) TH_LOG("%s", t.err);
+	EXPECT_EQ(0, snap_differ(self->nl, self->want));
+	reg_stop(&t);
+}
+
+TEST_F(live, counters_not_mapped_the_snapshot_works_and_adds_nothing)
+{
+	struct reg_thread t;
+
+	ASSERT_NE(NULL, start_shared(self, &t, true));
+	EXPECT_EQ(0, t.ret) TH_LOG("%s", t.err);
+	EXPECT_EQ(0, snap_differ(self->nl, self->want));
+	reg_stop(&t);
+}
+
+/* NFUNCS: ids in use, named or counted, the same before and after */
+TEST_F(live, nfuncs_counts_an_unnamed_id_once_after_a_reset_too)
+{
+	struct meter_call_counts cc = { .id = NIDS + 10, .calls = 3 };
+	uint32_t n0 = session_nfuncs(self->nl), n1, n2, n3;
+
+	ASSERT_EQ(0, meter_nl_add_calls(self->nl, 0, &cc, 1, self->err,
+					sizeof(self->err)));
+	n1 = session_nfuncs(self->nl);
+	ASSERT_EQ(0, reset(self));
+	n2 = session_nfuncs(self->nl);
+	ASSERT_EQ(0, meter_nl_add_calls(self->nl, 0, &cc, 1, self->err,
+					sizeof(self->err)));
+	n3 = session_nfuncs(self->nl);
+	ASSERT_LT(0, n0);
+	EXPECT_EQ(n0 + 1, n1);
+	EXPECT_EQ(n0, n2);
+	EXPECT_EQ(n0 + 1, n3);
+}
+
+TEST_HARNESS_MAIN

@@ -3,7 +3,8 @@
  * Unprivileged use (uid 65534): a period below the module's floor is
  * refused (EACCES, never silently raised) and the default is accepted,
  * another user's session cannot be read, reset or deleted, the own
- * session can, and the pinned page is charged to RLIMIT_MEMLOCK.
+ * session can, and the pinned page is charged to RLIMIT_MEMLOCK.  The
+ * unprivileged child makes every request once; each test checks one answer.
  */
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -47,37 +48,63 @@ static void as_nobody(uint64_t root_cookie, int wfd)
 	_exit(0);
 }
 
-int main(void)
+FIXTURE(nobody) {
+	int r[6];	/* the child's answers, below */
+};
+
+FIXTURE_SETUP(nobody)
 {
-	struct meter_page *pg;
 	struct meter_nl *nl;
 	uint64_t cookie;
-	int fds[2], r[6], st;
+	int fds[2], st;
 	pid_t pid;
 
-	ku_plan(6);
 	nl = ku_open();
-	pg = ku_page();
-	cookie = ku_register(nl, pg, 0);
-	if (pipe(fds))
-		return 1;
+	cookie = ku_register(nl, ku_page(), 0);
+	ASSERT_EQ(0, pipe(fds));
 	pid = fork();
+	ASSERT_LE(0, pid);
 	if (!pid)
 		as_nobody(cookie, fds[1]);
-	if (read(fds[0], r, sizeof(r)) != sizeof(r)) {
-		printf("Bail out! the unprivileged child failed\n");
-		return 1;
-	}
+	ASSERT_EQ(sizeof(self->r), read(fds[0], self->r, sizeof(self->r)))
+		TH_LOG("the unprivileged child failed");
 	waitpid(pid, &st, 0);
-	ku_ok(r[0] == 0, "an unprivileged thread registers (%d)", r[0]);
-	ku_ok(r[1] == -EACCES,
-	      "a 10 us period below the 100 us floor is refused with its message (%d)",
-	      r[1]);
-	ku_ok(r[2] == -EPERM, "it cannot read root's session (%d)", r[2]);
-	ku_ok(r[3] == -EPERM, "it cannot delete root's session (%d)", r[3]);
-	ku_ok(r[4] == 0, "it reads its own session (%d)", r[4]);
-	ku_ok(r[5] == -ENOMEM || r[5] == -EPERM,
-	      "with RLIMIT_MEMLOCK 0 it cannot pin a page (%d)", r[5]);
 	meter_nl_close(nl);
-	return ku_exit();
 }
+
+FIXTURE_TEARDOWN(nobody)
+{
+}
+
+TEST_F(nobody, an_unprivileged_thread_registers_at_the_default_period)
+{
+	EXPECT_EQ(0, self->r[0]);
+}
+
+TEST_F(nobody, a_period_below_the_floor_is_refused_with_its_message)
+{
+	EXPECT_EQ(-EACCES, self->r[1]);
+}
+
+TEST_F(nobody, it_cannot_read_roots_session)
+{
+	EXPECT_EQ(-EPERM, self->r[2]);
+}
+
+TEST_F(nobody, it_cannot_delete_roots_session)
+{
+	EXPECT_EQ(-EPERM, self->r[3]);
+}
+
+TEST_F(nobody, it_reads_its_own_session)
+{
+	EXPECT_EQ(0, self->r[4]);
+}
+
+TEST_F(nobody, with_memlock_limit_0_it_cannot_pin_a_page)
+{
+	EXPECT_TRUE(self->r[5] == -ENOMEM || self->r[5] == -EPERM)
+		TH_LOG("register returned %d", self->r[5]);
+}
+
+TEST_HARNESS_MAIN

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The interrupts meter.ko takes (TICKS) per CPU-second of the thread, at
- * 100 Hz, 1 kHz and 10 kHz (the period changed with SET_PERIOD between
- * phases), against the rate asked for; then at 1 kHz by a thread that
+ * 100 Hz, 1 kHz and 10 kHz (the period set with SET_PERIOD after the
+ * registration), against the rate asked for; then at 1 kHz by a thread that
  * sleeps after every 0.4 ms of CPU: each switch away must carry the part
  * of the period already run to the next switch in, or no tick ever comes.
  *
@@ -42,97 +42,127 @@
 /* under the deterministic clock */
 #define TICKS_EXACT		0.02
 
-int main(void)
+/*
+ * One variant per rate.  The thread registers at 10 ms and SET_PERIOD
+ * moves it to the variant's rate before the burn, as a profiler changing
+ * its rate would.
+ */
+FIXTURE(rate) {
+	uint64_t burnt, ticks, samples;
+	bool exact;
+};
+
+FIXTURE_VARIANT(rate) {
+	uint64_t period_ns;
+	uint64_t burn_ns;
+	uint64_t slice_ns;	/* sleep after each; 0: no sleep */
+	double ticks_floor;	/* on the VM clock */
+	const char *how;
+};
+
+FIXTURE_VARIANT_ADD(rate, hz100) {
+	.period_ns = 10000000, .burn_ns = 1000000000,	/* 100 samples */
+	.ticks_floor = TICKS_FLOOR_100HZ, .how = "",
+};
+
+FIXTURE_VARIANT_ADD(rate, khz1) {
+	.period_ns = 1000000, .burn_ns = 500000000,
+	.ticks_floor = TICKS_FLOOR_1KHZ, .how = "",
+};
+
+FIXTURE_VARIANT_ADD(rate, khz10) {
+	.period_ns = 100000, .burn_ns = 300000000,
+	.ticks_floor = TICKS_FLOOR_10KHZ, .how = "",
+};
+
+FIXTURE_VARIANT_ADD(rate, khz1_switching) {
+	.period_ns = 1000000, .burn_ns = 300000000, .slice_ns = 400000,
+	.ticks_floor = TICKS_FLOOR_SWITCH,
+	.how = ", switching out every 0.4 periods",	/* 750 switches */
+};
+
+FIXTURE_SETUP(rate)
 {
-	static const struct {
-		uint64_t period_ns;
-		uint64_t burn_ns;
-		uint64_t slice_ns;	/* sleep after each; 0: no sleep */
-	} phase[] = {
-		{ 10000000, 1000000000, 0 },	/* 100 Hz, 1 s: 100 samples */
-		{ 1000000, 500000000, 0 },	/* 1 kHz, 0.5 s */
-		{ 100000, 300000000, 0 },	/* 10 kHz, 0.3 s */
-		{ 1000000, 300000000, 400000 },	/* 1 kHz, 750 switches */
-	};
-	static const double ticks_floor[] = { TICKS_FLOOR_100HZ,
-					      TICKS_FLOOR_1KHZ,
-					      TICKS_FLOOR_10KHZ,
-					      TICKS_FLOOR_SWITCH };
-	enum { NPHASES = sizeof(phase) / sizeof(phase[0]) };
 	struct meter_profile *p;
-	uint64_t cookie, burnt[NPHASES], ticks[NPHASES], samples[NPHASES];
-	uint64_t t_prev = 0, s_prev = 0;
 	struct meter_page *pg;
 	struct meter_nl *nl;
 	char err[256] = "";
-	bool exact = getenv("METER_VM_ICOUNT") != NULL;
-	int i, ret;
+	uint64_t cookie, t0, done = 0;
 
-	ku_plan(2 * NPHASES + 1);
+	self->exact = getenv("METER_VM_ICOUNT") != NULL;
 	nl = ku_open();
 	pg = ku_page();
-	cookie = ku_register(nl, pg, phase[0].period_ns);
-	ku_funcs(nl, NPHASES);
-	for (i = 0; i < NPHASES; i++) {
-		uint64_t t0, done = 0;
-
-		ret = meter_nl_set_period(nl, phase[i].period_ns, err,
-					  sizeof(err));
-		if (ret)
-			ku_bail("set_period", ret, err);
-		t0 = ku_thread_cpu_ns();
-		ku_enter(pg, i + 1);
-		if (!phase[i].slice_ns)
-			ku_burn(phase[i].burn_ns);
-		while (phase[i].slice_ns && done < phase[i].burn_ns) {
-			done += ku_burn(phase[i].slice_ns);
-			usleep(100);
-		}
-		ku_leave(pg);
-		burnt[i] = ku_thread_cpu_ns() - t0;
-		p = ku_profile(nl, cookie, 0);
-		ticks[i] = p->ticks - t_prev;
-		samples[i] = p->samples - s_prev;
-		t_prev = p->ticks;
-		s_prev = p->samples;
-		meter_profile_free(p);
-	}
+	cookie = ku_register(nl, pg, 10000000);
+	ku_funcs(nl, 1);
+	ASSERT_EQ(0, meter_nl_set_period(nl, variant->period_ns, err,
+					 sizeof(err))) TH_LOG("%s", err);
+	/* the burn's own: less what came before it */
 	p = ku_profile(nl, cookie, 0);
-	for (i = 0; i < NPHASES; i++) {
-		double want = 1e9 / phase[i].period_ns;
-		double got = ku_self(p, i + 1) * 1e9 / burnt[i];
-
-		ku_diag("%.0f Hz asked: %llu samples in %.3f CPU-s = %.1f per CPU-second",
-			want, (unsigned long long)ku_self(p, i + 1),
-			burnt[i] / 1e9, got);
-		ku_ok(exact ? ku_abs(samples[i] - (double)ticks[i]) <=
-				TICKS_EXACT * ticks[i] :
-			      samples[i] + 1 >= ticks[i],
-		      "%.0f Hz: %llu samples, %s the %llu interrupts taken",
-		      want, (unsigned long long)samples[i],
-		      exact ? "within 2% of" : "no fewer than",
-		      (unsigned long long)ticks[i]);
+	self->ticks = p->ticks;
+	self->samples = p->samples;
+	meter_profile_free(p);
+	t0 = ku_thread_cpu_ns();
+	ku_enter(pg, 1);
+	if (!variant->slice_ns)
+		ku_burn(variant->burn_ns);
+	while (variant->slice_ns && done < variant->burn_ns) {
+		done += ku_burn(variant->slice_ns);
+		usleep(100);
 	}
-	for (i = 0; i < NPHASES; i++) {
-		double want = 1e9 / phase[i].period_ns;
-		double tps = ticks[i] * 1e9 / burnt[i];
-		const char *how = phase[i].slice_ns ?
-				  ", switching out every 0.4 periods" : "";
-
-		ku_diag("%.0f Hz%s: %.1f ticks (interrupts taken) per CPU-second",
-			want, how, tps);
-		if (exact)
-			ku_ok(ku_abs(tps - want) <= TICKS_EXACT * want,
-			      "%.0f Hz%s takes %.1f interrupts per CPU-second (deterministic clock: within 2%%)",
-			      want, how, tps);
-		else
-			ku_ok(tps >= ticks_floor[i] * want,
-			      "%.0f Hz%s takes %.0f interrupts per CPU-second (VM clock: floor %.0f%%)",
-			      want, how, tps, ticks_floor[i] * 100);
-	}
-	ku_ok(p->period_ns == phase[NPHASES - 1].period_ns,
-	      "SET_PERIOD is the session's period");
+	ku_leave(pg);
+	self->burnt = ku_thread_cpu_ns() - t0;
+	p = ku_profile(nl, cookie, 0);
+	self->ticks = p->ticks - self->ticks;
+	self->samples = p->samples - self->samples;
 	meter_profile_free(p);
 	meter_nl_close(nl);
-	return ku_exit();
 }
+
+FIXTURE_TEARDOWN(rate)
+{
+}
+
+TEST_F(rate, interrupts_taken_per_cpu_second)
+{
+	double want = 1e9 / variant->period_ns;
+	double tps = self->ticks * 1e9 / self->burnt;
+
+	TH_LOG("%.0f Hz%s: %.1f ticks (interrupts taken) per CPU-second%s",
+	       want, variant->how, tps,
+	       self->exact ? " (deterministic clock: within 2%)" : "");
+	if (self->exact) {
+		EXPECT_GE(TICKS_EXACT * want, ku_abs(tps - want));
+	} else {
+		EXPECT_LE(variant->ticks_floor * want, tps);
+	}
+}
+
+TEST_F(rate, samples_weigh_the_interrupts_taken)
+{
+	TH_LOG("%llu samples, %llu interrupts",
+	       (unsigned long long)self->samples,
+	       (unsigned long long)self->ticks);
+	if (self->exact) {
+		EXPECT_GE(TICKS_EXACT * self->ticks,
+			  ku_abs(self->samples - (double)self->ticks));
+	} else {
+		EXPECT_LE(self->ticks, self->samples + 1);
+	}
+}
+
+TEST(set_period_is_the_sessions_period)
+{
+	struct meter_nl *nl = ku_open();
+	uint64_t cookie = ku_register(nl, ku_page(), 10000000);
+	struct meter_profile *p;
+	char err[256] = "";
+
+	ASSERT_EQ(0, meter_nl_set_period(nl, 100000, err, sizeof(err)))
+		TH_LOG("%s", err);
+	p = ku_profile(nl, cookie, 0);
+	EXPECT_EQ(100000, p->period_ns);
+	meter_profile_free(p);
+	meter_nl_close(nl);
+}
+
+TEST_HARNESS_MAIN

@@ -53,76 +53,117 @@ static int has_pid(struct meter_nl *nl, pid_t pid)
 	return ret == 0;
 }
 
-int main(void)
-{
-	struct meter_profile **list, *p;
-	struct meter_nl_sel sel = { 0, 0 };
-	struct meter_page *pg;
+FIXTURE(sessions) {
 	struct meter_nl *nl;
-	uint64_t cookie, before;
-	pid_t child, old[4];
+	struct meter_page *pg;
+	uint64_t cookie;	/* this process's live session */
+	pid_t child;		/* a finished session of a child of it */
+};
+
+FIXTURE_SETUP(sessions)
+{
+	self->nl = ku_open();
+	self->pg = ku_page();
+	self->cookie = ku_register(self->nl, self->pg, 0);
+	self->child = short_session(self->cookie);
+}
+
+FIXTURE_TEARDOWN(sessions)
+{
+	meter_nl_close(self->nl);
+}
+
+/* the listed session of cookie (when pid is 0) or of pid, or NULL */
+static struct meter_profile *listed(struct meter_nl *nl, uint64_t cookie,
+				    pid_t pid)
+{
+	struct meter_profile **list, *found = NULL;
 	size_t n, i;
-	int found_self = 0, found_child = 0, ret;
-	char saved[32] = "64";
-	FILE *f;
 
-	ku_plan(7);
-	nl = ku_open();
-	pg = ku_page();
-	cookie = ku_register(nl, pg, 0);
-	child = short_session(cookie);
-
-	ret = meter_nl_list(nl, &list, &n, NULL, 0);
-	for (i = 0; !ret && i < n; i++) {
-		if (list[i]->cookie == cookie && !list[i]->exited)
-			found_self = 1;
-		if (list[i]->pid == child && list[i]->exited &&
-		    list[i]->parent_cookie == cookie)
-			found_child = 1;
-		meter_profile_free(list[i]);
+	if (meter_nl_list(nl, &list, &n, NULL, 0))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (!found && (pid ? list[i]->pid == pid :
+				     list[i]->cookie == cookie))
+			found = list[i];
+		else
+			meter_profile_free(list[i]);
 	}
-	if (!ret)
-		free(list);
-	ku_ok(found_self, "the list shows the live session");
-	ku_ok(found_child,
-	      "the list shows the finished child session with its parent cookie");
+	free(list);
+	return found;
+}
 
-	pg->current_id = 0;
+TEST_F(sessions, the_list_shows_the_live_session)
+{
+	struct meter_profile *s = listed(self->nl, self->cookie, 0);
+
+	ASSERT_NE(NULL, s);
+	EXPECT_FALSE(s->exited);
+	meter_profile_free(s);
+}
+
+TEST_F(sessions, the_list_shows_a_finished_child_with_its_parent_cookie)
+{
+	struct meter_profile *s = listed(self->nl, 0, self->child);
+
+	ASSERT_NE(NULL, s);
+	EXPECT_TRUE(s->exited);
+	EXPECT_EQ(self->cookie, s->parent_cookie);
+	meter_profile_free(s);
+}
+
+TEST_F(sessions, reset_zeroes_the_counts)
+{
+	struct meter_nl_sel sel = { .cookie = self->cookie };
+	struct meter_profile *p;
+	uint64_t before;
+
+	self->pg->current_id = 0;
 	ku_burn(200000000);
-	p = ku_profile(nl, cookie, 0);
+	p = ku_profile(self->nl, self->cookie, 0);
 	before = p->samples;
 	meter_profile_free(p);
-	sel.cookie = cookie;
-	ret = meter_nl_reset(nl, &sel, NULL, 0);
-	p = ku_profile(nl, cookie, 0);
+	ASSERT_LE(150, before);
+	ASSERT_EQ(0, meter_nl_reset(self->nl, &sel, NULL, 0));
+	p = ku_profile(self->nl, self->cookie, 0);
 	/* What is left was counted while reading it back. */
-	ku_ok(ret == 0 && before >= 150 && p->samples < before / 4,
-	      "reset zeroes the counts (%llu before, %llu left)",
-	      (unsigned long long)before, (unsigned long long)p->samples);
+	EXPECT_GT(before / 4, p->samples)
+		TH_LOG("%llu before, %llu left", (unsigned long long)before,
+		       (unsigned long long)p->samples);
 	meter_profile_free(p);
+}
 
-	sel.cookie = 0;
-	sel.pid = child;
-	ret = meter_nl_delete(nl, &sel, NULL, 0);
-	ku_ok(ret == 0 && !has_pid(nl, child),
-	      "a finished session can be deleted");
-	ku_ok(meter_nl_delete(nl, &sel, NULL, 0) == -ENOENT,
-	      "deleting it again: ENOENT");
+TEST_F(sessions, a_finished_session_can_be_deleted_once)
+{
+	struct meter_nl_sel sel = { .pid = self->child };
+
+	ASSERT_EQ(0, meter_nl_delete(self->nl, &sel, NULL, 0));
+	EXPECT_FALSE(has_pid(self->nl, self->child));
+	EXPECT_EQ(-ENOENT, meter_nl_delete(self->nl, &sel, NULL, 0))
+		TH_LOG("deleting it again");
+}
+
+TEST_F(sessions, beyond_max_finished_the_oldest_are_evicted_never_a_live_one)
+{
+	char saved[32] = "64";
+	pid_t old[4];
+	FILE *f;
+	int i;
 
 	f = fopen(PARAM, "r");
-	if (f) {
-		if (!fgets(saved, sizeof(saved), f))
-			snprintf(saved, sizeof(saved), "64");
-		fclose(f);
-	}
-	ret = write_param("2");
+	ASSERT_NE(NULL, f);
+	if (!fgets(saved, sizeof(saved), f))
+		snprintf(saved, sizeof(saved), "64");
+	fclose(f);
+	ASSERT_EQ(0, write_param("2"));
 	for (i = 0; i < 4; i++)
 		old[i] = short_session(0);
-	ku_ok(ret == 0 && !has_pid(nl, old[0]) && !has_pid(nl, old[1]) &&
-	      has_pid(nl, old[2]) && has_pid(nl, old[3]),
-	      "beyond max_finished the oldest finished sessions are evicted");
+	EXPECT_FALSE(has_pid(self->nl, old[0]));
+	EXPECT_FALSE(has_pid(self->nl, old[1]));
+	EXPECT_TRUE(has_pid(self->nl, old[2]));
+	EXPECT_TRUE(has_pid(self->nl, old[3]));
+	EXPECT_TRUE(has_pid(self->nl, getpid())) TH_LOG("the live session");
 	write_param(saved);
-	ku_ok(has_pid(nl, getpid()), "a live session is never evicted");
-	meter_nl_close(nl);
-	return ku_exit();
 }
+
+TEST_HARNESS_MAIN

@@ -12,29 +12,31 @@
  */
 #include "kmod_util.h"
 
-int main(void)
+FIXTURE(split) {
+	struct meter_profile *p;
+	uint64_t burnt[3];	/* CPU ns while f1, f2, f3 were current */
+	int add_calls;
+};
+
+/* f4 is the root; f1..f3 are called from it, 20 rounds of 50/30/20 ms */
+FIXTURE_SETUP(split)
 {
 	const uint64_t ms = 1000000, share[3] = { 50, 30, 20 };
 	struct meter_call_counts cc[3] = {
 		{ .id = 1, .calls = 100 }, { .id = 2, .calls = 200 },
 		{ .id = 3, .calls = 300 },
 	};
-	uint64_t burnt[3] = { 0, 0, 0 }, self[3], sum = 0, cookie;
-	const struct meter_func *f4;
-	struct meter_profile *p;
 	struct meter_page *pg;
 	struct meter_nl *nl;
 	char err[256] = "";
-	int i, round, ret;
-	double worst = 0;
+	uint64_t cookie;
+	int i, round;
 
-	ku_plan(7);
 	nl = ku_open();
 	pg = ku_page();
 	cookie = ku_register(nl, pg, 1000000);	/* 1 kHz, the default */
 	ku_funcs(nl, 4);
-
-	/* f4 is the root; f1..f3 are called from it. */
+	memset(self->burnt, 0, sizeof(self->burnt));
 	ku_enter(pg, 4);
 	for (round = 0; round < 20; round++)
 		for (i = 0; i < 3; i++) {
@@ -44,50 +46,80 @@ int main(void)
 			ku_enter(pg, i + 1);
 			ku_burn(share[i] * ms);
 			ku_leave(pg);
-			burnt[i] += ku_thread_cpu_ns() - t0;
+			self->burnt[i] += ku_thread_cpu_ns() - t0;
 		}
 	ku_leave(pg);
+	self->add_calls = meter_nl_add_calls(nl, 0, cc, 3, err, sizeof(err));
+	self->p = ku_profile(nl, cookie, 0);
+	meter_nl_close(nl);
+}
 
-	ret = meter_nl_add_calls(nl, 0, cc, 3, err, sizeof(err));
-	ku_ok(ret == 0, "ADD_CALLS accepted (%s)", err);
-	p = ku_profile(nl, cookie, 0);
+FIXTURE_TEARDOWN(split)
+{
+	meter_profile_free(self->p);
+}
+
+static uint64_t callees(const struct meter_profile *p)
+{
+	return ku_self(p, 1) + ku_self(p, 2) + ku_self(p, 3);
+}
+
+TEST_F(split, the_50_30_20_split_within_2_points)
+{
+	uint64_t sum = callees(self->p);
+	uint64_t all = self->burnt[0] + self->burnt[1] + self->burnt[2];
+	double worst = 0;
+	int i;
+
+	ASSERT_LT(1500, sum);
 	for (i = 0; i < 3; i++) {
-		self[i] = ku_self(p, i + 1);
-		sum += self[i];
-	}
-	for (i = 0; i < 3 && sum; i++) {
-		double got = 100.0 * self[i] / sum;
-		double want = 100.0 * burnt[i] /
-			(burnt[0] + burnt[1] + burnt[2]);
+		double got = 100.0 * ku_self(self->p, i + 1) / sum;
+		double want = 100.0 * self->burnt[i] / all;
 
-		ku_diag("f%d: %llu samples, %.2f%% (CPU time %.2f%%)", i + 1,
-			(unsigned long long)self[i], got, want);
+		TH_LOG("f%d: %.2f%% of the samples, %.2f%% of the CPU time",
+		       i + 1, got, want);
 		if (ku_abs(got - want) > worst)
 			worst = ku_abs(got - want);
 	}
-	ku_diag("split error: %.2f percentage points", worst);
-	ku_ok(sum > 1500 && worst <= 2.0,
-	      "50/30/20 split within 2 points (worst %.2f)", worst);
-	ku_ok(meter_profile_find(p, 1) && meter_profile_find(p, 1)->name &&
-	      !strcmp(meter_profile_find(p, 1)->name, "f1"),
-	      "function names come back");
-	ku_ok(meter_profile_find(p, 2) && meter_profile_find(p, 2)->calls == 200,
-	      "call counts come back");
-	f4 = meter_profile_find(p, 4);
-	if (f4)
-		ku_diag("f4: self %llu total %llu",
-			(unsigned long long)f4->self_samples,
-			(unsigned long long)f4->total_samples);
-	ku_ok(f4 && f4->total_samples >= sum &&
-	      f4->total_samples == p->samples - p->no_current - p->invalid &&
-	      f4->self_samples < sum / 10,
-	      "the root's inclusive total covers its callees");
-	ku_ok(p->nstacks >= 3 && p->lost == 0 && p->invalid == 0,
-	      "stacks kept, none lost or invalid (%zu stacks)", p->nstacks);
-	ku_ok(p->nthreads == 1 && p->threads[0].tid == (uint32_t)gettid() &&
-	      p->threads[0].samples == p->samples,
-	      "the thread's samples are the session's");
-	meter_profile_free(p);
-	meter_nl_close(nl);
-	return ku_exit();
+	EXPECT_GE(2.0, worst);
 }
+
+TEST_F(split, function_names_and_call_counts_come_back)
+{
+	const struct meter_func *f1 = meter_profile_find(self->p, 1);
+	const struct meter_func *f2 = meter_profile_find(self->p, 2);
+
+	ASSERT_EQ(0, self->add_calls);
+	ASSERT_NE(NULL, f1);
+	ASSERT_NE(NULL, f2);
+	EXPECT_STREQ("f1", f1->name);
+	EXPECT_EQ(200, f2->calls);
+}
+
+TEST_F(split, the_roots_inclusive_total_covers_its_callees)
+{
+	const struct meter_func *f4 = meter_profile_find(self->p, 4);
+	uint64_t sum = callees(self->p);
+
+	ASSERT_NE(NULL, f4);
+	EXPECT_LE(sum, f4->total_samples);
+	EXPECT_EQ(self->p->samples - self->p->no_current - self->p->invalid,
+		  f4->total_samples);
+	EXPECT_GT(sum / 10, f4->self_samples);
+}
+
+TEST_F(split, stacks_kept_none_lost_or_invalid)
+{
+	EXPECT_LE(3, self->p->nstacks);
+	EXPECT_EQ(0, self->p->lost);
+	EXPECT_EQ(0, self->p->invalid);
+}
+
+TEST_F(split, the_threads_samples_are_the_sessions)
+{
+	ASSERT_EQ(1, self->p->nthreads);
+	EXPECT_EQ((uint32_t)gettid(), self->p->threads[0].tid);
+	EXPECT_EQ(self->p->samples, self->p->threads[0].samples);
+}
+
+TEST_HARNESS_MAIN

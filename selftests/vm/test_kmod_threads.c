@@ -34,89 +34,112 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+FIXTURE(four) {
+	struct meter_profile *p;
+};
+
+FIXTURE_SETUP(four)
 {
 	pthread_t th[NTHREADS];
-	struct meter_profile *p;
-	struct meter_page *pg;
 	struct meter_nl *nl;
+	int i;
+
+	nl = ku_open();
+	ku_register(nl, ku_page(), 200000);
+	ku_funcs(nl, NTHREADS);
+	pthread_barrier_init(&barrier, NULL, NTHREADS);
+	for (i = 0; i < NTHREADS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, worker,
+					    (void *)(uintptr_t)(i + 1)));
+	for (i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	ASSERT_NE(0, cookies[0]);
+	self->p = ku_profile(nl, cookies[0], 0);
+	meter_nl_close(nl);
+}
+
+FIXTURE_TEARDOWN(four)
+{
+	meter_profile_free(self->p);
+}
+
+TEST_F(four, threads_of_one_process_join_one_session)
+{
+	int i;
+
+	for (i = 1; i < NTHREADS; i++)
+		EXPECT_EQ(cookies[0], cookies[i]);
+}
+
+TEST_F(four, four_equal_threads_within_5_points_of_25_percent)
+{
 	uint64_t sum = 0;
 	double worst = 0;
 	int i;
 
-	ku_plan(6);
-	nl = ku_open();
-	pg = ku_page();
-	ku_register(nl, pg, 200000);
-	ku_funcs(nl, NTHREADS);
-	pthread_barrier_init(&barrier, NULL, NTHREADS);
 	for (i = 0; i < NTHREADS; i++)
-		pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)(i + 1));
-	for (i = 0; i < NTHREADS; i++)
-		pthread_join(th[i], NULL);
+		sum += ku_self(self->p, i + 1);
+	ASSERT_LT(1000, sum);
+	for (i = 0; i < NTHREADS; i++) {
+		double got = 100.0 * ku_self(self->p, i + 1) / sum;
 
-	ku_ok(cookies[0] && cookies[0] == cookies[1] &&
-	      cookies[1] == cookies[2] && cookies[2] == cookies[3],
-	      "threads of one process join one session");
-	p = ku_profile(nl, cookies[0], 0);
-	for (i = 0; i < NTHREADS; i++)
-		sum += ku_self(p, i + 1);
-	for (i = 0; i < NTHREADS && sum; i++) {
-		double got = 100.0 * ku_self(p, i + 1) / sum;
-
-		ku_diag("thread %d: %llu samples, %.2f%%", i + 1,
-			(unsigned long long)ku_self(p, i + 1), got);
+		TH_LOG("thread %d: %.2f%%", i + 1, got);
 		if (ku_abs(got - 25.0) > worst)
 			worst = ku_abs(got - 25.0);
 	}
-	ku_ok(sum > 1000 && worst <= 5.0,
-	      "four equal threads within 5 points of 25%% (worst %.2f)", worst);
-	ku_ok(p->nthreads == NTHREADS + 1, "five threads listed (%zu)",
-	      p->nthreads);
-	{
-		size_t n = 0;
-
-		for (i = 0; i < (int)p->nthreads; i++)
-			n += p->threads[i].exited;
-		ku_ok(n == NTHREADS, "unregistered threads are listed as exited");
-	}
-	{
-		uint64_t in_stacks = 0, per[NTHREADS] = { 0 };
-		bool right = p->nstacks > 0, within = true;
-		size_t k;
-		int w;
-
-		for (k = 0; k < p->nstacks; k++) {
-			const struct meter_stack *st = &p->stacks[k];
-
-			for (w = 0; w < NTHREADS && tids[w] != st->tid; w++)
-				;
-			/* worker w runs function w + 1 and nothing else */
-			if (w == NTHREADS || st->depth != 1 ||
-			    st->frames[0] != (uint32_t)w + 1) {
-				ku_diag("stack %zu: tid %u, %u frames, leaf %u",
-					k, st->tid, st->depth,
-					st->depth ? st->frames[0] : 0);
-				right = false;
-				continue;
-			}
-			per[w] += st->samples;
-			in_stacks += st->samples;
-		}
-		ku_ok(right, "each stack names its worker's tid, and only "
-		      "that worker's function is in it");
-		for (w = 0; w < NTHREADS; w++)
-			for (k = 0; k < p->nthreads; k++)
-				if (p->threads[k].tid == tids[w] &&
-				    per[w] > p->threads[k].samples)
-					within = false;
-		ku_ok(within && in_stacks == p->samples - p->no_current -
-		      p->invalid - p->lost,
-		      "a thread's stacks hold at most its samples, all of "
-		      "them together every sample with a stack (%llu)",
-		      (unsigned long long)in_stacks);
-	}
-	meter_profile_free(p);
-	meter_nl_close(nl);
-	return ku_exit();
+	EXPECT_GE(5.0, worst);
 }
+
+TEST_F(four, all_five_threads_listed_the_unregistered_as_exited)
+{
+	size_t n = 0, i;
+
+	ASSERT_EQ(NTHREADS + 1, self->p->nthreads);
+	for (i = 0; i < self->p->nthreads; i++)
+		n += self->p->threads[i].exited;
+	EXPECT_EQ(NTHREADS, n);
+}
+
+TEST_F(four, each_stack_names_its_workers_tid_and_only_its_function)
+{
+	const struct meter_profile *p = self->p;
+	size_t k;
+	int w;
+
+	ASSERT_LT(0, p->nstacks);
+	for (k = 0; k < p->nstacks; k++) {
+		const struct meter_stack *st = &p->stacks[k];
+
+		for (w = 0; w < NTHREADS && tids[w] != st->tid; w++)
+			;
+		/* worker w runs function w + 1 and nothing else */
+		EXPECT_GT(NTHREADS, w) TH_LOG("stack %zu: tid %u is no worker's",
+					      k, st->tid);
+		EXPECT_EQ(1, st->depth);
+		if (w < NTHREADS && st->depth)
+			EXPECT_EQ((uint32_t)w + 1, st->frames[0]);
+	}
+}
+
+TEST_F(four, a_threads_stacks_hold_its_samples_all_together_every_sample)
+{
+	const struct meter_profile *p = self->p;
+	uint64_t in_stacks = 0, per[NTHREADS] = { 0 };
+	size_t k;
+	int w;
+
+	for (k = 0; k < p->nstacks; k++) {
+		for (w = 0; w < NTHREADS && tids[w] != p->stacks[k].tid; w++)
+			;
+		if (w < NTHREADS)
+			per[w] += p->stacks[k].samples;
+		in_stacks += p->stacks[k].samples;
+	}
+	for (w = 0; w < NTHREADS; w++)
+		for (k = 0; k < p->nthreads; k++)
+			if (p->threads[k].tid == tids[w])
+				EXPECT_GE(p->threads[k].samples, per[w]);
+	EXPECT_EQ(p->samples - p->no_current - p->invalid - p->lost, in_stacks);
+}
+
+TEST_HARNESS_MAIN

@@ -1,25 +1,29 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: MIT
 #
 # rmmod meter with finished sessions and a live registered process
 # succeeds without a warning (vm-run fails the run on any kernel WARN),
 # the process carries on, and the module loads again.
 set -u
+ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+. "$ROOT/selftests/tools_lib.sh" || exit 1
 echo "TAP version 13"
 echo "1..3"
 # The module vm-run loaded (METER_MODULE), else the one make builds.
-ko=${METER_MODULE:-${METER_ROOT:-/work/main}/build/kernel/${METER_KVER:-$(uname -r)}/kmod/meter.ko}
+ko=${METER_MODULE:-$ROOT/build/kernel/${METER_KVER:-$(uname -r)}/kmod/meter.ko}
 [ -f "$ko" ] || ko=$(modinfo -n meter 2>/dev/null || echo "")
-dir=$(dirname "$0")
-# A live registered process (the kill -9 test's child shape): the rate test
-# burns for about two seconds.
-"$dir/test_kmod_rate" > /dev/null 2>&1 &
+# A live registered process: libmeter's workload spinning for two seconds of
+# CPU on the kernel backend (it reads its profile at exit, from a module
+# that is gone by then).
+METER_BACKEND=kernel METER_OUTPUT=/dev/null \
+	"$ROOT/build/selftests/host/lib_workload_manual" spin 1000 > /dev/null 2>&1 &
 bg=$!
 sleep 1
-if rmmod meter; then echo "ok 1 - rmmod with live and finished sessions"; else echo "not ok 1 - rmmod with live and finished sessions"; fi
+check "rmmod with live and finished sessions" rmmod meter
 wait $bg
 rc=$?
 # The profiled process lost its module: it may fail to read its profile,
 # but it must not crash.
-if [ $rc -lt 128 ]; then echo "ok 2 - the profiled process survived the unload (status $rc)"; else echo "not ok 2 - the profiled process was killed (status $rc)"; fi
-if [ -n "$ko" ] && insmod "$ko"; then echo "ok 3 - meter.ko loads again"; else echo "not ok 3 - meter.ko loads again ($ko)"; fi
+check "the profiled process survived the unload (status $rc)" [ $rc -lt 128 ]
+check "meter.ko loads again ($ko)" insmod "$ko"
+exit $((fails > 0))
