@@ -100,8 +100,10 @@ def switches_of(run):
 
 def switch_insns(runs):
     """{design: [instructions a context switch adds, one per repetition]}:
-    (the tool's extra instructions at 2 SCALE - at SCALE over the same
-    binary not profiled) / (the extra switches)."""
+    the tool's instructions per extra switch from SCALE to 2 SCALE, less
+    the same for the binary not profiled.  Each side is divided by its own
+    switches: the runs differ by a few, and a few base switches are ~2200
+    instructions each."""
     out = {k: [] for k in SWITCH_TOOLS}
     sel = [r for r in runs if r.ok and r.env == "icount" and r.phase == "switch"]
     for rep in sorted({r.rep for r in sel}, key=int):
@@ -119,10 +121,11 @@ def switch_insns(runs):
             if not t or not b:
                 continue
             dt = [total(t[1]), total(t[0]), total(b[1]), total(b[0])]
-            n1, n0 = switches_of(t[1]), switches_of(t[0])
-            if None in dt or n1 is None or n0 is None or n1 <= n0:
+            n = [switches_of(x) for x in (t[1], t[0], b[1], b[0])]
+            if None in dt or None in n or n[0] <= n[1] or n[2] <= n[3]:
                 continue
-            out[name].append(((dt[0] - dt[1]) - (dt[2] - dt[3])) / (n1 - n0))
+            out[name].append((dt[0] - dt[1]) / (n[0] - n[1]) -
+                             (dt[2] - dt[3]) / (n[2] - n[3]))
     return out
 
 

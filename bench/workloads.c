@@ -30,7 +30,9 @@
  *            ones, equally often; prints the share of is_prime's work
  *            done under f (the truth for caller attribution)
  *   switch   two threads calling sched_yield() SCALE x 1000 times each;
- *            prints the process's context switches
+ *            prints their context switches in the loop.  BENCH_ICOUNT_OUT=
+ *            FILE (in the counted VM) counts the guest's instructions of
+ *            the loop and writes them to FILE as vm-icount does
  *
  * Prints one line "workload=W work_cpu_ns=N cpu_ns=N wall_ns=N" on stdout:
  * the CPU time of the process (all threads) from the start of main to the
@@ -48,6 +50,8 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+
+#include "../selftests/icount/icount.h"
 
 #ifdef METER_MANUAL
 #include "meter.h"
@@ -331,32 +335,70 @@ FN static void run_threads(uint64_t scale)
 
 /* On one CPU every sched_yield() switches to the other thread: the
  * context switches of a profiled thread, counted (bench/insns.py).
+ * BENCH_ICOUNT_OUT: the instructions are counted from both threads'
+ * first yield to their last, so that only switches are in the count:
+ * not the threads' registration with meter.ko (under a profiler) nor
+ * its release at their exit, nor the exec of the profiler and of this
+ * program.
  */
+struct yielder {
+	uint64_t scale;
+	int first;		/* the one that marks the region */
+	long switches;		/* in the loop */
+};
+
+static pthread_barrier_t yield_bar;
+
 FN static void *yielder(void *arg)
 {
 	PROFILED();
-	uint64_t scale = *(uint64_t *)arg, i;
+	struct yielder *y = arg;
+	struct rusage r0, r1;
+	uint64_t i;
 
-	for (i = 0; i < scale * 1000; i++)
+	if (getrusage(RUSAGE_THREAD, &r0))
+		abort();
+	pthread_barrier_wait(&yield_bar);
+	if (y->first)
+		ICOUNT_BEGIN();
+	for (i = 0; i < y->scale * 1000; i++)
 		sched_yield();
+	pthread_barrier_wait(&yield_bar);
+	if (y->first)
+		ICOUNT_END();
+	if (getrusage(RUSAGE_THREAD, &r1))
+		abort();
+	y->switches = r1.ru_nvcsw + r1.ru_nivcsw - r0.ru_nvcsw - r0.ru_nivcsw;
 	return NULL;
 }
 
 FN static void run_switch(uint64_t scale)
 {
 	PROFILED();
+	struct yielder y[2] = { { scale, 1, 0 }, { scale, 0, 0 } };
+	const char *out = getenv("BENCH_ICOUNT_OUT");
+	int fd = out ? icount_open() : -1;
 	pthread_t th[2];
-	struct rusage ru;
+	struct icount c;
+	FILE *f;
 	int i;
 
+	if ((out && fd < 0) || pthread_barrier_init(&yield_bar, NULL, 2))
+		abort();
 	for (i = 0; i < 2; i++)
-		if (pthread_create(&th[i], NULL, yielder, &scale))
+		if (pthread_create(&th[i], NULL, yielder, &y[i]))
 			abort();
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	if (getrusage(RUSAGE_SELF, &ru))
+	printf("switches=%ld ", y[0].switches + y[1].switches);
+	if (fd < 0)
+		return;
+	f = fopen(out, "w");
+	if (icount_read(fd, &c) || !f ||
+	    fprintf(f, "icount user %" PRIu64 " kernel %" PRIu64 "\n",
+		    c.user, c.kernel) < 0 || fclose(f))
 		abort();
-	printf("switches=%ld ", ru.ru_nvcsw + ru.ru_nivcsw);
+	close(fd);
 }
 
 /* ---- split: 50/30/20 ------------------------------------------------------ */
