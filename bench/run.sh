@@ -183,6 +183,19 @@ fi
 n=0
 next_id() { n=$((n + 1)); id=$(printf '%s%04d' "$1" $n); }
 
+# Each instrumented build runs once before an overhead phase, so that
+# libmeter's calibration is kept (per mode) as on any machine after its
+# first run: otherwise the phase's first run of a mode pays it (83 million
+# instructions; in the counted VM meter-auto on tree cost 489 % at 1 kHz
+# against 408 % at 10 kHz).
+keep_calibration() {
+	local v
+	for v in manual auto plugin; do
+		METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
+			"$B/workloads-$v" spin 1 > /dev/null 2>&1 || true
+	done
+}
+
 # --- host: peers that need no meter.ko ---------------------------------------
 host_part() {
 	local reps=${BENCH_REPS:-5} r w t
@@ -208,6 +221,7 @@ host_part() {
 		"gperftools default"
 		"gperftools 1000" "gperftools 10000" "uftrace -")
 	want ovh || reps=0
+	want ovh && keep_calibration
 	for r in $(seq 1 "$reps"); do
 		for w in tree matrix threads; do
 			for t in "${tools[@]}"; do
@@ -265,6 +279,7 @@ vm_part() {
 		"meter-auto 1000" "meter-auto 10000" "meter-plugin 1000"
 		"meter-plugin 10000" "meter-signal 1000"
 		"perf default" "perf 1000" "perf 10000")
+	want ovh && keep_calibration
 	for r in $(seq 1 "$reps"); do
 		for w in tree matrix threads; do
 			for t in "${tools[@]}"; do
@@ -377,18 +392,8 @@ icount_part() {
 		done
 	fi
 	# the overheads (in instructions: one repetition is enough), the
-	# accuracy and the real programs again, now on the exact clock.  Each
-	# instrumented build runs once first, so that libmeter's calibration
-	# is kept (per mode) as on any machine after its first run: otherwise
-	# the first automatic-mode run paid its 83 million instructions, and
-	# meter-auto on tree cost 489 % at 1 kHz against 408 % at 10 kHz
+	# accuracy and the real programs again, now on the exact clock
 	local keep="" p
-	if want ovh; then
-		for v in manual auto plugin; do
-			METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
-				"$B/workloads-$v" spin 1 > /dev/null 2>&1 || true
-		done
-	fi
 	for p in ovh acc real; do want $p && keep="$keep $p"; done
 	phases=" $keep " BENCH_REPS=1 vm_part
 	ICOUNT_CMD=
