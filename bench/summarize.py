@@ -633,7 +633,7 @@ def main():
         "signal_over_kernel": rnd(ratio, 2),
         "host_signal_tick_ns": rnd(hticks["signal"]),
         "host_perf_sample_ns": rnd(hticks["perf"]),
-        "tick_env": "QEMU TCG, 2 vCPUs, Linux 6.1 cloud, 10 kHz, CPU time",
+        "tick_env": "QEMU TCG (one thread), 2 vCPUs, Linux 6.1 cloud, 10 kHz, CPU time",
         "accuracy_max_error_pp": rnd(max(meter_acc), 2) if meter_acc else None,
         "accuracy_peers_max_error_pp": {
             "meter_signal": peer_acc("host:meter-signal"),

@@ -10,7 +10,11 @@
  * vCPU executing the temporary int3 ("Oops: int3" in __schedule, 6.12),
  * which is an emulation artefact, not a fault of the code being tested.
  * Holding an event keeps the key on, so the code is patched once, here,
- * while the VM is idle, and never under a test.
+ * while the VM is idle, and never under a test.  vm-run now runs one TCG
+ * thread, which keeps live patching coherent (meter.ko's own preempt-
+ * notifier key is patched under tests); the hold stays so that every VM,
+ * the counted one included, has perf's switch hooks on as bench's
+ * figures were measured, and for VM_RUN_TCG_THREAD=multi.
  */
 #include <linux/perf_event.h>
 #include <stdio.h>
