@@ -23,6 +23,7 @@
 #include <linux/perf_event.h>
 #include <linux/math64.h>
 #include <linux/sched/mm.h>
+#include <asm/irq_regs.h>
 
 #include "meter.h"
 
@@ -203,8 +204,15 @@ enum hrtimer_restart meter_sample_cpu_timer_tick(struct hrtimer *timer)
 	if (unlikely(READ_ONCE(meter_tick_floor)))
 		return HRTIMER_RESTART;
 	if (current->mm != t->mm) {
-		/* as in the perf tick: exiting, or exec */
-		if (current->mm && !(current->flags & PF_EXITING)) {
+		/*
+		 * As in the perf tick: exiting, or exec.  Ending removes the
+		 * thread's preempt notifier, which must not happen while the
+		 * interrupted code may be walking the notifier list (the
+		 * scheduler walks it for sched_in with interrupts on): only
+		 * a tick that interrupted user mode ends it.
+		 */
+		if (current->mm && !(current->flags & PF_EXITING) &&
+		    user_mode(get_irq_regs())) {
 			meter_thread_end(t, METER_END_EXEC);
 			return HRTIMER_NORESTART;
 		}
