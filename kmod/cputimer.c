@@ -18,9 +18,10 @@
  * notifier: registration and every end of a registration run in the
  * thread (REGISTER, UNREGISTER, the exit probe, the tick seeing an exec),
  * with interrupts off.  The sched_in walk runs with interrupts on, so the
- * tick ends a registration only when it interrupted user mode.  The one exception is module unload, which ends
- * registrations of other tasks: it unhooks them all under stop_machine(),
- * when no CPU can be inside __schedule().
+ * tick ends a registration only when it interrupted user mode.  The one
+ * exception is module unload, which ends registrations of other tasks: it
+ * unhooks them all under stop_machine(), when no CPU can be inside
+ * __schedule().
  */
 #include <linux/preempt.h>
 #include <linux/smp.h>
