@@ -55,6 +55,7 @@ static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
 	p->lost = meter_nl_get_u64(tb[METER_A_LOST]);
 	p->truncated = meter_nl_get_u64(tb[METER_A_TRUNCATED]);
 	p->call_cost_ps = meter_nl_get_u64(tb[METER_A_CALL_COST_PS]);
+	p->slow_entries = meter_nl_get_u64(tb[METER_A_SLOW_ENTRIES]);
 	p->wall = meter_nl_get_u32(tb[METER_A_CLOCK]) == METER_CLOCK_WALL;
 	p->samples_off[METER_OFF_RUNQ] =
 		meter_nl_get_u64(tb[METER_A_SAMPLES_RUNQ]);

@@ -564,6 +564,7 @@ int meter_profile_merge(struct meter_profile *dst,
 	dst->invalid += src->invalid;
 	dst->lost += src->lost;
 	dst->truncated += src->truncated;
+	dst->slow_entries += src->slow_entries;
 	for (k = 0; k < METER_OFF_KINDS; k++)
 		dst->samples_off[k] += src->samples_off[k];
 

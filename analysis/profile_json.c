@@ -374,6 +374,8 @@ static int read_header(struct schema *sc, struct json_object *root,
 				   false);
 	p->flat_call_cost_ps = get_uint(sc, root, "", "flat_call_cost_ps",
 					UINT64_MAX, false);
+	p->slow_entries = get_uint(sc, root, "", "slow_entries", UINT64_MAX,
+				   false);
 	return sc->failed ? -1 : read_clock(sc, root, p);
 }
 

@@ -6,13 +6,16 @@
 #
 #   realprogs_build DIR     bzip2 and lua5.4 from `apt-get source`
 #                           (scripts/debian-source) into DIR/{bzip2,lua}/:
-#       plain       -O2, no instrumentation (perf's subject)
-#       plugin      -O2 with meter's GCC plugin, linked with libmeter
+#       plain       Debian's flags (dpkg-buildflags: -g -O2, inlining on,
+#                   fortified, stack protector, PIE), no instrumentation:
+#                   perf's subject, the truth
+#       plugin      the same flags and meter's GCC plugin, linked with
+#                   libmeter: the build a user makes
 #       pg          -O2 -pg without inlining or cloning (gprof's exact
 #                   counts for every function, recursive calls included)
-#       plain-ni, plugin-ni   plain and plugin without inlining or clones:
-#                   the self-time comparison with perf (every function
-#                   exists in both, so perf can name what meter names)
+#       plain-ni, plugin-ni   -O2 -g without inlining or clones, plain
+#                   and with the plugin: the builds of meter's earlier
+#                   figures, kept beside (labelled "without inlining")
 #       plugin-pg   both at once: the plugin and -pg without inlining, so
 #                   that gprof's and meter's counts come from one binary
 #                   and one run (Lua's string cache is keyed by the
@@ -28,11 +31,17 @@ REALPROGS_ROOT=${REALPROGS_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd
 # what -pg needs to see every call: no inlining, no clones, no split parts
 REALPROGS_NOINLINE="-fno-inline -fno-ipa-cp -fno-ipa-sra -fno-partial-inlining -fno-ipa-icf -fno-optimize-sibling-calls"
 
+# Debian's own flags for a package build (what `dpkg-buildflags` gives
+# debian/rules): the same for every build directory
+realprogs_debian_flags() {
+	echo "$(dpkg-buildflags --get CFLAGS | sed 's/-ffile-prefix-map=[^ ]*//') $(dpkg-buildflags --get CPPFLAGS) $(dpkg-buildflags --get LDFLAGS)"
+}
+
 realprogs_variant_flags() { # variant
 	local r=$REALPROGS_ROOT
 	case $1 in
-	plain) echo "-O2 -g" ;;
-	plugin) echo "-O2 -g -fplugin=$r/build/plugin/meter.so" ;;
+	plain) realprogs_debian_flags ;;
+	plugin) echo "$(realprogs_debian_flags) -fplugin=$r/build/plugin/meter.so" ;;
 	pg) echo "-O2 -g -pg $REALPROGS_NOINLINE" ;;
 	plain-ni) echo "-O2 -g $REALPROGS_NOINLINE" ;;
 	plugin-ni) echo "-O2 -g -fplugin=$r/build/plugin/meter.so $REALPROGS_NOINLINE" ;;
@@ -46,11 +55,13 @@ realprogs_variant_libs() { # variant
 	esac
 }
 
-# a build is current when newer than what it was built with: the plugin,
+# a build is current when built with the flags of now (kept beside it in
+# BINARY.flags) and newer than what it was built with: the plugin,
 # <meter.h> (its layout) and libmeter
 realprogs_current() { # binary variant
 	local r=$REALPROGS_ROOT
 	[ -x "$1" ] || return 1
+	[ "$(cat "$1.flags" 2>/dev/null)" = "$(realprogs_variant_flags "$2")" ] || return 1
 	case $2 in
 	plugin*) [ "$1" -nt "$r/build/plugin/meter.so" ] && [ "$1" -nt "$r/lib/meter.h" ] &&
 		[ "$1" -nt "$r/build/lib/libmeter.so" ] ;;
@@ -73,6 +84,7 @@ realprogs_build() { # dir
 				-o "$dir/bzip2/$v/bzip2" \
 				$(for f in blocksort huffman crctable randtable compress decompress bzlib bzip2; do echo "$bz/$f.c"; done) \
 				$(realprogs_variant_libs $v) || return 1
+			realprogs_variant_flags $v > "$dir/bzip2/$v/bzip2.flags"
 		fi
 		if ! realprogs_current "$dir/lua/$v/lua" $v; then
 			# shellcheck disable=SC2046
@@ -81,6 +93,7 @@ realprogs_build() { # dir
 				-D'luai_makeseed(L)=0u' -D'l_randomizePivot()=0u' \
 				-o "$dir/lua/$v/lua" $(ls "$lua"/src/*.c | grep -v '/luac\.c$') \
 				$(realprogs_variant_libs $v) -lm -ldl || return 1
+			realprogs_variant_flags $v > "$dir/lua/$v/lua.flags"
 		fi
 	done
 	# bzip2's input: Lua's sources, about 1 MB, the same on every machine

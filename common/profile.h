@@ -97,6 +97,9 @@ struct meter_profile {
 	uint64_t truncated;
 	uint64_t call_cost_ps;	/* calibrated cost of one call, 0: unknown */
 	uint64_t flat_call_cost_ps;	/* the same for a flat function */
+	uint64_t slow_entries;	/* profiled calls that took libmeter's
+				   slow path (registration, deep or
+				   stale stacks) */
 	/* set by the reports' correction (analysis/correct.c), never stored */
 	bool corrected;
 	double corrected_samples;	/* samples taken out */

@@ -90,6 +90,10 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 	if (p->flat_call_cost_ps)
 		fprintf(out, ",\n  \"flat_call_cost_ps\": %" PRIu64,
 			p->flat_call_cost_ps);
+	/* absent means none (or a file from before the key) */
+	if (p->slow_entries)
+		fprintf(out, ",\n  \"slow_entries\": %" PRIu64,
+			p->slow_entries);
 	fputs(",\n", out);
 
 	fputs("  \"functions\": [", out);

@@ -172,6 +172,7 @@ struct meter_session {
 	atomic64_t lost;
 	atomic64_t truncated;
 	atomic64_t samples_off[2];	/* RUNQ, BLOCKED (wall clock) */
+	u64 slow_entries;		/* ADD_CALLS; under meter_mutex */
 
 	u32 max_id;			/* highest id named; READ_ONCE */
 	u32 nfuncs;			/* ids with a slot in use */
@@ -209,7 +210,7 @@ int meter_session_name_funcs(struct meter_session *s, const u32 *ids,
 			     struct netlink_ext_ack *extack);
 int meter_session_add_calls(struct meter_session *s, pid_t tid,
 			    const struct meter_call_counts *c, size_t n,
-			    bool last, struct netlink_ext_ack *extack);
+			    u64 slow, bool last, struct netlink_ext_ack *extack);
 struct meter_func_slot *meter_session_slot(struct meter_session *s, u32 id,
 					   bool create);
 static inline struct meter_func_slot *
@@ -328,7 +329,7 @@ struct meter_session_info {
 	u64 cookie, parent_cookie, period_ns, start_ns, end_ns;
 	u64 samples, ticks, no_current, invalid, lost, truncated;
 	u64 samples_off[2];
-	u64 call_cost_ps;
+	u64 call_cost_ps, slow_entries;
 	u32 clock;
 	u32 pid, uid, state, threads, threads_total, nfuncs, nstacks;
 	char comm[TASK_COMM_LEN];

@@ -65,6 +65,7 @@ static const struct nla_policy meter_add_calls_policy[METER_A_MAX + 1] = {
 	[METER_A_CALLS] = { .type = NLA_BINARY },
 	[METER_A_TID] = { .type = NLA_U32 },
 	[METER_A_LAST] = { .type = NLA_FLAG },
+	[METER_A_SLOW_ENTRIES] = { .type = NLA_U64 },
 };
 
 static const struct nla_policy meter_set_period_policy[METER_A_MAX + 1] = {
@@ -255,6 +256,7 @@ static int meter_genl_add_calls(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct meter_call_counts *c;
 	struct meter_session *s;
+	u64 slow = 0;
 	size_t n, i;
 	pid_t tid;
 	int ret;
@@ -289,10 +291,12 @@ static int meter_genl_add_calls(struct sk_buff *skb, struct genl_info *info)
 
 	tid = info->attrs[METER_A_TID] ? nla_get_u32(info->attrs[METER_A_TID]) :
 					 task_pid_nr(current);
+	if (info->attrs[METER_A_SLOW_ENTRIES])
+		slow = nla_get_u64(info->attrs[METER_A_SLOW_ENTRIES]);
 	mutex_lock(&meter_mutex);
 	s = meter_own_session(info->extack);
 	if (s)
-		ret = meter_session_add_calls(s, tid, c, n,
+		ret = meter_session_add_calls(s, tid, c, n, slow,
 					      nla_get_flag(info->attrs[METER_A_LAST]),
 					      info->extack);
 	else

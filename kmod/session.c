@@ -391,6 +391,7 @@ int meter_session_reset(struct meter_session *s)
 	atomic64_set(&s->invalid, 0);
 	atomic64_set(&s->lost, 0);
 	atomic64_set(&s->truncated, 0);
+	s->slow_entries = 0;
 	atomic64_set(&s->samples_off[0], 0);
 	atomic64_set(&s->samples_off[1], 0);
 	for (c = 0; c < METER_NCHUNKS; c++) {
@@ -523,11 +524,12 @@ int meter_session_name_funcs(struct meter_session *s, const u32 *ids,
  * ADD_CALLS: thread tid's counts added to the session, all of them or, on
  * an error, none.  A thread whose counters the module reads live (COUNTS_
  * ADDR) sends only what the session has not counted yet; last: its final
- * counts.  Caller holds meter_mutex.
+ * counts; slow: its calls that took libmeter's slow path since its last
+ * ADD_CALLS.  Caller holds meter_mutex.
  */
 int meter_session_add_calls(struct meter_session *s, pid_t tid,
 			    const struct meter_call_counts *c, size_t n,
-			    bool last, struct netlink_ext_ack *extack)
+			    u64 slow, bool last, struct netlink_ext_ack *extack)
 {
 	struct meter_func_slot *slot;
 	struct meter_thread *t;
@@ -554,6 +556,7 @@ int meter_session_add_calls(struct meter_session *s, pid_t tid,
 		slot->alloc_calls += c[i].alloc_calls;
 		slot->alloc_bytes += c[i].alloc_bytes;
 	}
+	s->slow_entries += slow;
 	/* these ids are the session's now, not the thread's memory */
 	if (t)
 		meter_live_fold(t, top, last);

@@ -34,6 +34,10 @@ $(BUILD)/lib/obj/%.o: common/%.c $(LIB_HDRS)
 # program linked with it, from claiming shadow-stack compatibility.
 $(BUILD)/lib/obj/meter_thunk.o: LIB_CFLAGS += -fcf-protection=none
 
+# The thunks call the shadow stack's code having saved the general
+# registers only (lib/meter_shadow.c).
+$(BUILD)/lib/obj/meter_shadow.o: LIB_CFLAGS += -mgeneral-regs-only
+
 $(LIBMETER_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@

@@ -211,6 +211,8 @@ struct meter__page_hdr {
 						METER__BLOCK_SITES) + 1)
 #define METER__COUNTS(pg)	((uint64_t *)((char *)(pg) + \
 					      METER__BLOCK_COUNTS))
+/* sites[d] from &sps[d - 1] (meter__enter's slot) */
+#define METER__SITE_SLOT	(1 + (METER__BLOCK_SITES - METER__BLOCK_SPS) / 8)
 
 /* current (low address) and depth as one 64-bit word */
 typedef uint64_t __attribute__((may_alias, aligned(8))) meter__cd_t;
@@ -264,6 +266,7 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
 	/* slot[0] is sps[d - 1], slot[1] sps[d] */
 	uintptr_t *slot = &METER__SP_BELOW(f.page, d);
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
 	uint32_t d1;
 
 	__asm__("" : "+r"(sp));	/* computed once, not rematerialised */
@@ -277,16 +280,18 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	if (__builtin_expect(d >= METER__STACK_CAP, 0))
 		goto slow;
 	/*
-	 * The top frame may be stale (longjmp, exception), or this function
-	 * is inlined into the caller on top (same frame address): the slow
-	 * path sorts it out.
+	 * A frame at or below ours on top: this function is inlined into
+	 * the one on top (the same frame and return address, another
+	 * function: pushed here, as -O2 makes this the common case), or the
+	 * top frame is stale (longjmp, exception): the slow path pops it.
 	 */
-	if (__builtin_expect(sp >= slot[0], 0))
+	if (__builtin_expect(sp >= slot[0], 0) &&
+	    (sp != slot[0] || slot[METER__SITE_SLOT - 1] != ra ||
+	     h->stack[d - 1] == (uint32_t)id))
 		goto slow;
 	METER__COUNTS(f.page)[id]++;
 	slot[1] = sp;
-	slot[1 + (METER__BLOCK_SITES - METER__BLOCK_SPS) / 8] =
-		(uintptr_t)__builtin_return_address(0);
+	slot[METER__SITE_SLOT] = ra;
 	h->stack[d] = (uint32_t)id;
 	METER__FENCE();
 	h->depth = d1;
@@ -295,8 +300,7 @@ slow:
 #ifdef METER__THUNKS
 	return METER__THUNK_CALL("meter__enter_thunk", rec, "a"(sp));
 #else
-	return meter__enter_slow(rec, sp,
-				 (uintptr_t)__builtin_return_address(0));
+	return meter__enter_slow(rec, sp, ra);
 #endif
 }
 

@@ -209,6 +209,7 @@ enter_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 	} else {
 		cfa = hook_cfa;
 	}
+	meter_count_slow();
 	meter_counts()[id]++;
 	meter_push(id, cfa, site, NULL);
 }

@@ -36,9 +36,6 @@ _Static_assert(METER__FUNCS_MAX == METER_FUNCS_MAX, "function ids");
 _Static_assert(METER__BLOCK_SITES + 8 * (METER_STACK_CAP + 1) <=
 	       METER__BLOCK_COUNTS, "block layout");
 
-/* Written by the returns of calls that are not profiled; never read. */
-static struct meter_page scratch_page;
-
 /*
  * The page of threads not (yet) registered: its depth sends every call to
  * the slow path; the entries store current into it first, for nobody to
@@ -277,8 +274,10 @@ static void send_calls_locked(struct meter_thr *th)
 		c[n].alloc_bytes = ab;
 		n++;
 	}
-	if (n && meter_nl_add_calls(meter_g.nl, (uint32_t)th->tid, c, n, err,
-				    sizeof(err)) &&
+	if (n && meter_nl_add_calls(meter_g.nl, (uint32_t)th->tid, c, n,
+				    __atomic_load_n(&th->slow_entries,
+						    __ATOMIC_RELAXED),
+				    err, sizeof(err)) &&
 	    !meter_g.quiet)
 		fprintf(stderr, "meter: sending call counts: %s\n", err);
 	free(c);
@@ -676,89 +675,28 @@ static void thread_exit(void *arg)
 }
 
 /* ------------------------------------------------------------------ */
-/* the shadow stack                                                    */
+/* the slow paths of enter (the shadow stack itself: meter_shadow.c)   */
 
 /*
- * True when side entry e cannot be a live frame under a call of id whose
- * frame is at sp (canonical frame address) returning to site.  Live
- * callers have frames above sp.  A frame below sp was unwound.  A frame
- * at sp is either a sibling that was unwound (called from the same caller:
- * a different return site, or the same site and function) or a live
- * caller into which this function was inlined (same site, other id).
+ * The full slow path: the quick half (meter_shadow.c) first, then what
+ * only this side may do, registering the thread and numbering a record
+ * met before its module's constructor ran.
  */
-static inline bool stale_for_enter(uintptr_t e_sp, uintptr_t e_site,
-				   uint32_t e_id, uintptr_t sp,
-				   uintptr_t site, uint32_t id)
-{
-	if (e_sp != sp)
-		return e_sp < sp;
-	return e_site != site || e_id == id;
-}
-
-/* Sets depth to d and makes the frame below current. */
-void meter_pop_to(uint32_t d, uint32_t fallback_current)
-{
-	struct meter_page *pg = meter__tls.page;
-	uint32_t cur;
-
-	if (d == 0)
-		cur = 0;
-	else if (d <= METER_STACK_CAP)
-		cur = pg->stack[d - 1];
-	else
-		cur = fallback_current;
-	meter_set_cd(pg, cur, d);
-}
-
-/*
- * Pushes id for a frame at sp, first popping frames the call shows to be
- * stale.  Fills f (if given) for the manual leave.
- */
-void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
-		struct meter__frame *f)
-{
-	struct meter_page *pg = meter__tls.page;
-	uintptr_t *sps = meter_sps(), *sites = meter_sites();
-	uint32_t d = pg->depth, d0 = d;
-
-	if (d > METER_STACK_CAP) {
-		/* frames past the capacity have no side entry */
-		if (stale_for_enter(sps[METER_STACK_CAP - 1],
-				    sites[METER_STACK_CAP - 1],
-				    pg->stack[METER_STACK_CAP - 1], sp, site,
-				    id))
-			d = METER_STACK_CAP;
-	}
-	if (d <= METER_STACK_CAP)
-		while (d > 0 && stale_for_enter(sps[d - 1], sites[d - 1],
-						pg->stack[d - 1], sp, site,
-						id))
-			d--;
-	if (d != d0)
-		meter_pop_to(d, pg->current_id);
-	if (f) {
-		f->page = pg;
-		f->cd = METER__CD(pg->current_id, d);
-	}
-	if (d < METER_STACK_CAP) {
-		sps[d] = sp;
-		sites[d] = site;
-		pg->stack[d] = id;
-	}
-	meter_set_cd(pg, id, d + 1);
-}
-
 struct meter__frame meter__enter_slow(struct meter_record *rec,
 				      uintptr_t sp, uintptr_t site)
 {
-	struct meter__frame f = { &scratch_page, 0 };
+	struct meter__frame f = meter_enter_quick(rec, sp, site);
 	uint32_t id;
 
+	if (f.page)
+		return f;
+	f.page = &meter_scratch_page;
 	if (!meter_thread_ready())
 		return f;
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
 	if (!id && !(id = manual_record_id(rec)))
 		return f;
+	meter_count_slow();
 	meter_counts()[id]++;
 	meter_push(id, sp, site, &f);
 	return f;
@@ -771,15 +709,19 @@ extern __typeof__(meter__enter_slow) meter_enter_slow_hidden
 /* A flat call on a thread not yet registered (or not profiled). */
 struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 {
-	struct meter__frame f = { &scratch_page, 0 };
+	struct meter__frame f = meter_enter_flat_quick(rec);
 	struct meter_page *pg;
 	uint32_t id;
 
+	if (f.page)
+		return f;
+	f.page = &meter_scratch_page;
 	if (!meter_thread_ready())
 		return f;
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
 	if (!id && !(id = manual_record_id(rec)))
 		return f;
+	meter_count_slow();
 	pg = meter__tls.page;
 	meter_counts()[id]++;
 	f.page = pg;
@@ -943,6 +885,7 @@ static void at_fork_child(void)
 		th->listed = false;
 		th->tid = gettid();
 		th->samples = 0;
+		th->slow_entries = 0;
 		th->timer_armed = false;
 		/* re-registers lazily, keeping the frames live across fork */
 		meter__tls.page = METER_NO_PAGE;

@@ -60,6 +60,8 @@ struct meter_thr {
 	uint64_t *alloc_calls;	/* allocation accounting, or NULL */
 	uint64_t *alloc_bytes;
 	uintptr_t stack_hi;	/* top of the thread's stack, 0: unknown */
+	uint64_t slow_entries;	/* profiled calls that took the slow path;
+				   written by the thread only */
 };
 
 struct meter_global {
@@ -141,6 +143,20 @@ static inline void meter_set_cd(struct meter_page *pg, uint32_t cur,
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
+/*
+ * meter_shadow.c, built with -mgeneral-regs-only: the shadow stack, and
+ * the quick half of the slow path that the thunks call before saving any
+ * vector state (a frame with page NULL: the full slow path must run).
+ */
+extern struct meter_page meter_scratch_page METER_HIDDEN;
+void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
+		struct meter__frame *f) METER_HIDDEN;
+void meter_pop_to(uint32_t d, uint32_t fallback_current) METER_HIDDEN;
+struct meter__frame meter_enter_quick(struct meter_record *rec, uintptr_t sp,
+				      uintptr_t site) METER_HIDDEN;
+struct meter__frame meter_enter_flat_quick(struct meter_record *rec)
+	METER_HIDDEN;
+
 /* Per-thread state that only libmeter reads. */
 enum meter_tstate {
 	METER_T_NEW = 0,	/* never registered */
@@ -154,6 +170,16 @@ extern __thread int meter_tstate METER_HIDDEN
 extern __thread int meter_busy METER_HIDDEN
 	__attribute__((tls_model("initial-exec")));
 
+/* One more profiled call on the slow path (the reports' slow_entries). */
+static inline void meter_count_slow(void)
+{
+	struct meter_thr *th = meter_self;
+
+	if (th)
+		__atomic_store_n(&th->slow_entries, th->slow_entries + 1,
+				 __ATOMIC_RELAXED);
+}
+
 /* meter_core.c */
 bool meter_thread_ready(void) METER_HIDDEN;	/* registers lazily */
 uint32_t meter_record_new(uint32_t kind, const char *name,
@@ -163,10 +189,6 @@ uint32_t meter_record_new_locked(uint32_t kind, const char *name,
 				 uintptr_t addr) METER_HIDDEN;
 /* Names new ids to the kernel; meter_g.lock held. */
 void meter_send_names_locked(void) METER_HIDDEN;
-void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
-		struct meter__frame *f)
-	METER_HIDDEN;
-void meter_pop_to(uint32_t d, uint32_t fallback_current) METER_HIDDEN;
 uint64_t meter_now_ns(clockid_t clk) METER_HIDDEN;
 void *meter_map(size_t bytes) METER_HIDDEN;
 const char *meter_rec_name(uint32_t id) METER_HIDDEN;

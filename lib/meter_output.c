@@ -46,6 +46,8 @@ static char *output_path(bool before_exec)
 
 static void fill_header(struct meter_profile *p)
 {
+	struct meter_thr *th;
+
 	snprintf(p->backend, sizeof(p->backend), "%s",
 		 meter_g.backend == METER_BK_SIGNAL ? "signal" : "off");
 	p->command = program_invocation_short_name;
@@ -67,6 +69,9 @@ static void fill_header(struct meter_profile *p)
 	p->truncated = atomic_load(&meter_g.truncated);
 	p->call_cost_ps = meter_g.call_cost_ps;
 	p->flat_call_cost_ps = meter_g.flat_cost_ps;
+	for (th = meter_g.threads; th; th = th->next)
+		p->slow_entries += __atomic_load_n(&th->slow_entries,
+						   __ATOMIC_RELAXED);
 }
 
 /* funcs[id - 1] is function id: ids are dense from 1. */

@@ -5,19 +5,21 @@
  *
  * The inline fast path jumps here with the return address in r10, the
  * record in r11 and, for a stacked entry, the function's frame address in
- * rax.  The thunk steps below the caller's red zone, saves every register
- * the C slow path may change (the general ones, and the x87/SSE/AVX/
- * AVX-512 state with XSAVE, or FXSAVE where XSAVE is off), calls it, and
- * comes back with the frame in r11 (page) and r10 (saved word), all other
- * registers as they were.  Its unwind information says the return
- * address is in r10, then on the stack, so unwinding through it is exact.
- * It runs once per thread (registration) and for calls that are not
- * profiled; its cost does not matter, the registers it spares the fast
- * path do.  Being jumped to and returning with ret, it does not suit a
- * CET shadow stack: lib/lib.mk builds this file with -fcf-protection=none,
- * so that no program linked with libmeter claims shadow-stack support.
- * (-DMETER_NO_THUNKS in a program's build makes its inline paths call the
- * slow paths directly.)
+ * rax.  The thunk steps below the caller's red zone, saves the general
+ * registers and calls the quick half of the slow path (meter_shadow.c,
+ * built to use no other register): deep calls, calls over a stale frame
+ * and calls that are not profiled end there.  Only when it asks for the
+ * full slow path (a thread's first call) does the thunk save the x87/SSE/
+ * AVX/AVX-512 state, with XSAVE or FXSAVE as the CPU allows (learnt with
+ * cpuid on the first full entry, then kept: cpuid traps to the hypervisor
+ * on a virtual machine).  It comes back with the frame in r11 (page) and
+ * r10 (saved word), all other registers as they were.  Its unwind
+ * information says the return address is in r10, then on the stack, so
+ * unwinding through it is exact.  Being jumped to and returning with
+ * ret, it does not suit a CET shadow stack: lib/lib.mk builds this file
+ * with -fcf-protection=none, so that no program linked with libmeter
+ * claims shadow-stack support.  (-DMETER_NO_THUNKS in a program's build
+ * makes its inline paths call the slow paths directly.)
  */
 #include "meter_internal.h"
 
@@ -27,7 +29,10 @@
  * ZMM16-31; their standard-format area ends before 4096 bytes. */
 #define THUNK_XSAVE_MASK "0xe7"
 
-#define THUNK(name, setup, target)					\
+/* 0 until the first full slow path, then 1 (FXSAVE) or 2 (XSAVE) */
+int meter_thunk_xsave METER_HIDDEN;
+
+#define THUNK(name, setup, quick, full)					\
 	"	.text\n"						\
 	"	.globl " name "\n"					\
 	"	.type " name ", @function\n"				\
@@ -56,41 +61,59 @@
 	"	push %r9\n"						\
 	"	push %rbx\n"						\
 	"	.cfi_offset %rbx, -208\n"				\
+	"	push %r12\n"						\
+	"	.cfi_offset %r12, -216\n"				\
+	"	mov %r11, %r12\n"					\
+	"	and $-16, %rsp\n"					\
+	setup								\
+	"	call " quick "\n"					\
+	"	test %rax, %rax\n"					\
+	"	jnz 6f\n"						\
 	"	and $-64, %rsp\n"					\
 	"	sub $4096, %rsp\n"					\
-	"	xor %ebx, %ebx\n"					\
-	"	mov %rbx, 512(%rsp)\n"					\
-	"	mov %rbx, 520(%rsp)\n"					\
-	"	mov %rbx, 528(%rsp)\n"					\
-	"	mov %rbx, 536(%rsp)\n"					\
-	"	mov %rbx, 544(%rsp)\n"					\
-	"	mov %rbx, 552(%rsp)\n"					\
-	"	mov %rbx, 560(%rsp)\n"					\
-	"	mov %rbx, 568(%rsp)\n"					\
+	"	mov meter_thunk_xsave(%rip), %ebx\n"			\
+	"	test %ebx, %ebx\n"					\
+	"	jnz 1f\n"						\
 	"	mov $1, %eax\n"						\
 	"	cpuid\n"						\
-	"	xor %ebx, %ebx\n"					\
+	"	mov $1, %ebx\n"						\
 	"	bt $27, %ecx\n"		/* OSXSAVE */			\
-	"	jnc 2f\n"						\
+	"	adc $0, %ebx\n"						\
+	"	mov %ebx, meter_thunk_xsave(%rip)\n"			\
+	"1:	xor %eax, %eax\n"					\
+	"	mov %rax, 512(%rsp)\n"					\
+	"	mov %rax, 520(%rsp)\n"					\
+	"	mov %rax, 528(%rsp)\n"					\
+	"	mov %rax, 536(%rsp)\n"					\
+	"	mov %rax, 544(%rsp)\n"					\
+	"	mov %rax, 552(%rsp)\n"					\
+	"	mov %rax, 560(%rsp)\n"					\
+	"	mov %rax, 568(%rsp)\n"					\
+	"	cmp $2, %ebx\n"						\
+	"	jne 2f\n"						\
 	"	mov $" THUNK_XSAVE_MASK ", %eax\n"			\
 	"	xor %edx, %edx\n"					\
 	"	xsave64 (%rsp)\n"					\
-	"	mov $1, %ebx\n"						\
 	"	jmp 3f\n"						\
 	"2:	fxsave64 (%rsp)\n"					\
-	"3:	mov -8(%rbp), %rax\n"	/* the caller's rax */		\
+	"3:\n"								\
 	setup								\
-	"	call " target "\n"					\
+	"	call " full "\n"					\
 	"	mov %rax, %r11\n"					\
 	"	mov %rdx, %r10\n"					\
-	"	test %ebx, %ebx\n"					\
-	"	jz 4f\n"						\
+	"	cmp $2, %ebx\n"						\
+	"	jne 4f\n"						\
 	"	mov $" THUNK_XSAVE_MASK ", %eax\n"			\
 	"	xor %edx, %edx\n"					\
 	"	xrstor64 (%rsp)\n"					\
 	"	jmp 5f\n"						\
 	"4:	fxrstor64 (%rsp)\n"					\
-	"5:	lea -64(%rbp), %rsp\n"					\
+	"	jmp 5f\n"						\
+	"6:	mov %rax, %r11\n"					\
+	"	mov %rdx, %r10\n"					\
+	"5:	lea -72(%rbp), %rsp\n"					\
+	"	pop %r12\n"						\
+	"	.cfi_restore %r12\n"					\
 	"	pop %rbx\n"						\
 	"	.cfi_restore %rbx\n"					\
 	"	pop %r9\n"						\
@@ -107,15 +130,17 @@
 	"	.cfi_endproc\n"						\
 	"	.size " name ", . - " name "\n"
 
-/* rec in r11; stacked: the frame address in rax, its return address
- * just below it */
+/* rec in r12 (from r11); stacked: the frame address in rax (saved at
+ * -8(%rbp)), its return address just below it */
 __asm__(THUNK("meter__enter_thunk",
-	      "	mov %r11, %rdi\n"
-	      "	mov %rax, %rsi\n"
-	      "	mov -8(%rax), %rdx\n",
+	      "	mov -8(%rbp), %rsi\n"
+	      "	mov -8(%rsi), %rdx\n"
+	      "	mov %r12, %rdi\n",
+	      "meter_enter_quick",
 	      "meter_enter_slow_hidden")
 	THUNK("meter__enter_flat_thunk",
-	      "	mov %r11, %rdi\n",
+	      "	mov %r12, %rdi\n",
+	      "meter_enter_flat_quick",
 	      "meter_enter_flat_slow_hidden"));
 
 #endif

@@ -130,7 +130,7 @@ nomem:
 
 int meter_nl_add_calls(struct meter_nl *nl, uint32_t tid,
 		       const struct meter_call_counts *c, size_t n,
-		       char *err, size_t errlen)
+		       uint64_t slow, char *err, size_t errlen)
 {
 	const size_t per_msg = METER_NL_BATCH_BYTES / sizeof(*c);
 	size_t i;
@@ -146,7 +146,9 @@ int meter_nl_add_calls(struct meter_nl *nl, uint32_t tid,
 			return -ENOMEM;
 		if (nla_put(msg, METER_A_CALLS, (int)(k * sizeof(*c)), c + i) ||
 		    (tid && nla_put_u32(msg, METER_A_TID, tid)) ||
-		    (i + k == n && nla_put_flag(msg, METER_A_LAST))) {
+		    (i + k == n && nla_put_flag(msg, METER_A_LAST)) ||
+		    (i + k == n && slow &&
+		     nla_put_u64(msg, METER_A_SLOW_ENTRIES, slow))) {
 			nlmsg_free(msg);
 			return -ENOMEM;
 		}

@@ -35,9 +35,9 @@ int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,
 		       size_t n, char *err, size_t errlen);
 /*
  * Thread tid's counts (0: the sender's), ids ascending; the last message
- * is marked so.
+ * is marked so and carries slow, its slow-path entries.
  */
 int meter_nl_add_calls(struct meter_nl *nl, uint32_t tid,
 		       const struct meter_call_counts *c, size_t n,
-		       char *err, size_t errlen);
+		       uint64_t slow, char *err, size_t errlen);
 #endif /* METER_NLREG_H */

@@ -462,6 +462,24 @@ struct builder {
 		add(gimple_build_predict(PRED_COLD_LABEL, NOT_TAKEN));
 	}
 
+	/* if (__builtin_expect(a code b, 0)) yes else no: out of the
+	 * straight line but not cold, as the macro's __builtin_expect */
+	void cond_unlikely(enum tree_code code, tree a, tree b, tree yes,
+			   tree no)
+	{
+		tree l = long_integer_type_node;
+		tree t = op(code, boolean_type_node, a, b, "meter_t");
+		tree w = convert(l, t, "meter_w");
+		tree e = tmp(l, "meter_e");
+		gcall *c = gimple_build_call(
+			builtin_decl_explicit(BUILT_IN_EXPECT), 2, w,
+			build_int_cst(l, 0));
+
+		gimple_call_set_lhs(c, e);
+		add(c);
+		cond(NE_EXPR, e, build_int_cst(l, 0), yes, no);
+	}
+
 	void label(tree l)
 	{
 		add(gimple_build_label(l));
@@ -563,6 +581,9 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	tree slow = create_artificial_label(UNKNOWN_LOCATION);
 	tree check = create_artificial_label(UNKNOWN_LOCATION);
 	tree fast = create_artificial_label(UNKNOWN_LOCATION);
+	tree same = create_artificial_label(UNKNOWN_LOCATION);
+	tree same_site = create_artificial_label(UNKNOWN_LOCATION);
+	tree same_id = create_artificial_label(UNKNOWN_LOCATION);
 	tree done = create_artificial_label(UNKNOWN_LOCATION);
 	tree rec_addr = build_fold_addr_expr(rec);
 
@@ -580,6 +601,9 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 		       build_int_cst(uptr, METER__BLOCK_SPS / 8), "meter_dd");
 	tree slot = b.index(page, dd, 8, "meter_slot");
 	sp = b.pin(sp);
+	tree ra = b.builtin(BUILT_IN_RETURN_ADDRESS, integer_zero_node,
+			    ptr_type_node, "meter_ra");
+	tree site = b.convert(uptr, ra, "meter_site");
 	tree d1 = b.plus_one(d, u32, "meter_d1");
 	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
 	b.fence();
@@ -594,15 +618,27 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	       check);
 	b.label(check);
 	tree below = b.load(slot, uptr, 0, "meter_below");
-	b.cond(GE_EXPR, sp, below, slow, fast);
+	b.cond_unlikely(GE_EXPR, sp, below, same, fast);
+
+	/* inlined into the function on top: its frame and return address,
+	 * another function (else a stale frame, for the slow path) */
+	b.label(same);
+	b.cond(NE_EXPR, sp, below, slow, same_site);
+	b.label(same_site);
+	tree below_site = b.load(slot, uptr,
+				 (METER__SITE_SLOT - 1) * 8, "meter_bsite");
+	b.cond(NE_EXPR, below_site, site, slow, same_id);
+	b.label(same_id);
+	tree dm1 = b.op(PLUS_EXPR, uptr, d, build_int_cst(uptr, -1),
+			"meter_dm1");
+	tree stk_below = b.index(page, dm1, 4, "meter_stkb");
+	tree below_id = b.load(stk_below, u32, OFF_STACK, "meter_bid");
+	b.cond(EQ_EXPR, below_id, id32, slow, fast);
 
 	b.label(fast);
 	build_count(b, page, id);
 	b.store(slot, uptr, 8, sp);
-	tree ra = b.builtin(BUILT_IN_RETURN_ADDRESS, integer_zero_node,
-			    ptr_type_node, "meter_ra");
-	tree site = b.convert(uptr, ra, "meter_site");
-	b.store(slot, uptr, METER__BLOCK_SITES - METER__BLOCK_SPS + 8, site);
+	b.store(slot, uptr, METER__SITE_SLOT * 8, site);
 	tree stk = b.index(page, d, 4, "meter_stk");
 	b.store(stk, u32, OFF_STACK, id32);
 	b.fence();

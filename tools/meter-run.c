@@ -500,6 +500,29 @@ static void explain_no_profile(const struct run_opts *o,
  * A tree of processes is PROG's, whether PROG is instrumented or a shell:
  * the header names it, not whichever session was merged first.
  */
+/*
+ * The slow path (a thunk and a C call) is meant for a thread's first call,
+ * stacks past the shadow stack's capacity and resynchronising after
+ * longjmp or an exception.  More than 1 % of the calls there means the
+ * profile's costs are not the fast path's: say so, and the likely causes.
+ */
+static void warn_slow_path(const struct meter_profile *p)
+{
+	uint64_t calls = 0;
+	size_t i;
+
+	for (i = 0; i < p->nfuncs; i++)
+		calls += p->funcs[i].calls;
+	if (p->slow_entries < 1000 || p->slow_entries * 100 <= calls)
+		return;
+	fprintf(stderr, "meter-run: %" PRIu64 " of %" PRIu64 " calls (%.1f %%) "
+		"took libmeter's slow path: recursion deeper than %u "
+		"frames, frequent longjmp or exceptions, or code built "
+		"against an older <meter.h> (rebuild it)\n", p->slow_entries,
+		calls, 100.0 * (double)p->slow_entries / (double)calls,
+		(unsigned)METER_STACK_CAP);
+}
+
 static void name_tree(struct meter_profile *all, const struct run_opts *o,
 		      const struct run_result *rr)
 {
@@ -621,6 +644,7 @@ int main(int argc, char **argv)
 		return status ? status : 1;
 	}
 	name_tree(all, &o, &rr);
+	warn_slow_path(all);
 	if (cli_write_report(all, &o.r, out) && !status)
 		status = 1;
 	meter_profile_free(all);

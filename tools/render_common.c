@@ -85,6 +85,12 @@ void render_header(const struct analysis *an, FILE *out)
 			" stacks lost (table full), %" PRIu64
 			" stacks truncated\n", p->no_current, p->invalid,
 			p->lost, p->truncated);
+	/* each thread's first call registers it; more is worth a line */
+	if (p->slow_entries > (p->nthreads ? p->nthreads : 1))
+		fprintf(out, "%" PRIu64 " calls took libmeter's slow path "
+			"(%.2f %% of calls)\n", p->slow_entries,
+			an->calls ? 100.0 * (double)p->slow_entries /
+				    (double)an->calls : 0.0);
 	profile_correction_line(p, out, "");
 	if (!an->samples && !strcmp(p->backend, "off"))
 		fprintf(out, "No samples: the off backend counts calls only.\n");

@@ -15,10 +15,14 @@ FIXTURE(inlined) {
 
 FIXTURE_VARIANT(inlined) {
 	const char *mode;
+	bool slow_first_call;	/* each function's first call finds its
+				   record on the slow path */
 };
 
 FIXTURE_VARIANT_ADD(inlined, manual) { .mode = "manual" };
-FIXTURE_VARIANT_ADD(inlined, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(inlined, automatic) {
+	.mode = "auto", .slow_first_call = true
+};
 FIXTURE_VARIANT_ADD(inlined, plugin) { .mode = "plugin" };
 FIXTURE_VARIANT_ADD(inlined, api) { .mode = "api" };
 
@@ -53,6 +57,21 @@ TEST_F(inlined, inlined_function_counted)
 {
 	EXPECT_EQ(20000, calls_of(self->p, "inl_small"));
 	EXPECT_EQ(10000, calls_of(self->p, "outer_inl"));
+}
+
+/*
+ * Inlined into its caller, a function pushes itself on the fast path: the
+ * only slow-path entry is the thread's first call, which registers it
+ * (20000 entries, one per inlined call, before the fast path knew the
+ * case); in the automatic mode, each function's first call too.
+ */
+TEST_F(inlined, inlined_calls_stay_on_the_fast_path)
+{
+	uint64_t most = variant->slow_first_call ? self->p->nfuncs : 1;
+
+	EXPECT_GE(most, self->p->slow_entries)
+		TH_LOG("%llu slow-path entries",
+		       (unsigned long long)self->p->slow_entries);
 }
 
 TEST_F(inlined, time_inside_charged_through_its_own_frame)

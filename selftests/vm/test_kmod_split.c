@@ -2,7 +2,8 @@
 /*
  * A 50/30/20 CPU split between three functions, interleaved in 50/30/20 ms
  * slices, comes back from meter.ko within 2 percentage points; function
- * names, call counts, stacks and inclusive totals come back too.
+ * names, call counts, slow-path entries, stacks and inclusive totals come
+ * back too.
  *
  * At the default rate, 1 kHz, in 20 rounds.  The slices are long because
  * under QEMU/TCG the timer interrupt can come late, and a late tick is
@@ -49,7 +50,7 @@ FIXTURE_SETUP(split)
 			self->burnt[i] += ku_thread_cpu_ns() - t0;
 		}
 	ku_leave(pg);
-	self->add_calls = meter_nl_add_calls(nl, 0, cc, 3, err, sizeof(err));
+	self->add_calls = meter_nl_add_calls(nl, 0, cc, 3, 7, err, sizeof(err));
 	self->p = ku_profile(nl, cookie, 0);
 	meter_nl_close(nl);
 }
@@ -94,6 +95,12 @@ TEST_F(split, function_names_and_call_counts_come_back)
 	ASSERT_NE(NULL, f2);
 	EXPECT_STREQ("f1", f1->name);
 	EXPECT_EQ(200, f2->calls);
+}
+
+TEST_F(split, slow_path_entries_sent_with_the_calls_come_back)
+{
+	ASSERT_EQ(0, self->add_calls);
+	EXPECT_EQ(7, self->p->slow_entries);
 }
 
 TEST_F(split, the_roots_inclusive_total_covers_its_callees)

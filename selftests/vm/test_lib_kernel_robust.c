@@ -103,6 +103,10 @@ TEST_F(robust, recursion_past_the_capacity_is_truncated_not_invalid)
 	EXPECT_EQ(3000, calls_of(self->r.p, "deep"));
 	EXPECT_LT(0, self->r.p->truncated);
 	EXPECT_EQ(0, self->r.p->invalid);
+	/* the calls past the capacity are the slow path's, and the kernel
+	 * session is told how many */
+	EXPECT_LE(3000 - METER_STACK_CAP, self->r.p->slow_entries);
+	EXPECT_GE(3000 + self->r.p->nfuncs, self->r.p->slow_entries);
 }
 
 /* a sample taken on the way down may end in deep: spin runs 200 ms */

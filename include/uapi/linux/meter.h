@@ -81,6 +81,9 @@
  *        METER_A_TID      u32  optional, the thread whose counters these
  *                              are (default: the sender)
  *        METER_A_LAST     flag optional, the thread's last ADD_CALLS
+ *        METER_A_SLOW_ENTRIES u64 optional, the thread's calls that
+ *                              took libmeter's slow path since its last
+ *                              ADD_CALLS (the session sums them)
  *   Adds call counts (Appel's CC), kept per thread in userspace and
  *   flushed at thread exit and process exit, ids in ascending order over
  *   as many messages as needed.  The thread's live counters (below) are
@@ -110,7 +113,7 @@
  *        COOKIE, PARENT_COOKIE, PID, UID, COMM, STATE, THREADS,
  *        THREADS_TOTAL, PERIOD_NS, START_NS, END_NS, SAMPLES, NO_CURRENT,
  *        INVALID, LOST, TRUNCATED, NFUNCS, NSTACKS, CALL_COST_PS, TICKS,
- *        CLOCK, SAMPLES_RUNQ, SAMPLES_BLOCKED
+ *        CLOCK, SAMPLES_RUNQ, SAMPLES_BLOCKED, SLOW_ENTRIES
  *   SAMPLES counts periods of the thread's CPU time: a late interrupt
  *   weighs the whole periods that passed since the previous one, so
  *   SAMPLES per CPU-second is the requested rate.  TICKS counts the
@@ -269,6 +272,7 @@ enum meter_attr {
 	METER_A_CLOCK,		/* u32, enum meter_clock */
 	METER_A_SAMPLES_RUNQ,	/* u64, wall clock: runnable, not running */
 	METER_A_SAMPLES_BLOCKED,	/* u64, wall clock: blocked */
+	METER_A_SLOW_ENTRIES,	/* u64, calls on libmeter's slow path */
 	__METER_A_MAX
 };
 #define METER_A_MAX (__METER_A_MAX - 1)

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The shadow stack: pushing a frame (after popping the frames a call shows
+ * to be stale) and popping to a depth, and the quick half of the slow path
+ * of enter, which does everything the slow path does but register a
+ * thread or number a record met before its module's constructor.
+ *
+ * This file is built with -mgeneral-regs-only (lib/lib.mk): the x86-64
+ * thunks (meter_thunk.c) call the quick half having saved the general
+ * registers only, and save the vector state (XSAVE) only for the full slow
+ * path, which runs once per thread.  So nothing here may call out of this
+ * file but to inline helpers: a libc call could use any vector register.
+ */
+#include "meter_internal.h"
+
+/* Written by the returns of calls that are not profiled; never read. */
+struct meter_page meter_scratch_page;
+
+/*
+ * True when side entry e cannot be a live frame under a call of id whose
+ * frame is at sp (canonical frame address) returning to site.  Live
+ * callers have frames above sp.  A frame below sp was unwound.  A frame
+ * at sp is either a sibling that was unwound (called from the same caller:
+ * a different return site, or the same site and function) or a live
+ * caller into which this function was inlined (same site, other id; the
+ * inline entries of <meter.h> and the plugin push that case themselves).
+ */
+static inline bool stale_for_enter(uintptr_t e_sp, uintptr_t e_site,
+				   uint32_t e_id, uintptr_t sp,
+				   uintptr_t site, uint32_t id)
+{
+	if (e_sp != sp)
+		return e_sp < sp;
+	return e_site != site || e_id == id;
+}
+
+/* Sets depth to d and makes the frame below current. */
+void meter_pop_to(uint32_t d, uint32_t fallback_current)
+{
+	struct meter_page *pg = meter__tls.page;
+	uint32_t cur;
+
+	if (d == 0)
+		cur = 0;
+	else if (d <= METER_STACK_CAP)
+		cur = pg->stack[d - 1];
+	else
+		cur = fallback_current;
+	meter_set_cd(pg, cur, d);
+}
+
+/*
+ * Pushes id for a frame at sp, first popping frames the call shows to be
+ * stale.  Fills f (if given) for the manual leave.
+ */
+void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
+		struct meter__frame *f)
+{
+	struct meter_page *pg = meter__tls.page;
+	uintptr_t *sps = meter_sps(), *sites = meter_sites();
+	uint32_t d = pg->depth, d0 = d;
+
+	if (d > METER_STACK_CAP) {
+		/* frames past the capacity have no side entry */
+		if (stale_for_enter(sps[METER_STACK_CAP - 1],
+				    sites[METER_STACK_CAP - 1],
+				    pg->stack[METER_STACK_CAP - 1], sp, site,
+				    id))
+			d = METER_STACK_CAP;
+	}
+	if (d <= METER_STACK_CAP)
+		while (d > 0 && stale_for_enter(sps[d - 1], sites[d - 1],
+						pg->stack[d - 1], sp, site,
+						id))
+			d--;
+	if (d != d0)
+		meter_pop_to(d, pg->current_id);
+	if (f) {
+		f->page = pg;
+		f->cd = METER__CD(pg->current_id, d);
+	}
+	if (d < METER_STACK_CAP) {
+		sps[d] = sp;
+		sites[d] = site;
+		pg->stack[d] = id;
+	}
+	meter_set_cd(pg, id, d + 1);
+}
+
+/* A call that is not profiled, and will not be without registering. */
+static inline bool unprofiled(void)
+{
+	return meter_tstate == METER_T_DEAD || meter_busy ||
+	       !__atomic_load_n(&meter_g.loaded, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The slow path of a stacked entry, where it needs nothing of the rest of
+ * libmeter: a registered thread's call past the stack's capacity or over
+ * a stale frame (counted as a slow-path entry), or a call that is not
+ * profiled.  A frame whose page is NULL asks for the full slow path
+ * (meter__enter_slow).
+ */
+struct meter__frame meter_enter_quick(struct meter_record *rec, uintptr_t sp,
+				      uintptr_t site)
+{
+	struct meter__frame f = { NULL, 0 };
+	uint32_t id;
+
+	if (!meter_have_page()) {
+		if (unprofiled())
+			f.page = &meter_scratch_page;
+		return f;
+	}
+	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
+	if (!id)
+		return f;
+	meter_count_slow();
+	meter_counts()[id]++;
+	meter_push(id, sp, site, &f);
+	return f;
+}
+
+/* The same for a flat entry, which is slow only before registration. */
+struct meter__frame meter_enter_flat_quick(struct meter_record *rec)
+{
+	struct meter__frame f = { NULL, 0 };
+
+	(void)rec;
+	if (!meter_have_page() && unprofiled())
+		f.page = &meter_scratch_page;
+	return f;
+}
