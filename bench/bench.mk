@@ -27,7 +27,7 @@ $(BENCH_BIN)/workloads-auto: bench/workloads.c $(LIBMETER_SO)
 
 $(BENCH_BIN)/workloads-plugin: bench/workloads.c $(LIBMETER_SO) $(METER_PLUGIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_CFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(BENCH_LIBMETER) -lpthread
+	$(CC) $(BENCH_CFLAGS) $(PLUGIN_FLAGS_ALL) -o $@ $< $(BENCH_LIBMETER) -lpthread
 
 $(BENCH_BIN)/workloads-pg: bench/workloads.c
 	@mkdir -p $(dir $@)

@@ -31,8 +31,8 @@ gcc $CFLAGS -finstrument-functions -o $B/auto bench/callcost.c $LM
 # the GCC plugin: callee is a leaf, so flat by the leaf rule; flat=none
 # makes it stacked (what a function that calls others pays)
 [ -f build/plugin/meter.so ] || make -s build/plugin/meter.so
-gcc $CFLAGS -fplugin=build/plugin/meter.so -o $B/plugin_flat bench/callcost.c $LM
-gcc $CFLAGS -fplugin=build/plugin/meter.so -fplugin-arg-meter-flat=none \
+gcc $CFLAGS -fplugin=build/plugin/meter.so -fplugin-arg-meter-tiny=0 -o $B/plugin_flat bench/callcost.c $LM
+gcc $CFLAGS -fplugin=build/plugin/meter.so -fplugin-arg-meter-tiny=0 -fplugin-arg-meter-flat=none \
 	-o $B/plugin bench/callcost.c $LM
 # the hooks called through the GOT rather than the PLT
 gcc $CFLAGS -finstrument-functions -fno-plt -o $B/auto_noplt bench/callcost.c $LM

@@ -4,8 +4,10 @@
 # Real programs from Debian's sources, built for meter's comparisons
 # (sourced by bench/run.sh and selftests/host/test_realprog_counts.sh):
 #
-#   realprogs_build DIR     bzip2 and lua5.4 from `apt-get source`
-#                           (scripts/debian-source) into DIR/{bzip2,lua}/:
+#   realprogs_build DIR [PROG...]  bzip2, lua5.4 and zstd (libzstd's source: the
+#                           library and its CLI) from `apt-get source`
+#                           (scripts/debian-source) into DIR/{bzip2,lua,
+#                           zstd}/ (zstd: plain and plugin only):
 #       plain       Debian's flags (dpkg-buildflags: -g -O2, inlining on,
 #                   fortified, stack protector, PIE), no instrumentation:
 #                   perf's subject, the truth
@@ -44,8 +46,9 @@ realprogs_variant_flags() { # variant
 	plugin) echo "$(realprogs_debian_flags) -fplugin=$r/build/plugin/meter.so" ;;
 	pg) echo "-O2 -g -pg $REALPROGS_NOINLINE" ;;
 	plain-ni) echo "-O2 -g $REALPROGS_NOINLINE" ;;
-	plugin-ni) echo "-O2 -g -fplugin=$r/build/plugin/meter.so $REALPROGS_NOINLINE" ;;
-	plugin-pg) echo "-O2 -g -pg -fplugin=$r/build/plugin/meter.so $REALPROGS_NOINLINE" ;;
+	# every function counted, tiny ones too: gprof's counts are compared
+	plugin-ni) echo "-O2 -g -fplugin=$r/build/plugin/meter.so -fplugin-arg-meter-tiny=0 $REALPROGS_NOINLINE" ;;
+	plugin-pg) echo "-O2 -g -pg -fplugin=$r/build/plugin/meter.so -fplugin-arg-meter-tiny=0 $REALPROGS_NOINLINE" ;;
 	esac
 }
 
@@ -68,8 +71,40 @@ realprogs_current() { # binary variant
 	esac
 }
 
-realprogs_build() { # dir
-	local dir=$1 v bz lua
+# realprogs_compile PROG VARIANT SRCDIR OUT: one build of one program; the
+# plugin's builds keep the names of the functions it left alone as tiny
+# (OUT.tiny), which are the program's own functions all the same
+realprogs_compile() {
+	local prog=$1 v=$2 src=$3 out=$4 log=$4.notes
+	local -a files defs
+	case $prog in
+	bzip2)	defs=(-D_FILE_OFFSET_BITS=64)
+		files=($(for f in blocksort huffman crctable randtable compress decompress bzlib bzip2; do echo "$src/$f.c"; done)) ;;
+	lua)	defs=(-std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX -I"$(dirname "$(dirname "$out")")"
+		      -D'luai_makeseed(L)=0u' -D'l_randomizePivot()=0u')
+		files=($(ls "$src"/src/*.c | grep -v '/luac\.c$')) ;;
+	zstd)	# the CLI and the library in one binary, threads on, the
+		# decoder's x86-64 assembly as Debian builds it
+		defs=(-DZSTD_MULTITHREAD -DZSTD_LEGACY_SUPPORT=0 -pthread
+		      -I"$src/lib" -I"$src/lib/common")
+		files=($(ls "$src"/lib/common/*.c "$src"/lib/compress/*.c \
+			"$src"/lib/decompress/*.c "$src"/lib/decompress/*.S \
+			"$src"/lib/dictBuilder/*.c "$src"/programs/*.c)) ;;
+	esac
+	local -a extra=()
+	case $v in plugin*) extra=(-fplugin-arg-meter-verbose) ;; esac
+	# shellcheck disable=SC2046
+	gcc $(realprogs_variant_flags "$v") "${extra[@]}" -w "${defs[@]}" \
+		-o "$out" "${files[@]}" $(realprogs_variant_libs "$v") -lm -ldl \
+		2> "$log" || { cat "$log" >&2; return 1; }
+	sed -n "s/.*meter: .\(.*\). tiny (.*/\1/p" "$log" | sort -u > "$out.tiny"
+	rm -f "$log"
+	realprogs_variant_flags "$v" > "$out.flags"
+}
+
+realprogs_build() { # dir [prog...]: all three by default
+	local dir=$1 v bz lua zs progs=" ${*:2} "
+	[ "$progs" != "  " ] || progs=" bzip2 lua zstd "
 	mkdir -p "$dir/src"
 	bz=$("$REALPROGS_ROOT/scripts/debian-source" bzip2 "$dir/src") || return 1
 	lua=$("$REALPROGS_ROOT/scripts/debian-source" lua5.4 "$dir/src") || return 1
@@ -78,25 +113,22 @@ realprogs_build() { # dir
 		{ mkdir -p "$dir/lua" && echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' > "$dir/lua/lua5.4-deb-multiarch.h"; }
 	for v in plain plugin pg plugin-pg plain-ni plugin-ni; do
 		mkdir -p "$dir/bzip2/$v" "$dir/lua/$v"
-		if ! realprogs_current "$dir/bzip2/$v/bzip2" $v; then
-			# shellcheck disable=SC2046
-			gcc $(realprogs_variant_flags $v) -D_FILE_OFFSET_BITS=64 -w \
-				-o "$dir/bzip2/$v/bzip2" \
-				$(for f in blocksort huffman crctable randtable compress decompress bzlib bzip2; do echo "$bz/$f.c"; done) \
-				$(realprogs_variant_libs $v) || return 1
-			realprogs_variant_flags $v > "$dir/bzip2/$v/bzip2.flags"
-		fi
-		if ! realprogs_current "$dir/lua/$v/lua" $v; then
-			# shellcheck disable=SC2046
-			gcc $(realprogs_variant_flags $v) -std=gnu99 -w \
-				-DLUA_COMPAT_5_3 -DLUA_USE_LINUX -I"$dir/lua" \
-				-D'luai_makeseed(L)=0u' -D'l_randomizePivot()=0u' \
-				-o "$dir/lua/$v/lua" $(ls "$lua"/src/*.c | grep -v '/luac\.c$') \
-				$(realprogs_variant_libs $v) -lm -ldl || return 1
-			realprogs_variant_flags $v > "$dir/lua/$v/lua.flags"
-		fi
+		[[ $progs != *" bzip2 "* ]] || realprogs_current "$dir/bzip2/$v/bzip2" $v ||
+			realprogs_compile bzip2 $v "$bz" "$dir/bzip2/$v/bzip2" || return 1
+		[[ $progs != *" lua "* ]] || realprogs_current "$dir/lua/$v/lua" $v ||
+			realprogs_compile lua $v "$lua" "$dir/lua/$v/lua" || return 1
 	done
-	# bzip2's input: Lua's sources, about 1 MB, the same on every machine
+	# zstd: Debian's flags only (its counts are not compared with gprof)
+	if [[ $progs == *" zstd "* ]]; then
+		zs=$("$REALPROGS_ROOT/scripts/debian-source" libzstd "$dir/src") || return 1
+		for v in plain plugin; do
+			mkdir -p "$dir/zstd/$v"
+			realprogs_current "$dir/zstd/$v/zstd" $v ||
+				realprogs_compile zstd $v "$zs" "$dir/zstd/$v/zstd" || return 1
+		done
+	fi
+	# the input of bzip2 and zstd: Lua's sources, about 1 MB, the same on
+	# every machine
 	[ -s "$dir/bzip2/input" ] || cat "$lua"/src/*.c "$lua"/src/*.h > "$dir/bzip2/input"
 }
 
@@ -107,5 +139,9 @@ realprogs_args() { # prog dir scale: one run's arguments, a word a line
 		printf '%s\n' -9 -c -k
 		for ((i = 0; i < $3; i++)); do echo "$2/bzip2/input"; done ;;
 	lua) printf '%s\n' "$REALPROGS_ROOT/bench/realprogs/work.lua" "$3" ;;
+	zstd)	# two worker threads, level 19 (the optimal parser), the
+		# same input as bzip2's, scale times, to stdout
+		printf '%s\n' -q -T2 -19 -c -k
+		for ((i = 0; i < $3; i++)); do echo "$2/bzip2/input"; done ;;
 	esac
 }

@@ -58,7 +58,16 @@
 #define METER__LAYOUT_ONLY 1
 #include "meter.h"
 
+#include "body_shape.h"
+
 int plugin_is_GPL_compatible;
+
+/*
+ * The tiny rule's default: functions of at most this many statements,
+ * without a loop or recursion, are left alone (Documentation/gcc-plugin.md,
+ * "Tiny functions").
+ */
+#define METER_PLUGIN_TINY 8
 
 static const char *plugin_name = "meter";
 
@@ -70,6 +79,7 @@ struct options {
 	std::vector<std::string> exclude_functions;
 	std::vector<std::string> exclude_files;
 	enum flat_mode flat = FLAT_AUTO;
+	unsigned tiny = METER_PLUGIN_TINY;
 	bool verbose = false;
 } opts;
 
@@ -244,73 +254,6 @@ bool listed(const std::vector<std::string> &list, const char *s)
 
 /* A call to one of meter.h's inline entries: the function is already
  * instrumented by hand. */
-bool calls_meter_entry(tree callee)
-{
-	const char *n;
-
-	if (!callee || !DECL_NAME(callee))
-		return false;
-	n = IDENTIFIER_POINTER(DECL_NAME(callee));
-	return !strncmp(n, "meter__enter", 12) || !strcmp(n, "meter_enter");
-}
-
-/*
- * The leaf rule: a function is flat when no call in its body can reach
- * instrumented code.  At this point nothing is inlined yet, so every call
- * in the source is still a call; builtins (memcpy, sqrt, ...) and
- * internal functions never call back into the program.
- */
-bool can_reach_code(gimple_seq seq, bool *manual);
-
-bool stmt_can_reach_code(gimple *g, bool *manual)
-{
-	switch (gimple_code(g)) {
-	case GIMPLE_CALL: {
-		tree fn = gimple_call_fndecl(g);
-
-		if (calls_meter_entry(fn))
-			*manual = true;
-		if (gimple_call_internal_p(g))
-			return false;
-		return !(fn && fndecl_built_in_p(fn, BUILT_IN_NORMAL));
-	}
-	case GIMPLE_BIND:
-		return can_reach_code(gimple_bind_body(as_a<gbind *>(g)),
-				      manual);
-	case GIMPLE_TRY: {
-		bool a = can_reach_code(gimple_try_eval(g), manual);
-		bool b = can_reach_code(gimple_try_cleanup(g), manual);
-
-		return a || b;
-	}
-	case GIMPLE_CATCH:
-		return can_reach_code(gimple_catch_handler(
-				as_a<gcatch *>(g)), manual);
-	case GIMPLE_EH_FILTER:
-		return can_reach_code(gimple_eh_filter_failure(g), manual);
-	case GIMPLE_EH_ELSE: {
-		geh_else *e = as_a<geh_else *>(g);
-		bool a = can_reach_code(gimple_eh_else_n_body(e), manual);
-		bool b = can_reach_code(gimple_eh_else_e_body(e), manual);
-
-		return a || b;
-	}
-	default:
-		/* OpenMP and transactional regions: assume they can */
-		return gimple_has_substatements(g);
-	}
-}
-
-bool can_reach_code(gimple_seq seq, bool *manual)
-{
-	bool any = false;
-
-	for (gimple_stmt_iterator i = gsi_start(seq); !gsi_end_p(i);
-	     gsi_next(&i))
-		any |= stmt_can_reach_code(gsi_stmt(i), manual);
-	return any;
-}
-
 bool excluded(tree fn)
 {
 	/* the attribute itself: gimplification sets the DECL flag on every
@@ -332,6 +275,20 @@ bool excluded(tree fn)
 	if (listed(opts.exclude_files, DECL_SOURCE_FILE(fn)))
 		return true;
 	return listed(opts.exclude_functions, function_name(fn));
+}
+
+/*
+ * Tiny: a body of a few statements with no loop and no recursion, such as
+ * an accessor or a bit trick.  Inlined, it is a few instructions, which
+ * counting would double or triple, and in which nearly every sample would
+ * be the count's own cost: its time is its caller's (as where gprof and
+ * perf by symbol see an inlined function), its calls are not counted.
+ * main is never tiny.
+ */
+bool tiny(tree fn, const struct body_shape &shape)
+{
+	return shape.stmts <= opts.tiny && !shape.loops && !shape.recurses &&
+	       !MAIN_NAME_P(DECL_NAME(fn));
 }
 
 /* ---- GIMPLE building -------------------------------------------------- */
@@ -771,14 +728,22 @@ public:
 unsigned int meter_pass::execute(function *fun)
 {
 	tree fn = fun->decl;
-	gimple_seq body = gimple_body(fn);
-	bool manual = false, flat;
+	struct body_shape shape;
+	bool flat;
 
-	if (!body || excluded(fn))
+	if (!gimple_body(fn) || excluded(fn))
 		return 0;
-	flat = !can_reach_code(body, &manual);
-	if (manual)
+	shape = body_shape_of(fn);
+	if (shape.manual)
 		return 0;	/* METER_FUNCTION() already there */
+	if (tiny(fn, shape)) {
+		if (opts.verbose)
+			inform(DECL_SOURCE_LOCATION(fn),
+			       "meter: %qs tiny (%u statements), left alone",
+			       function_name(fn), shape.stmts);
+		return 0;
+	}
+	flat = !shape.reaches_code;
 	if (opts.flat == FLAT_ALL)
 		flat = true;
 	else if (opts.flat == FLAT_NONE)
@@ -797,15 +762,16 @@ unsigned int meter_pass::execute(function *fun)
 	build_leave(leave, page, cd, flat);
 
 	gimple_seq seq = enter.seq;
-	gtry *t = gimple_build_try(body, leave.seq, GIMPLE_TRY_FINALLY);
+	gtry *t = gimple_build_try(gimple_body(fn), leave.seq, GIMPLE_TRY_FINALLY);
 
 	gimple_seq_add_stmt(&seq, t);
 	gbind *bind = gimple_build_bind(NULL_TREE, seq, NULL_TREE);
 
 	gimple_set_body(fn, gimple_seq_alloc_with_stmt(bind));
 	if (opts.verbose)
-		inform(DECL_SOURCE_LOCATION(fn), "meter: %qs %s", 
-		       function_name(fn), flat ? "flat" : "stacked");
+		inform(DECL_SOURCE_LOCATION(fn), "meter: %qs %s (%u statements)",
+		       function_name(fn), flat ? "flat" : "stacked",
+		       shape.stmts);
 	return 0;
 }
 
@@ -849,12 +815,22 @@ bool parse_args(struct plugin_name_args *info)
 				      plugin_name);
 				return false;
 			}
+		} else if (!strcmp(k, "tiny")) {
+			char *end = NULL;
+			unsigned long n = v ? strtoul(v, &end, 10) : 0;
+
+			if (!v || !*v || *end || n > 1000) {
+				error("%s: tiny takes a number of statements, "
+				      "0 to 1000", plugin_name);
+				return false;
+			}
+			opts.tiny = (unsigned)n;
 		} else if (!strcmp(k, "verbose")) {
 			opts.verbose = true;
 		} else {
 			error("%s: unknown argument %qs (known: "
-			      "exclude-function, exclude-file, flat, verbose)",
-			      plugin_name, k);
+			      "exclude-function, exclude-file, flat, tiny, "
+			      "verbose)", plugin_name, k);
 			return false;
 		}
 	}
@@ -866,7 +842,8 @@ bool parse_args(struct plugin_name_args *info)
 static struct plugin_info meter_plugin_info = {
 	"0.1",
 	"instruments every function as METER_FUNCTION() does; arguments: "
-	"exclude-function=a,b exclude-file=x,y flat=auto|all|none verbose",
+	"exclude-function=a,b exclude-file=x,y flat=auto|all|none tiny=N "
+	"verbose",
 };
 
 int plugin_init(struct plugin_name_args *info,

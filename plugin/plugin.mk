@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# meter's GCC plugin (plugin/meter_plugin.cc) into build/plugin/meter.so,
+# meter's GCC plugin (plugin/meter_plugin.cc, plugin/body_shape.cc) into build/plugin/meter.so,
 # built with $(CXX) against the plugin headers of the GCC that builds the
 # rest ($(CC) -print-file-name=plugin; Debian's gcc-12-plugin-dev).  Use:
 #
@@ -17,16 +17,22 @@ PLUGIN_CXXFLAGS := -std=gnu++17 -fPIC -fno-rtti -O2 -g -Wall -Wextra \
 	-Werror -Wno-unused-parameter -I$(GCC_PLUGIN_DIR)/include -Ilib \
 	-Iinclude/uapi
 
-$(METER_PLUGIN): plugin/meter_plugin.cc lib/meter.h
+PLUGIN_SRCS := plugin/meter_plugin.cc plugin/body_shape.cc
+
+$(METER_PLUGIN): $(PLUGIN_SRCS) plugin/body_shape.h lib/meter.h
 	@test -f "$(GCC_PLUGIN_DIR)/include/gcc-plugin.h" || { \
 		echo "no GCC plugin headers for $(CC) in $(GCC_PLUGIN_DIR): install gcc-12-plugin-dev (scripts/install-deps)" >&2; \
 		exit 1; }
 	@mkdir -p $(dir $@)
-	$(CXX) $(PLUGIN_CXXFLAGS) -shared -o $@ $<
+	$(CXX) $(PLUGIN_CXXFLAGS) -shared -o $@ $(PLUGIN_SRCS)
 
 ALL_TARGETS += $(METER_PLUGIN)
 
 # What a program built with the plugin passes to the compiler.
 PLUGIN_FLAGS = -fplugin=$(METER_PLUGIN)
+# The same with tiny functions instrumented too: what the tests of the
+# mechanism and the per-call benchmarks compare with the macro and
+# -finstrument-functions, which count every function.
+PLUGIN_FLAGS_ALL = $(PLUGIN_FLAGS) -fplugin-arg-meter-tiny=0
 
 endif

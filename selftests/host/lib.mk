@@ -31,7 +31,7 @@ $(LIBTEST_HOST)/lib_workload_auto: selftests/host/lib_workload.c lib/meter.h $(L
 # every function instrumented by the GCC plugin (plugin/)
 $(LIBTEST_HOST)/lib_workload_plugin: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIBTEST_CFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)
+	$(CC) $(LIBTEST_CFLAGS) $(PLUGIN_FLAGS_ALL) -o $@ $< $(LIBTEST_LINK)
 
 $(LIBTEST_HOST)/lib_workload_api: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
@@ -49,7 +49,7 @@ $(LIBTEST_HOST)/lib_cxx_auto: selftests/host/lib_cxx_workload.cc lib/meter.h $(L
 
 $(LIBTEST_HOST)/lib_cxx_plugin: selftests/host/lib_cxx_workload.cc lib/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
 	@mkdir -p $(dir $@)
-	$(CXX) $(LIBTEST_CXXFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)
+	$(CXX) $(LIBTEST_CXXFLAGS) $(PLUGIN_FLAGS_ALL) -o $@ $< $(LIBTEST_LINK)
 
 LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_cxx_manual $(LIBTEST_HOST)/lib_cxx_auto \
 	$(LIBTEST_HOST)/lib_cxx_plugin
@@ -92,11 +92,11 @@ LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_modules
 # it, one function left out by a plugin argument.
 $(LIBTEST_HOST)/liblibtest_plugin.so: selftests/host/lib_plugin_dso.c $(METER_PLUGIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PLUGIN_FLAGS) -fPIC -shared -o $@ $<
+	$(CC) $(CFLAGS) $(PLUGIN_FLAGS_ALL) -fPIC -shared -o $@ $<
 
 $(LIBTEST_HOST)/lib_plugin_corners: selftests/host/lib_plugin_corners.c $(LIBTEST_HOST)/liblibtest_plugin.so $(LIBMETER_SO) $(METER_PLUGIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PLUGIN_FLAGS) \
+	$(CC) $(CFLAGS) $(PLUGIN_FLAGS_ALL) \
 		-fplugin-arg-meter-exclude-function=skipped_by_arg -o $@ $< \
 		-L$(LIBTEST_HOST) -Wl,-rpath,'$$ORIGIN' -llibtest_plugin \
 		$(LIBTEST_LINK)

@@ -103,7 +103,7 @@ fi
 plugin=$(pkg-config --variable=gccplugin meter 2>/dev/null)
 cat > "$tmp/plug.c" <<'SRC'
 static volatile int sink;
-__attribute__((noinline)) static void twig(int i) { sink += i; }
+__attribute__((noinline)) static void twig(int i) { for (int k = 0; k < i; k++) sink += k; }
 int main(void) { for (int i = 0; i < 300; i++) twig(i); return 0; }
 SRC
 # shellcheck disable=SC2046

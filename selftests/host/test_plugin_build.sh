@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # The GCC plugin at build time and on what it builds: the leaf rule
-# (flat when no call can reach instrumented code), flat=all|none,
+# (flat when no call can reach instrumented code), flat=all|none, the tiny
+# rule (a few statements, no loop, no recursion: left alone; tiny=N),
 # exclude-file, a clear error for a bad argument, names from the records
 # (a stripped binary keeps them), C++ templates and methods named as
 # -finstrument-functions' build names them with the same counts, -O0, and
@@ -20,6 +21,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_plugin_build.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 LINK=(-I"$ROOT/lib" -L"$ROOT/build/lib" -Wl,-rpath,"$ROOT/build/lib" -lmeter)
 CORNERS=$ROOT/selftests/host/lib_plugin_corners.c
+# tiny functions instrumented too (the tiny rule has its own section):
+# these checks compare counts and code with the other modes
+ALL=-fplugin-arg-meter-tiny=0
 
 # name -> calls, from a profile's flat rows ("%time cum self calls ... name")
 calls_table() { # json
@@ -33,42 +37,75 @@ run_off() { # binary json [args]
 }
 
 # --- the leaf rule ---------------------------------------------------------
-"$CC" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-verbose -I"$ROOT/lib" \
+"$CC" -O2 -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-verbose -I"$ROOT/lib" \
 	"$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
-mode_of() { sed -n "s/.*meter: ‘$1’ \([a-z]*\)\$/\1/p; s/.*meter: '$1' \([a-z]*\)\$/\1/p" "$tmp/verbose"; }
+mode_of() { sed -n "s/.*meter: ‘$1’ \([a-z]*\).*/\1/p; s/.*meter: '$1' \([a-z]*\).*/\1/p" "$tmp/verbose"; }
 check "leaf rule: leaf_flat (no calls) and dso-free vsum are flat" \
 	test "$(mode_of leaf_flat)/$(mode_of vsum)" = flat/flat
 check "leaf rule: tail_a, twice (they call functions) and bail (calls longjmp) are stacked" \
 	test "$(mode_of tail_a)/$(mode_of twice)/$(mode_of bail)" = stacked/stacked/stacked
 check "no_instrument_function: untouched is not instrumented" \
 	test -z "$(mode_of untouched)"
-"$CC" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-verbose -fplugin-arg-meter-flat=none \
+"$CC" -O2 -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-verbose -fplugin-arg-meter-flat=none \
 	-I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
 check "flat=none: leaf_flat stacked" test "$(mode_of leaf_flat)" = stacked
-"$CC" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-verbose -fplugin-arg-meter-flat=all \
+"$CC" -O2 -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-verbose -fplugin-arg-meter-flat=all \
 	-I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
 check "flat=all: tail_a flat" test "$(mode_of tail_a)" = flat
 check "extern inline: stdlib.h's atoi (libc's function) is not instrumented" \
 	test -z "$(mode_of atoi)"
-"$CC" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-exclude-file=plugin_corners \
+"$CC" -O2 -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-exclude-file=plugin_corners \
 	-fplugin-arg-meter-verbose -I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
 check "exclude-file=plugin_corners: nothing instrumented" \
 	test "$(grep -c 'meter: ' "$tmp/verbose")" = 0
-"$CC" -O2 -c -fplugin="$PLUGIN" -I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o"
+"$CC" -O2 -c -fplugin="$PLUGIN" $ALL -I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o"
 size=$(objdump -h "$tmp/c.o" | awk '$2 == "meter_records" { print $3 }')
 check "one 32-byte record per instrumented function (12, got $((0x${size:-0} / 32)))" \
 	test $((0x${size:-0} / 32)) = 12
 
-if "$CC" -c -fplugin="$PLUGIN" -fplugin-arg-meter-flat=some "$CORNERS" \
+if "$CC" -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-flat=some "$CORNERS" \
 	-I"$ROOT/lib" -o "$tmp/c.o" 2> "$tmp/err"; then
 	nok "a bad plugin argument fails the build"
 else
 	check "a bad plugin argument fails the build with a clear error" \
 		grep -q "flat takes auto, all or none" "$tmp/err"
 fi
-"$CC" -c -fplugin="$PLUGIN" -fplugin-arg-meter-nosuch=1 "$CORNERS" \
+"$CC" -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-nosuch=1 "$CORNERS" \
 	-I"$ROOT/lib" -o "$tmp/c.o" 2> "$tmp/err"
 check "an unknown plugin argument is named in the error" grep -q "unknown argument.*nosuch" "$tmp/err"
+
+# --- the tiny rule -----------------------------------------------------------
+cat > "$tmp/tiny.c" <<'SRC'
+int get(const int *p) { return p[1]; }
+int add3(int a, int b, int c) { return a + b + c; }
+int sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }
+int fact(int n) { return n < 2 ? 1 : n * fact(n - 1); }
+int wide(int a, int b)
+{
+	int c = a * b, d = a - b, e = c ^ d, f = e + a, g = f * 3, h = g - c;
+
+	return h + d + e + f + g;
+}
+int main(void) { return 0; }
+SRC
+tiny_build() { "$CC" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-verbose "$@" \
+	"$tmp/tiny.c" -o "$tmp/t.o" 2> "$tmp/verbose"; }
+tiny_build
+check "tiny rule: get and add3 (a few statements) are left alone" \
+	test "$(mode_of get)/$(mode_of add3)" = tiny/tiny
+check "tiny rule: a loop (sum), recursion (fact), more statements (wide) and main are instrumented" \
+	test "$(mode_of sum)/$(mode_of fact)/$(mode_of wide)/$(mode_of main)" = flat/stacked/flat/flat
+tiny_build -fplugin-arg-meter-tiny=0
+check "tiny=0: every function instrumented" \
+	test "$(mode_of get)/$(mode_of add3)/$(mode_of wide)" = flat/flat/flat
+tiny_build -fplugin-arg-meter-tiny=40
+check "tiny=40: wide is left alone too" test "$(mode_of wide)" = tiny
+if tiny_build -fplugin-arg-meter-tiny=many; then
+	nok "tiny=many fails the build"
+else
+	check "tiny=many fails the build with a clear error" \
+		grep -q "tiny takes a number of statements" "$tmp/verbose"
+fi
 
 # --- names from the records, not from the ELF symbols -------------------------
 cat > "$tmp/names.c" <<'SRC'
@@ -77,7 +114,7 @@ __attribute__((noinline)) static void hidden_static(int i) { sink += i; }
 __attribute__((noinline)) void visible(int i) { hidden_static(i); }
 int main(void) { for (int i = 0; i < 77; i++) visible(i); return 0; }
 SRC
-"$CC" -O2 -fplugin="$PLUGIN" "$tmp/names.c" -o "$tmp/names" "${LINK[@]}" &&
+"$CC" -O2 -fplugin="$PLUGIN" $ALL "$tmp/names.c" -o "$tmp/names" "${LINK[@]}" &&
 	strip --strip-all "$tmp/names" && run_off "$tmp/names" "$tmp/names.json"
 calls_table "$tmp/names.json" > "$tmp/names.tab"
 check "stripped binary: hidden_static and visible keep their names and counts (77)" \
@@ -92,7 +129,7 @@ __attribute__((noinline)) static void by_plugin(void) { by_hand(); }
 int main(void) { for (int i = 0; i < 50; i++) by_plugin(); return 0; }
 SRC
 for o in -O0 -O2; do
-	"$CC" $o -fplugin="$PLUGIN" "$tmp/mixed.c" -o "$tmp/mixed" "${LINK[@]}" &&
+	"$CC" $o -fplugin="$PLUGIN" $ALL "$tmp/mixed.c" -o "$tmp/mixed" "${LINK[@]}" &&
 		run_off "$tmp/mixed" "$tmp/mixed.json"
 	calls_table "$tmp/mixed.json" > "$tmp/mixed.tab"
 	check "$o, METER_FUNCTION() beside the plugin: by_hand counted once per call (50), by_plugin 50, main 1" \
@@ -123,7 +160,7 @@ int main(int argc, char **argv)
 	return (int)(shapes::total(bi, n) + shapes::total(bd, 2 * n)) & 1;
 }
 SRC
-"$CXX" -O2 -fplugin="$PLUGIN" "$tmp/tmpl.cc" -o "$tmp/tmpl-plugin" "${LINK[@]}" &&
+"$CXX" -O2 -fplugin="$PLUGIN" $ALL "$tmp/tmpl.cc" -o "$tmp/tmpl-plugin" "${LINK[@]}" &&
 	run_off "$tmp/tmpl-plugin" "$tmp/tp.json" 40
 "$CXX" -O2 -finstrument-functions "$tmp/tmpl.cc" -o "$tmp/tmpl-auto" "${LINK[@]}" &&
 	run_off "$tmp/tmpl-auto" "$tmp/ta.json" 40
@@ -162,7 +199,7 @@ for form in stacked flat; do
 	if [ $form = flat ]; then mflag=-DMETER_FLAT; pflag=all; else mflag=; pflag=none; fi
 	"$CC" -O2 -S -DBY_MACRO $mflag -I"$ROOT/lib" -I"$ROOT/include/uapi" \
 		"$tmp/seq.c" -o "$tmp/seq-macro.s"
-	"$CC" -O2 -S -fplugin="$PLUGIN" -fplugin-arg-meter-flat=$pflag \
+	"$CC" -O2 -S -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-flat=$pflag \
 		"$tmp/seq.c" -o "$tmp/seq-plugin.s"
 	mnemonics "$tmp/seq-macro.s" > "$tmp/seq-macro.txt"
 	mnemonics "$tmp/seq-plugin.s" > "$tmp/seq-plugin.txt"
