@@ -407,11 +407,11 @@ static void apply_hiding(struct analysis *an, double hide_self,
 	}
 }
 
-/* Periods per tick as the profile was taken (before any correction). */
+/* Periods per tick as the profile was taken (a correction keeps the
+ * profile's samples as measured). */
 static double sample_weight(const struct meter_profile *p)
 {
-	double taken = (double)p->samples +
-		       (p->corrected ? p->corrected_samples : 0.0);
+	double taken = (double)p->samples;
 
 	return p->ticks && (double)p->ticks < taken ?
 	       taken / (double)p->ticks : 1.0;
@@ -595,7 +595,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 		interval_free(&iv);
 		goto done;
 	}
-	if (!o->no_correction) {
+	if (o->correct) {
 		corrected = profile_corrected_copy(p, &failed);
 		if (failed) {
 			snprintf(err, errlen, "out of memory");

@@ -49,7 +49,8 @@ struct render_opts {
 	double hide_self;	/* percent, Racket's hide-self */
 	double hide_subs;	/* percent, Racket's hide-subs */
 	bool threads;		/* a table of the threads' samples */
-	bool no_correction;	/* the samples as taken (correct.c) */
+	bool correct;		/* take the instrumentation's estimated cost
+				   out (correct.c); off: as taken */
 };
 
 #define NODE_ROOT ((size_t)-1)	/* the caller of a stack's root frame */

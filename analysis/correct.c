@@ -19,10 +19,12 @@
  * are not kept), and a function never sampled under a caller (main, a
  * thread's start, one too short to be seen) pays for its own calls.
  * Never below zero; the sampled stacks are scaled as their leaf, the
- * totals recomputed: the time the program itself spent, as an
- * uninstrumented run would have shown it.  METERING subtracts its
- * estimated overhead much the same way.  Reports say how much was taken
- * out; --no-correction shows the samples as taken.
+ * functions' totals recomputed: the time the program itself spent, as an
+ * uninstrumented run would have shown it.  The profile's own totals (its
+ * samples, each thread's) stay as measured, so that the header and the
+ * thread table still match time(1); what was taken out is reported beside
+ * them (corrected_samples).  METERING subtracts its estimated overhead
+ * much the same way.
  */
 #include <math.h>
 #include <stdint.h>
@@ -102,8 +104,8 @@ static uint64_t scaled(uint64_t n, double ratio)
 int profile_correct(struct meter_profile *p)
 {
 	double *ratio = NULL, *due = NULL, *under = NULL, removed = 0;
-	uint64_t before = p->samples, *total = NULL, *from_stacks = NULL;
-	size_t i, k, kept;
+	uint64_t *total = NULL, *from_stacks = NULL;
+	size_t i, kept;
 	int ret = -1;
 
 	p->corrected = false;
@@ -168,12 +170,6 @@ int profile_correct(struct meter_profile *p)
 		if (f->total_samples < f->self_samples)
 			f->total_samples = f->self_samples;
 	}
-	p->samples = before > (uint64_t)llround(removed) ?
-		     before - (uint64_t)llround(removed) : 0;
-	for (k = 0; k < p->nthreads; k++)
-		p->threads[k].samples = scaled(p->threads[k].samples,
-					       (double)p->samples /
-					       (double)before);
 	p->corrected = true;
 	p->corrected_samples = removed;
 	ret = 0;
@@ -186,19 +182,43 @@ out:
 	return ret;
 }
 
+/* What the correction would take out: the calls at their calibrated cost. */
+static double estimate_samples(const struct meter_profile *p)
+{
+	double n = 0;
+	size_t i;
+
+	if (!p->call_cost_ps || !p->period_ns)
+		return 0;
+	for (i = 0; i < p->nfuncs; i++)
+		n += excess_samples(p, &p->funcs[i]);
+	return n;
+}
+
 void profile_correction_line(const struct meter_profile *p, FILE *out,
 			     const char *prefix)
 {
-	if (!p->corrected)
+	if (!p->corrected) {
+		double est = estimate_samples(p);
+
+		if (!p->call_cost_ps || !p->samples)
+			return;
+		fprintf(out, "%sSamples as taken: they include meter's own "
+			"cost, estimated at %.3f s (%.1f%%; %.1f ns per "
+			"call); --correct takes it out.\n", prefix,
+			est * (double)p->period_ns / 1e9,
+			100.0 * est / (double)p->samples,
+			(double)p->call_cost_ps / 1e3);
 		return;
+	}
 	fprintf(out, "%sInstrumentation correction: %.3f s (%.1f%% of the "
 		"samples) taken out, %.1f ns per call",
 		prefix, p->corrected_samples * (double)p->period_ns / 1e9,
-		100.0 * p->corrected_samples /
-			(p->corrected_samples + (double)p->samples),
+		p->samples ? 100.0 * p->corrected_samples /
+			(double)p->samples : 0.0,
 		(double)p->call_cost_ps / 1e3);
 	if (p->flat_call_cost_ps)
 		fprintf(out, " (%.1f ns flat)",
 			(double)p->flat_call_cost_ps / 1e3);
-	fputs("; --no-correction shows the samples as taken.\n", out);
+	fputs("; the totals are as measured.\n", out);
 }

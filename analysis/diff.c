@@ -98,7 +98,7 @@ int diff_build(struct diff *d, const struct meter_profile *base,
 	size_t i, cap;
 
 	memset(d, 0, sizeof(*d));
-	if (!o->no_correction) {
+	if (o->correct) {
 		d->base_c = profile_corrected_copy(base, &failed);
 		if (!failed)
 			d->new_c = profile_corrected_copy(new, &failed);

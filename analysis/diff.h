@@ -46,8 +46,7 @@ struct diff {
 };
 
 /*
- * Builds d from two profiles (the correction applied unless
- * o->no_correction).  Rows are sorted by the largest real change first,
+ * Builds d from two profiles (the correction applied if o->correct).  Rows are sorted by the largest real change first,
  * then by the size of the change.  0 or -1 (ENOMEM); diff_free either way.
  */
 int diff_build(struct diff *d, const struct meter_profile *base,

@@ -69,8 +69,11 @@ int cli_report_option(struct cli_report *r, int c, const char *arg)
 	case OPT_THREADS:
 		r->ro.threads = true;
 		return 1;
+	case OPT_CORRECT:
+		r->ro.correct = true;
+		return 1;
 	case OPT_NO_CORRECTION:
-		r->ro.no_correction = true;
+		r->ro.correct = false;
 		return 1;
 	case OPT_HIDE_SUBS:
 		if (parse_percent(arg, &r->ro.hide_subs))

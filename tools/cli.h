@@ -21,6 +21,7 @@ enum {
 	OPT_HIDE_SELF,
 	OPT_HIDE_SUBS,
 	OPT_THREADS,
+	OPT_CORRECT,
 	OPT_NO_CORRECTION,
 	OPT_CLI_LAST,
 };
@@ -35,6 +36,7 @@ enum {
 	{ "hide-self", required_argument, NULL, OPT_HIDE_SELF },	\
 	{ "hide-subs", required_argument, NULL, OPT_HIDE_SUBS },	\
 	{ "threads", no_argument, NULL, OPT_THREADS },			\
+	{ "correct", no_argument, NULL, OPT_CORRECT },			\
 	{ "no-correction", no_argument, NULL, OPT_NO_CORRECTION }
 
 #define CLI_REPORT_HELP							\
@@ -52,8 +54,10 @@ enum {
 "                       below PCT %% ...\n"				\
 "      --hide-subs PCT  ... and whose every edge is below PCT %%\n"	\
 "      --threads        flat and metering: a table of the threads' samples\n" \
-"      --no-correction  the samples as taken: the instrumentation's own\n" \
-"                       calibrated cost left in (Documentation/libmeter.md)\n"
+"      --correct        take the instrumentation's estimated cost out of\n" \
+"                       the functions' times (Documentation/libmeter.md,\n" \
+"                       \"Correction\"); the totals stay as measured\n" \
+"      --no-correction  the samples as taken (the default)\n"
 
 struct cli_report {
 	struct render_opts ro;

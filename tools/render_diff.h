@@ -9,7 +9,7 @@
 
 /*
  * base against new in o->format (text; json; html), with the correction
- * unless o->no_correction.  0, or -1 with a one-line reason in err.
+ * if o->correct.  0, or -1 with a one-line reason in err.
  */
 int render_diff(const struct meter_profile *base,
 		const struct meter_profile *new, const struct render_opts *o,

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# The reports' instrumentation correction (tools/correct.c), on a profile
-# made here: period 1 ms, 1 us per stacked call, 0.25 us per flat call.
+# The reports' instrumentation correction (analysis/correct.c, --correct;
+# off by default), on a profile made here: period 1 ms, 1 us per stacked
+# call, 0.25 us per flat call.
 # A call's cost comes out of its caller's self time; a callee's calls are
 # shared among its callers by the samples of the stacks where each one
 # calls it; a function never sampled under a caller pays for its own.
@@ -14,8 +15,9 @@
 #   k   10 calls, main;k 140 samples
 #   main   1 call, never under a caller: owes its own 1 us (0.001)
 #   main 90 self: 90 - 100 - 375 - 0.001 -> 0, never below zero
-# 90 + 0.25 + 125 = 215.25 samples out of 740.  --no-correction shows
-# them as taken; JSON keeps them as taken.
+# 90 + 0.25 + 125 = 215.25 samples out of 740.  The totals stay 740 (as
+# measured).  Without --correct the reports show the samples as taken and
+# say what the estimate is; JSON keeps them as taken.
 set -u
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
@@ -55,7 +57,7 @@ self_of() { # report name -> self seconds
 	flat_rows "$1" | awk -v f="$2" '$NF == f { print $3 }'
 }
 
-"$STAT" -i "$P" -f flat > "$tmp/flat" 2>&1
+"$STAT" -i "$P" -f flat --correct > "$tmp/flat" 2>&1
 check "flat: f keeps its 0.300 s: its calls are charged to its caller" \
 	test "$(self_of "$tmp/flat" f)" = 0.300
 check "flat: main, which calls f and h, owes more than its 0.090 s: 0.000, never negative" \
@@ -66,21 +68,24 @@ check "flat: the callees h and g keep their time (0.200, 0.010)" \
 	test "$(self_of "$tmp/flat" h)/$(self_of "$tmp/flat" g)" = 0.200/0.010
 check "flat: the header says how much was taken out (0.215 s, 29.1 %: g's calls at the flat cost)" \
 	grep -q "Instrumentation correction: 0.215 s (29.1% of the samples) taken out, 1000.0 ns per call (250.0 ns flat)" "$tmp/flat"
-check "flat: the total is the corrected CPU time (525 samples, 0.525 s)" \
-	grep -q "^525 samples at a period of 1 ms (1000 Hz): 0.525 s" "$tmp/flat"
+check "flat: the total stays as measured (740 samples, 0.740 s), the correction beside it" \
+	grep -q "^740 samples at a period of 1 ms (1000 Hz): 0.740 s" "$tmp/flat"
 
-"$STAT" -i "$P" -f flat --no-correction > "$tmp/raw" 2>&1
-check "--no-correction: the samples as taken (main 0.090, k 0.140)" \
+"$STAT" -i "$P" -f flat > "$tmp/raw" 2>&1
+check "default: the samples as taken (main 0.090, k 0.140)" \
 	test "$(self_of "$tmp/raw" main)/$(self_of "$tmp/raw" k)" = 0.090/0.140
-check "--no-correction: no correction line" \
-	bash -c "! grep -q 'Instrumentation correction' '$tmp/raw'"
+check "default: no correction, and the estimate said (100000 + 500000 + 10 + 1 calls at 1 us, 1000 at 0.25: 0.600 s)" \
+	bash -c "! grep -q 'Instrumentation correction' '$tmp/raw' &&
+		 grep -q 'Samples as taken: they include meter.s own cost, estimated at 0.600 s (81.1%; 1000.0 ns per call); --correct takes it out.' '$tmp/raw'"
+"$STAT" -i "$P" -f flat --correct --no-correction > "$tmp/raw2" 2>&1
+check "--no-correction after --correct: as taken" cmp -s "$tmp/raw" "$tmp/raw2"
 
-"$STAT" -i "$P" -f folded > "$tmp/folded" 2>&1
+"$STAT" -i "$P" -f folded --correct > "$tmp/folded" 2>&1
 check "folded: main;f 300, main;k 15, main alone gone, main;k;h 50" \
 	bash -c "grep -qx 'main;f 300' '$tmp/folded' && grep -qx 'main;k 15' '$tmp/folded' && ! grep -qx 'main [0-9]*' '$tmp/folded' && grep -qx 'main;k;h 50' '$tmp/folded'"
-"$STAT" -i "$P" -f callgraph > "$tmp/cg" 2>&1
+"$STAT" -i "$P" -f callgraph --correct > "$tmp/cg" 2>&1
 check "call graph: the correction line too" grep -q "Instrumentation correction: 0.215 s" "$tmp/cg"
-"$STAT" -i "$P" -f dot > "$tmp/dot" 2>&1
+"$STAT" -i "$P" -f dot --correct > "$tmp/dot" 2>&1
 check "dot: the title says what was taken out" grep -q "instrumentation correction: 0.215 s out" "$tmp/dot"
 "$STAT" -i "$P" -f json > "$tmp/json" 2>&1
 check "json: the samples as taken, the costs and the flat flag kept" \
