@@ -49,9 +49,11 @@ period_ns() { echo $((1000000000 / $1)); }
 #   meter-auto       workloads-auto under meter-run --backend kernel
 #   meter-plugin     workloads-plugin (the GCC plugin) under meter-run
 #   meter-signal-plugin  workloads-plugin, METER_BACKEND=signal
-#   real-perf        a real program's plain build (bench/realprogs.sh)
-#                    under perf record --call-graph dwarf at RATE
-#   real-meter       its plugin build under meter-run --backend kernel
+#   real-perf        a real program's plain build (bench/realprogs.sh:
+#                    Debian's flags, inlining on) under perf record
+#                    --call-graph dwarf at RATE
+#   real-meter       its plugin build (the same flags and the plugin)
+#                    under meter-run --backend kernel
 #   meter-floor      meter-kernel with meter.ko's tick_floor set: the
 #                    tick counts the interrupt and returns (the floor)
 #   meter-perfclock  meter-kernel with meter.ko's cpu_timer cleared: the
@@ -104,14 +106,14 @@ run_one() {
 		echo "$w" > "$d/realprog"
 		cmd=("$PERF" record -q -B -N -e task-clock -F "$rate"
 		     --call-graph dwarf,4096 -o "$d/perf.data" --
-		     "$RP/$w/plain-ni/$w")
+		     "$RP/$w/plain/$w")
 		# a here-string, not <(...): the VM has no /dev/fd
 		mapfile -t -O ${#cmd[@]} cmd <<< "$(realprogs_args "$w" "$RP" "$scale")" ;;
 	real-meter)
 		echo "$w" > "$d/realprog"
 		cmd=(meter-run --no-progress -b kernel --period "$(period_ns "$rate")ns"
 		     -f json -o "$d/profile.json" --
-		     "$RP/$w/plugin-ni/$w")
+		     "$RP/$w/plugin/$w")
 		mapfile -t -O ${#cmd[@]} cmd <<< "$(realprogs_args "$w" "$RP" "$scale")" ;;
 	gprof) cmd=("$B/workloads-pg" "$w" "$scale") ;;
 	gperftools)
@@ -174,10 +176,10 @@ RP=$ROOT/build/realprogs
 # half a second of TCG (VM).
 if [ "$quick" = 1 ]; then
 	host_scale() { case $1 in spin) echo 20 ;; tree) echo 2 ;; matrix) echo 2 ;; threads) echo 2 ;; split) echo 4 ;; appel) echo 2 ;; esac; }
-	vm_scale() { case $1 in spin) echo 10 ;; tree) echo 1 ;; matrix) echo 1 ;; threads) echo 1 ;; split) echo 2 ;; appel) echo 1 ;; bzip2) echo 1 ;; lua) echo 1 ;; esac; }
+	vm_scale() { case $1 in spin) echo 10 ;; tree) echo 1 ;; matrix) echo 1 ;; threads) echo 1 ;; split) echo 2 ;; appel) echo 1 ;; bzip2) echo 1 ;; lua) echo 1 ;; zstd) echo 1 ;; esac; }
 else
 	host_scale() { case $1 in spin) echo 200 ;; tree) echo 40 ;; matrix) echo 60 ;; threads) echo 30 ;; split) echo 200 ;; appel) echo 40 ;; esac; }
-	vm_scale() { case $1 in spin) echo 300 ;; tree) echo 10 ;; matrix) echo 6 ;; threads) echo 4 ;; split) echo 30 ;; appel) echo 4 ;; bzip2) echo 2 ;; lua) echo 4 ;; esac; }
+	vm_scale() { case $1 in spin) echo 300 ;; tree) echo 10 ;; matrix) echo 6 ;; threads) echo 4 ;; split) echo 30 ;; appel) echo 4 ;; bzip2) echo 2 ;; lua) echo 4 ;; zstd) echo 2 ;; esac; }
 fi
 
 n=0
@@ -290,10 +292,10 @@ vm_part() {
 	done
 
 	if want real; then
-		echo "== vm: real programs, meter (plugin, kernel, 10 kHz) beside perf (plain, 4 kHz)" >&2
+		echo "== vm: real programs, meter (plugin, kernel) beside perf (plain), both at 4 kHz" >&2
 		for r in $(seq 1 "${BENCH_ACC_REPS:-5}"); do
-			for w in bzip2 lua; do
-				for t in "real-perf 4000" "real-meter 10000"; do
+			for w in bzip2 lua zstd; do
+				for t in "real-perf 4000" "real-meter 4000"; do
 					next_id v
 					run_one "$id" real ${t% *} ${t#* } $w $r "$(vm_scale $w)"
 				done
@@ -413,7 +415,8 @@ perf_scripts() {
 		fi
 		[ -f "$d/perf.data" ] || continue
 		if [ -f "$d/realprog" ]; then
-			perf script -i "$d/perf.data" -F ip,sym,dso > "$d/perf.script" 2>/dev/null || true
+			# each frame's inlined functions too (DWARF), innermost first
+			perf script -i "$d/perf.data" -F ip,sym,dso --inline > "$d/perf.script" 2>/dev/null || true
 		else
 			perf script -i "$d/perf.data" -F ip,sym > "$d/perf.script" 2>/dev/null || true
 		fi
@@ -470,13 +473,15 @@ all)
 	# not unpack its initramfs with them).
 	leave=()
 	[ ! -d "$OUT/host" ] || leave+=(--leave "$OUT/host")
-	"$ROOT/selftests/vm-run" --timeout 1200 --out "$OUT/vm" "${leave[@]}" "${envs[@]}" -- \
+	# 3 GiB: the real programs' perf.data (DWARF stacks, 4 KiB a sample)
+	# live in the VM's memory until the host reads them
+	"$ROOT/selftests/vm-run" --timeout 1200 --mem 3072 --out "$OUT/vm" "${leave[@]}" "${envs[@]}" -- \
 		"$ROOT/bench/run.sh" vm "$OUT/vm" >&2 || vmrc=$?
 	[ $vmrc = 0 ] || echo "bench: the VM part failed (status $vmrc)" >&2
 	echo "== vm: booting (TCG, instruction counter, -icount clock)" >&2
 	mkdir -p "$OUT/icount"
 	[ ! -d "$OUT/vm" ] || leave+=(--leave "$OUT/vm")
-	"$ROOT/selftests/vm-run" --count-insns --icount --timeout 1800 \
+	"$ROOT/selftests/vm-run" --count-insns --icount --timeout 1800 --mem 3072 \
 		--out "$OUT/icount" "${leave[@]}" "${envs[@]}" -- \
 		"$ROOT/bench/run.sh" icount "$OUT/icount" >&2 || vmrc=$?
 	[ $vmrc = 0 ] || echo "bench: the VM part failed (status $vmrc)" >&2

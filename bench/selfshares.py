@@ -4,24 +4,44 @@
 
     selfshares.py PROGRAM PERF_SCRIPT METER_JSON [--min PCT] [--json]
 
-PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record --call-graph
-dwarf` run of the uninstrumented build of PROGRAM.  meter charges time
-spent in code it does not instrument (libc, the kernel on the thread's
-behalf) to the instrumented function that is current; for the same
-attribution each perf sample goes to the first frame, from the leaf
-outwards, that lies in PROGRAM itself.  Samples with no such frame (the
-dynamic loader before main) are left out of both sides' denominators, as
-are meter's samples with no current function.  Prints each function at
-or above --min percent in either profile, the two shares and their
-difference, then the largest difference; --json prints one JSON object.
+PERF_SCRIPT is `perf script -F ip,sym,dso --inline` of a `perf record
+--call-graph dwarf` run of the uninstrumented build of PROGRAM, built with
+the same flags (inlining on).  The truth is perf's sample given to the
+innermost function by DWARF's inline records, as meter attributes it (an
+inlined function keeps its own time): each sample goes to the first frame,
+from the leaf outwards, that is one of the program's own functions.  The
+program's functions are those of meter's profile and those the plugin
+left alone as tiny (PROGRAM's plugin build's .tiny file, when given with
+--tiny); other inlined frames (glibc's fortified wrappers, byte swaps)
+and frames outside PROGRAM (libc, the kernel on the thread's behalf) pass
+their time outwards, as meter charges it to the current function.
+Samples with no such frame (the dynamic loader before main) are left out
+of both sides' denominators, as are meter's samples with no current
+function.  Prints each function at or above --min percent in either
+profile, the two shares and their difference, then the largest
+difference; --json prints one JSON object.
 """
 import argparse
 import json
 import os
 import re
 
+# GCC's clones and split parts carry their origin's name
+CLONE = re.compile(r"\.(isra|part|constprop|cold|lto_priv)(\.\d+)*$")
 
-def perf_shares(program, path):
+
+def base_name(sym):
+    sym = re.sub(r"\+0x[0-9a-f]+$", "", sym)
+    while True:
+        s = CLONE.sub("", sym)
+        if s == sym:
+            return s
+        sym = s
+
+
+def perf_shares(program, path, names=None):
+    """Shares by innermost program function; names: the program's own
+    functions (None: every frame in PROGRAM counts, inlined or not)."""
     counts, total = {}, 0
     prog = os.path.realpath(program)
     frames = []
@@ -29,10 +49,14 @@ def perf_shares(program, path):
     def flush():
         nonlocal total
         for sym, dso in frames:
-            if dso == prog:
-                counts[sym] = counts.get(sym, 0) + 1
-                total += 1
-                break
+            if dso != prog and dso != "inlined":
+                continue
+            name = base_name(sym)
+            if names is not None and name not in names:
+                continue
+            counts[name] = counts.get(name, 0) + 1
+            total += 1
+            break
         frames.clear()
 
     with open(path, errors="replace") as f:
@@ -45,12 +69,23 @@ def perf_shares(program, path):
             if not m:
                 continue
             sym, dso = m.group(1), m.group(2)
-            if dso == "inlined":
-                continue
-            sym = re.sub(r"\+0x[0-9a-f]+$", "", sym)
-            frames.append((sym, os.path.realpath(dso) if dso.startswith("/") else dso))
+            if dso != "inlined" and dso.startswith("/"):
+                dso = os.path.realpath(dso)
+            frames.append((sym, dso))
     flush()
     return {k: 100.0 * v / total for k, v in counts.items()} if total else {}, total
+
+
+def program_functions(meter_json, tiny_file=None):
+    """The names of the program's own functions: meter's records, and
+    those the plugin left alone as tiny."""
+    with open(meter_json) as f:
+        p = json.load(f)
+    names = {fn["name"] for fn in p.get("functions", [])}
+    if tiny_file and os.path.exists(tiny_file):
+        with open(tiny_file) as f:
+            names |= {line.strip() for line in f if line.strip()}
+    return names
 
 
 def meter_shares(path):
@@ -69,10 +104,12 @@ def main():
     ap.add_argument("perf_script")
     ap.add_argument("meter_json")
     ap.add_argument("--min", type=float, default=5.0)
+    ap.add_argument("--tiny", help="the plugin build's .tiny file")
     ap.add_argument("--json", action="store_true")
     opts = ap.parse_args()
     program, perf_path, meter_path, mn = opts.program, opts.perf_script, opts.meter_json, opts.min
-    ps, pn = perf_shares(program, perf_path)
+    ps, pn = perf_shares(program, perf_path,
+                         program_functions(meter_path, opts.tiny))
     ms, mnn = meter_shares(meter_path)
     rows = []
     for name in sorted(set(ps) | set(ms), key=lambda k: -max(ps.get(k, 0), ms.get(k, 0))):

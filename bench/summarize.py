@@ -417,17 +417,33 @@ def flat_shares(path):
 
 
 def real_programs(runs, env="vm"):
-    """Per real program: mean self shares of perf (plain build) and of
-    meter (plugin build, corrected and as taken) over the repetitions."""
+    """Per real program: mean self shares of perf (plain build, each sample
+    given to its innermost program function by DWARF's inline records) and
+    of meter (plugin build, corrected and as taken) over the repetitions,
+    and meter's slow-path entries per call."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from selfshares import perf_shares
+    from selfshares import perf_shares, program_functions
     progs = {}
-    for r in pick(runs, env=env, phase="real"):
+    real = pick(runs, env=env, phase="real")
+    for r in real:
         prog = os.path.basename(r.w)
-        d = progs.setdefault(prog, {"perf": [], "meter": [], "raw": [], "samples": [0, 0]})
+        d = progs.setdefault(prog, {"perf": [], "meter": [], "raw": [], "samples": [0, 0],
+                                    "names": set(), "slow": 0, "calls": 0})
+        j = os.path.join(r.dir, "profile.json")
+        if r.tool == "real-meter" and os.path.exists(j):
+            tiny = os.path.join(ROOT, "build", "realprogs", prog, "plugin", prog + ".tiny")
+            d["names"] |= program_functions(j, tiny)
+            with open(j) as f:
+                p = json.load(f)
+            d["slow"] += p.get("slow_entries", 0)
+            d["calls"] += sum(fn.get("calls", 0) for fn in p.get("functions", []))
+    for r in real:
+        prog = os.path.basename(r.w)
+        d = progs[prog]
         if r.tool == "real-perf":
-            binary = os.path.join(ROOT, "build", "realprogs", prog, "plain-ni", prog)
-            sh, n = perf_shares(binary, os.path.join(r.dir, "perf.script"))
+            binary = os.path.join(ROOT, "build", "realprogs", prog, "plain", prog)
+            sh, n = perf_shares(binary, os.path.join(r.dir, "perf.script"),
+                                d["names"] or None)
             if sh:
                 d["perf"].append(sh)
                 d["samples"][0] += n
@@ -460,6 +476,8 @@ def real_programs(runs, env="vm"):
                                       default=None),
             "reps": (len(d["perf"]), len(d["meter"])),
             "samples": d["samples"],
+            "slow_per_call": d["slow"] / d["calls"] if d["calls"] else None,
+            "slow": d["slow"],
         }
     return out
 
@@ -470,6 +488,8 @@ def real_json(real):
         "max_diff_raw_pp": rnd(d["max_diff_raw"], 2),
         "max_diff_perf5_pp": rnd(d["max_diff_perf5"], 2),
         "max_diff_raw_perf5_pp": rnd(d["max_diff_raw_perf5"], 2),
+        "slow_entries": d["slow"],
+        "slow_entries_per_call": d["slow_per_call"],
         "self_pct": {k: {"perf": rnd(a, 2), "meter": rnd(b, 2), "meter_raw": rnd(c, 2)}
                      for k, (a, b, c) in d["rows"].items()},
     } for prog, d in real.items()}
@@ -557,10 +577,12 @@ def main():
     for title, rp in (("VM", real), ("VM under -icount (deterministic clock)", real_ic)):
         if not rp:
             continue
-        p("Real programs, %s (bench/realprogs.sh, built without inlining): self" % title)
-        p("  share per function >= 5 %, meter (GCC plugin, kernel backend, 10 kHz;")
-        p("  corrected, and as taken) beside perf record on the plain build (4 kHz,")
-        p("  time in libc and the kernel charged to the calling program function):")
+        p("Real programs, %s (bench/realprogs.sh, built with Debian's flags:" % title)
+        p("  dpkg-buildflags, -O2, inlining on): self share per function >= 5 %,")
+        p("  meter (GCC plugin, kernel backend, 4 kHz; as taken, and --correct)")
+        p("  beside perf record on the plain build (4 kHz; each sample given to its")
+        p("  innermost program function by DWARF's inline records, time in libc and")
+        p("  the kernel to the calling program function):")
         for prog, d in rp.items():
             p("  %s (%d perf runs, %d meter runs; %d and %d samples):" % (
                 prog, d["reps"][0], d["reps"][1], d["samples"][0], d["samples"][1]))
@@ -571,6 +593,8 @@ def main():
                 fmt(d["max_diff"], 2), fmt(d["max_diff_raw"], 2)))
             p("    among the functions above 5 %% in perf: %s pp corrected, %s pp as taken" % (
                 fmt(d["max_diff_perf5"], 2), fmt(d["max_diff_raw_perf5"], 2)))
+            p("    slow-path entries: %d, %s per call" % (
+                d["slow"], "%.2g" % d["slow_per_call"] if d["slow_per_call"] is not None else "n/a"))
         p("")
     p("Resolution, VM: samples per CPU-second delivered (spin workload):")
     p("  %-44s %10s %10s" % ("", "1 kHz", "10 kHz"))
