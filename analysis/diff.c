@@ -49,17 +49,88 @@ static int cmp_rows(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-/* new's node index by name: a sorted index of new's names */
+static bool empty_node(const struct an_node *nd)
+{
+	return !nd->self && !nd->total && !nd->f->calls;
+}
+
+/*
+ * A profile's nodes sorted by name, then by record id: functions of one
+ * name (a static inline function of a header, one record per translation
+ * unit that uses it) pair up in id order, which the same binary gives
+ * every run.
+ */
 struct name_ix {
 	const char *name;
+	uint32_t id;
 	size_t node;
-	bool matched;
 };
 
 static int cmp_ix(const void *a, const void *b)
 {
-	return strcmp(((const struct name_ix *)a)->name,
-		      ((const struct name_ix *)b)->name);
+	const struct name_ix *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct name_ix *sorted_names(const struct analysis *an)
+{
+	struct name_ix *ix = calloc(an->n ? an->n : 1, sizeof(*ix));
+	size_t i;
+
+	if (!ix)
+		return NULL;
+	for (i = 0; i < an->n; i++) {
+		ix[i].name = an_name(an, i);
+		ix[i].id = an->nodes[i].f->id;
+		ix[i].node = i;
+	}
+	qsort(ix, an->n, sizeof(*ix), cmp_ix);
+	return ix;
+}
+
+static void add_row(struct diff *d, const char *name, size_t base_node,
+		    size_t new_node)
+{
+	struct diff_row *r;
+
+	if ((base_node == SIZE_MAX ||
+	     empty_node(&d->base->nodes[base_node])) &&
+	    (new_node == SIZE_MAX || empty_node(&d->new->nodes[new_node])))
+		return;
+	r = &d->rows[d->n++];
+	r->name = name;
+	r->base_node = base_node;
+	r->new_node = new_node;
+	r->presence = base_node == SIZE_MAX ? DIFF_NEW_ONLY :
+		      new_node == SIZE_MAX ? DIFF_BASE_ONLY : DIFF_BOTH;
+}
+
+/* Pairs base's and new's nodes by name (the k-th of a name with the k-th). */
+static void pair_rows(struct diff *d, const struct name_ix *bx,
+		      const struct name_ix *nx)
+{
+	size_t i = 0, k = 0;
+
+	while (i < d->base->n || k < d->new->n) {
+		int c = i == d->base->n ? 1 : k == d->new->n ? -1 :
+			strcmp(bx[i].name, nx[k].name);
+
+		if (c < 0) {
+			add_row(d, bx[i].name, bx[i].node, SIZE_MAX);
+			i++;
+		} else if (c > 0) {
+			add_row(d, nx[k].name, SIZE_MAX, nx[k].node);
+			k++;
+		} else {
+			add_row(d, bx[i].name, bx[i].node, nx[k].node);
+			i++;
+			k++;
+		}
+	}
 }
 
 static void finish_row(struct diff *d, struct diff_row *r)
@@ -84,16 +155,12 @@ static void finish_row(struct diff *d, struct diff_row *r)
 		d->real++;
 }
 
-static bool empty_node(const struct an_node *nd)
-{
-	return !nd->self && !nd->total && !nd->f->calls;
-}
 
 int diff_build(struct diff *d, const struct meter_profile *base,
 	       const struct meter_profile *new, const struct render_opts *o)
 {
 	struct render_opts ro = *o;
-	struct name_ix *ix = NULL;
+	struct name_ix *bx = NULL, *nx = NULL;
 	bool failed = false;
 	size_t i, cap;
 
@@ -112,48 +179,22 @@ int diff_build(struct diff *d, const struct meter_profile *base,
 	d->new = analysis_new(d->new_c ? d->new_c : new, &ro, ORDER_NAME);
 	cap = (d->base ? d->base->n : 0) + (d->new ? d->new->n : 0);
 	d->rows = calloc(cap ? cap : 1, sizeof(*d->rows));
-	ix = calloc(d->new && d->new->n ? d->new->n : 1, sizeof(*ix));
-	if (!d->base || !d->new || !d->rows || !ix)
+	if (!d->base || !d->new || !d->rows)
 		goto nomem;
-	for (i = 0; i < d->new->n; i++) {
-		ix[i].name = an_name(d->new, i);
-		ix[i].node = i;
-	}
-	qsort(ix, d->new->n, sizeof(*ix), cmp_ix);
-	for (i = 0; i < d->base->n; i++) {
-		struct name_ix key = { an_name(d->base, i), 0, false }, *hit;
-		struct diff_row *r;
-
-		hit = bsearch(&key, ix, d->new->n, sizeof(*ix), cmp_ix);
-		if (empty_node(&d->base->nodes[i]) &&
-		    (!hit || empty_node(&d->new->nodes[hit->node])))
-			continue;
-		r = &d->rows[d->n++];
-		r->name = key.name;
-		r->base_node = i;
-		r->new_node = hit ? hit->node : SIZE_MAX;
-		r->presence = hit ? DIFF_BOTH : DIFF_BASE_ONLY;
-		if (hit)
-			hit->matched = true;
-	}
-	for (i = 0; i < d->new->n; i++) {
-		struct diff_row *r;
-
-		if (ix[i].matched || empty_node(&d->new->nodes[ix[i].node]))
-			continue;
-		r = &d->rows[d->n++];
-		r->name = ix[i].name;
-		r->base_node = SIZE_MAX;
-		r->new_node = ix[i].node;
-		r->presence = DIFF_NEW_ONLY;
-	}
-	free(ix);
+	bx = sorted_names(d->base);
+	nx = sorted_names(d->new);
+	if (!bx || !nx)
+		goto nomem;
+	pair_rows(d, bx, nx);
+	free(bx);
+	free(nx);
 	for (i = 0; i < d->n; i++)
 		finish_row(d, &d->rows[i]);
 	qsort(d->rows, d->n, sizeof(*d->rows), cmp_rows);
 	return 0;
 nomem:
-	free(ix);
+	free(bx);
+	free(nx);
 	errno = ENOMEM;
 	return -1;
 }

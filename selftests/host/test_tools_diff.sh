@@ -21,7 +21,7 @@ SPLIT8=$ROOT/build/selftests/split_light8
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_diff.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..19"
+echo "1..20"
 
 # --- fixtures -------------------------------------------------------------
 
@@ -29,6 +29,34 @@ echo "1..19"
 check "a profile against itself: nothing changed" \
 	bash -c "grep -q '^0 functions changed beyond the noise, 4 within it' '$tmp/self' &&
 		 ! grep -q '^\*' '$tmp/self'" || diag "$tmp/self"
+
+# one name, three records (a static inline function of a header, one
+# record per translation unit): they pair up in id order, not at random
+cat > "$tmp/dup.json" <<'JSON'
+{
+  "format": "meter-profile", "version": 1, "command": "dup",
+  "backend": "signal", "pid": 7, "uid": 0, "cookie": 9, "parent_cookie": 0,
+  "exited": true, "runs": 1, "period_ns": 1000000, "start_ns": 1,
+  "end_ns": 2, "samples": 1000, "no_current": 0, "invalid": 0, "lost": 0,
+  "truncated": 0, "call_cost_ps": 0,
+  "functions": [
+    {"id": 1, "name": "main", "calls": 1, "self_samples": 100, "total_samples": 1000, "alloc_calls": 0, "alloc_bytes": 0},
+    {"id": 2, "name": "dup", "calls": 5, "self_samples": 0, "total_samples": 0, "alloc_calls": 0, "alloc_bytes": 0},
+    {"id": 3, "name": "dup", "calls": 90000, "self_samples": 900, "total_samples": 900, "alloc_calls": 0, "alloc_bytes": 0},
+    {"id": 4, "name": "dup", "calls": 0, "self_samples": 0, "total_samples": 0, "alloc_calls": 0, "alloc_bytes": 0}
+  ],
+  "stacks": [
+    {"frames": [1], "samples": 100, "truncated": false},
+    {"frames": [1, 3], "samples": 900, "truncated": false}
+  ],
+  "threads": [{"tid": 7, "samples": 1000, "exited": true}]
+}
+JSON
+"$STAT" diff "$tmp/dup.json" "$tmp/dup.json" > "$tmp/dup" 2>&1
+check "records of one name pair up in id order: a profile with three 'dup' against itself changes nothing" \
+	bash -c "grep -q '^0 functions changed beyond the noise' '$tmp/dup' &&
+		 ! grep -q '^\*' '$tmp/dup' && grep -Eq ' 90000 +90000 +\+0  dup$' '$tmp/dup'" ||
+	diag "$tmp/dup"
 
 "$STAT" diff "$DATA/appel.json" "$DATA/appel-renumbered.json" > "$tmp/ren" 2>&1
 check "functions matched by name across renumbered ids; h is new only, +7 calls" \
