@@ -54,6 +54,7 @@ period_ns() { echo $((1000000000 / $1)); }
 #                    --call-graph dwarf at RATE
 #   real-meter       its plugin build (the same flags and the plugin)
 #                    under meter-run --backend kernel
+#   real-plain       its plain build alone (the cost's baseline)
 #   meter-floor      meter-kernel with meter.ko's tick_floor set: the
 #                    tick counts the interrupt and returns (the floor)
 #   meter-perfclock  meter-kernel with meter.ko's cpu_timer cleared: the
@@ -108,6 +109,10 @@ run_one() {
 		     --call-graph dwarf,4096 -o "$d/perf.data" --
 		     "$RP/$w/plain/$w")
 		# a here-string, not <(...): the VM has no /dev/fd
+		mapfile -t -O ${#cmd[@]} cmd <<< "$(realprogs_args "$w" "$RP" "$scale")" ;;
+	real-plain)
+		echo "$w" > "$d/realprog"
+		cmd=("$RP/$w/plain/$w")
 		mapfile -t -O ${#cmd[@]} cmd <<< "$(realprogs_args "$w" "$RP" "$scale")" ;;
 	real-meter)
 		echo "$w" > "$d/realprog"
@@ -295,7 +300,7 @@ vm_part() {
 		echo "== vm: real programs, meter (plugin, kernel) beside perf (plain), both at 4 kHz" >&2
 		for r in $(seq 1 "${BENCH_ACC_REPS:-5}"); do
 			for w in bzip2 lua zstd; do
-				for t in "real-perf 4000" "real-meter 4000"; do
+				for t in "real-plain -" "real-perf 4000" "real-meter 4000"; do
 					next_id v
 					run_one "$id" real ${t% *} ${t#* } $w $r "$(vm_scale $w)"
 				done
@@ -406,12 +411,13 @@ icount_part() {
 perf_scripts() {
 	local d
 	for d in "$OUT"/runs/*; do
-		# meter's reports of a real program: corrected and as taken
+		# meter's reports of a real program: as meter reports it by
+		# default (the samples as taken), and with --correct
 		if [ -f "$d/realprog" ] && [ -f "$d/profile.json" ]; then
 			"$ROOT/build/tools/meter-stat" -i "$d/profile.json" -f flat \
 				> "$d/flat.txt" 2>&1 || true
 			"$ROOT/build/tools/meter-stat" -i "$d/profile.json" -f flat \
-				--no-correction > "$d/flat-raw.txt" 2>&1 || true
+				--correct > "$d/flat-corrected.txt" 2>&1 || true
 		fi
 		[ -f "$d/perf.data" ] || continue
 		if [ -f "$d/realprog" ]; then

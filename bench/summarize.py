@@ -416,18 +416,30 @@ def flat_shares(path):
     return rows
 
 
+def insn_ratio(real, prog):
+    """Median guest instructions of meter's runs of prog's plugin build
+    over those of its plain build alone (the counted VM's runs only)."""
+    def med(tool):
+        xs = [insns.total(r) for r in real
+              if r.tool == tool and os.path.basename(r.w) == prog]
+        xs = [x for x in xs if x]
+        return statistics.median(xs) if xs else None
+    m, p = med("real-meter"), med("real-plain")
+    return m / p if m and p else None
+
+
 def real_programs(runs, env="vm"):
     """Per real program: mean self shares of perf (plain build, each sample
     given to its innermost program function by DWARF's inline records) and
-    of meter (plugin build, corrected and as taken) over the repetitions,
-    and meter's slow-path entries per call."""
+    of meter (plugin build: as reported by default, and with --correct)
+    over the repetitions, and meter's slow-path entries per call."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from selfshares import perf_shares, program_functions
     progs = {}
     real = pick(runs, env=env, phase="real")
     for r in real:
         prog = os.path.basename(r.w)
-        d = progs.setdefault(prog, {"perf": [], "meter": [], "raw": [], "samples": [0, 0],
+        d = progs.setdefault(prog, {"perf": [], "meter": [], "corr": [], "samples": [0, 0],
                                     "names": set(), "slow": 0, "calls": 0})
         j = os.path.join(r.dir, "profile.json")
         if r.tool == "real-meter" and os.path.exists(j):
@@ -451,8 +463,8 @@ def real_programs(runs, env="vm"):
             c = flat_shares(os.path.join(r.dir, "flat.txt"))
             if c:
                 d["meter"].append(c)
-                d["raw"].append(flat_shares(os.path.join(r.dir, "flat-raw.txt")))
-                m = re.search(r"^(\d+) samples", read(os.path.join(r.dir, "flat-raw.txt")), re.M)
+                d["corr"].append(flat_shares(os.path.join(r.dir, "flat-corrected.txt")))
+                m = re.search(r"^(\d+) samples", read(os.path.join(r.dir, "flat.txt")), re.M)
                 d["samples"][1] += int(m.group(1)) if m else 0
 
     def mean(lst):
@@ -460,7 +472,7 @@ def real_programs(runs, env="vm"):
         return {k: sum(x.get(k, 0.0) for x in lst) / len(lst) for k in keys}
     out = {}
     for prog, d in sorted(progs.items()):
-        ps, ms, rs = mean(d["perf"]), mean(d["meter"]), mean(d["raw"])
+        ps, ms, rs = mean(d["perf"]), mean(d["meter"]), mean(d["corr"])
         names = sorted((k for k in set(ps) | set(ms) | set(rs)
                         if max(ps.get(k, 0), ms.get(k, 0), rs.get(k, 0)) >= 5.0),
                        key=lambda k: -ps.get(k, 0))
@@ -468,15 +480,17 @@ def real_programs(runs, env="vm"):
         out[prog] = {
             "rows": rows,
             "max_diff": max((abs(b - a) for a, b, _ in rows.values()), default=None),
-            "max_diff_raw": max((abs(c - a) for a, _, c in rows.values()), default=None),
+            "max_diff_corrected": max((abs(c - a) for a, _, c in rows.values()), default=None),
             # the issue's bar: the functions above 5 % in perf's profile
             "max_diff_perf5": max((abs(b - a) for a, b, _ in rows.values() if a >= 5.0),
                                   default=None),
-            "max_diff_raw_perf5": max((abs(c - a) for a, _, c in rows.values() if a >= 5.0),
+            "max_diff_corrected_perf5": max((abs(c - a) for a, _, c in rows.values() if a >= 5.0),
                                       default=None),
             "reps": (len(d["perf"]), len(d["meter"])),
             "samples": d["samples"],
             "slow_per_call": d["slow"] / d["calls"] if d["calls"] else None,
+            # guest instructions (counted VM): meter's run over the plain one
+            "insn_ratio": insn_ratio(real, prog),
             "slow": d["slow"],
         }
     return out
@@ -485,12 +499,13 @@ def real_programs(runs, env="vm"):
 def real_json(real):
     return {prog: {
         "max_diff_pp": rnd(d["max_diff"], 2),
-        "max_diff_raw_pp": rnd(d["max_diff_raw"], 2),
+        "max_diff_corrected_pp": rnd(d["max_diff_corrected"], 2),
         "max_diff_perf5_pp": rnd(d["max_diff_perf5"], 2),
-        "max_diff_raw_perf5_pp": rnd(d["max_diff_raw_perf5"], 2),
+        "max_diff_corrected_perf5_pp": rnd(d["max_diff_corrected_perf5"], 2),
         "slow_entries": d["slow"],
+        "insn_ratio": rnd(d["insn_ratio"], 3),
         "slow_entries_per_call": d["slow_per_call"],
-        "self_pct": {k: {"perf": rnd(a, 2), "meter": rnd(b, 2), "meter_raw": rnd(c, 2)}
+        "self_pct": {k: {"perf": rnd(a, 2), "meter": rnd(b, 2), "meter_corrected": rnd(c, 2)}
                      for k, (a, b, c) in d["rows"].items()},
     } for prog, d in real.items()}
 
@@ -579,20 +594,23 @@ def main():
             continue
         p("Real programs, %s (bench/realprogs.sh, built with Debian's flags:" % title)
         p("  dpkg-buildflags, -O2, inlining on): self share per function >= 5 %,")
-        p("  meter (GCC plugin, kernel backend, 4 kHz; as taken, and --correct)")
+        p("  meter (GCC plugin, kernel backend, 4 kHz; as reported by default, and")
+        p("  with --correct)")
         p("  beside perf record on the plain build (4 kHz; each sample given to its")
         p("  innermost program function by DWARF's inline records, time in libc and")
         p("  the kernel to the calling program function):")
         for prog, d in rp.items():
             p("  %s (%d perf runs, %d meter runs; %d and %d samples):" % (
                 prog, d["reps"][0], d["reps"][1], d["samples"][0], d["samples"][1]))
-            p("    %-28s %8s %8s %8s %8s" % ("function", "perf %", "meter %", "diff pp", "raw %"))
+            p("    %-28s %8s %8s %8s %8s" % ("function", "perf %", "meter %", "diff pp", "corr %"))
             for k, (a, b, c) in d["rows"].items():
                 p("    %-28s %8.2f %8.2f %+8.2f %8.2f" % (k[:28], a, b, b - a, c))
-            p("    largest difference: %s pp corrected, %s pp as taken" % (
-                fmt(d["max_diff"], 2), fmt(d["max_diff_raw"], 2)))
-            p("    among the functions above 5 %% in perf: %s pp corrected, %s pp as taken" % (
-                fmt(d["max_diff_perf5"], 2), fmt(d["max_diff_raw_perf5"], 2)))
+            p("    largest difference: %s pp as reported, %s pp with --correct" % (
+                fmt(d["max_diff"], 2), fmt(d["max_diff_corrected"], 2)))
+            p("    among the functions above 5 %% in perf: %s pp as reported, %s pp with --correct" % (
+                fmt(d["max_diff_perf5"], 2), fmt(d["max_diff_corrected_perf5"], 2)))
+            if d["insn_ratio"] is not None:
+                p("    guest instructions, meter's run over the plain build's: %.3f" % d["insn_ratio"])
             p("    slow-path entries: %d, %s per call" % (
                 d["slow"], "%.2g" % d["slow_per_call"] if d["slow_per_call"] is not None else "n/a"))
         p("")
