@@ -266,11 +266,10 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
 	/* slot[0] is sps[d - 1], slot[1] sps[d] */
 	uintptr_t *slot = &METER__SP_BELOW(f.page, d);
-	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
 	uint32_t d1;
 
 	__asm__("" : "+r"(sp));	/* computed once, not rematerialised */
-	METER__PLUS_ONE(d1, d);
+	__asm__("" : "+r"(id));	/* one register, on both paths */
 
 	f.cd = METER__CD_WORD(f.page);
 	METER__FENCE();
@@ -286,12 +285,15 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	 * top frame is stale (longjmp, exception): the slow path pops it.
 	 */
 	if (__builtin_expect(sp >= slot[0], 0) &&
-	    (sp != slot[0] || slot[METER__SITE_SLOT - 1] != ra ||
-	     h->stack[d - 1] == (uint32_t)id))
+	    (__builtin_expect(sp != slot[0], 0) ||
+	     __builtin_expect(slot[METER__SITE_SLOT - 1] !=
+			      (uintptr_t)__builtin_return_address(0), 0) ||
+	     __builtin_expect(h->stack[d - 1] == rec->id, 0)))
 		goto slow;
+	METER__PLUS_ONE(d1, d);
 	METER__COUNTS(f.page)[id]++;
 	slot[1] = sp;
-	slot[METER__SITE_SLOT] = ra;
+	slot[METER__SITE_SLOT] = (uintptr_t)__builtin_return_address(0);
 	h->stack[d] = (uint32_t)id;
 	METER__FENCE();
 	h->depth = d1;
@@ -300,7 +302,8 @@ slow:
 #ifdef METER__THUNKS
 	return METER__THUNK_CALL("meter__enter_thunk", rec, "a"(sp));
 #else
-	return meter__enter_slow(rec, sp, ra);
+	return meter__enter_slow(rec, sp,
+				 (uintptr_t)__builtin_return_address(0));
 #endif
 }
 

@@ -531,6 +531,15 @@ void build_count(builder &b, tree page, tree id)
 	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
 }
 
+/* __builtin_return_address(0), as an integer */
+tree return_address(builder &b)
+{
+	tree ra = b.builtin(BUILT_IN_RETURN_ADDRESS, integer_zero_node,
+			    ptr_type_node, "meter_ra");
+
+	return b.convert(pointer_sized_int_node, ra, "meter_site");
+}
+
 /* meter__enter(): see lib/meter.h for why each store is where it is */
 void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 {
@@ -558,10 +567,7 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 		       build_int_cst(uptr, METER__BLOCK_SPS / 8), "meter_dd");
 	tree slot = b.index(page, dd, 8, "meter_slot");
 	sp = b.pin(sp);
-	tree ra = b.builtin(BUILT_IN_RETURN_ADDRESS, integer_zero_node,
-			    ptr_type_node, "meter_ra");
-	tree site = b.convert(uptr, ra, "meter_site");
-	tree d1 = b.plus_one(d, u32, "meter_d1");
+	id = b.pin(id);
 	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
 	b.fence();
 	/* current first, even on the shared page: what follows is sampled
@@ -584,18 +590,22 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	b.label(same_site);
 	tree below_site = b.load(slot, uptr,
 				 (METER__SITE_SLOT - 1) * 8, "meter_bsite");
-	b.cond(NE_EXPR, below_site, site, slow, same_id);
+	b.cond(NE_EXPR, below_site, return_address(b), slow, same_id);
 	b.label(same_id);
 	tree dm1 = b.op(PLUS_EXPR, uptr, d, build_int_cst(uptr, -1),
 			"meter_dm1");
 	tree stk_below = b.index(page, dm1, 4, "meter_stkb");
 	tree below_id = b.load(stk_below, u32, OFF_STACK, "meter_bid");
-	b.cond(EQ_EXPR, below_id, id32, slow, fast);
+	/* the record's id loaded again: one register fewer across the
+	 * test, as in meter.h */
+	tree rec_id = b.load(rec_addr, u32, 0, "meter_rid");
+	b.cond(EQ_EXPR, below_id, rec_id, slow, fast);
 
 	b.label(fast);
+	tree d1 = b.plus_one(d, u32, "meter_d1");
 	build_count(b, page, id);
 	b.store(slot, uptr, 8, sp);
-	b.store(slot, uptr, METER__SITE_SLOT * 8, site);
+	b.store(slot, uptr, METER__SITE_SLOT * 8, return_address(b));
 	tree stk = b.index(page, d, 4, "meter_stk");
 	b.store(stk, u32, OFF_STACK, id32);
 	b.fence();
