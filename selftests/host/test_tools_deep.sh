@@ -8,7 +8,9 @@
 # VM; test_lib_kernel_robust checks the kernel side live) and by the signal
 # backend (run here): the JSON, the folded lines, pprof's traces (read by
 # go tool pprof) and the HTML page's stacks all end in spin and are marked
-# cut at the root ("[truncated]", where main was).
+# cut at the root ("[truncated]", where main was).  Recursion past the
+# shadow stack's capacity (1008 frames) takes libmeter's slow path on every
+# call beyond it: the header counts those calls and meter-run warns.
 set -u
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
@@ -22,7 +24,7 @@ DATA=$ROOT/selftests/host/data
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_deep.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..10"
+echo "1..12"
 
 cp "$DATA/deep-kernel.json" "$tmp/kernel.json"
 "$RUN" -b signal -f json -o "$tmp/signal.json" -- "$WORK" deep 300 200 \
@@ -96,5 +98,17 @@ check "... of the depth a sample keeps (128 frames in each)" \
 for a in sys.argv[1:]:
     p = json.load(open(a))
     print(max(len(s[\"frames\"]) for s in p[\"stacks\"]))' '$tmp/kernel.json' '$tmp/signal.json' | sort -u) = 128 ]"
+
+"$RUN" -b signal -f flat -o "$tmp/deep3000.txt" -- "$WORK" deep 3000 20 \
+	> /dev/null 2> "$tmp/deep3000.err"
+"$RUN" -b signal -f flat -o "$tmp/deep300.txt" -- "$WORK" deep 300 20 \
+	> /dev/null 2> "$tmp/deep300.err"
+check "3000 deep: the header counts the slow path's calls, and meter-run warns naming the depth" \
+	bash -c "grep -Eq '^[0-9]{4} calls took libmeter.s slow path' '$tmp/deep3000.txt' &&
+		 grep -q 'took libmeter.s slow path: recursion deeper than 1008 frames' '$tmp/deep3000.err'" ||
+	diag "$tmp/deep3000.txt" "$tmp/deep3000.err"
+check "300 deep: no slow path beyond the first call, no line, no warning" \
+	bash -c "! grep -q 'slow path' '$tmp/deep300.txt' '$tmp/deep300.err'" ||
+	diag "$tmp/deep300.txt" "$tmp/deep300.err"
 
 exit $((fails > 0))
