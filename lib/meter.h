@@ -283,6 +283,8 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	 * the one on top (the same frame and return address, another
 	 * function: pushed here, as -O2 makes this the common case), or the
 	 * top frame is stale (longjmp, exception): the slow path pops it.
+	 * The id and the return address are loaded again for the test: held
+	 * in registers across it, they cost the fast path a saved register.
 	 */
 	if (__builtin_expect(sp >= slot[0], 0) &&
 	    (__builtin_expect(sp != slot[0], 0) ||
