@@ -8,7 +8,11 @@
 # gprof's call graph lists has the same number of calls in meter's profile
 # (recursive calls included: gprof's "N+M").  The Lua run raises and
 # catches errors (longjmp) and recurses; bzip2 compresses and decompresses
-# about 1 MB.
+# about 1 MB.  Then the builds people make, Debian's flags with inlining
+# on: bzip2's plugin build writes what its plain build writes, takes the
+# slow path for the thread's first call only (its inlined functions push
+# themselves on the fast path), and counts every function it instruments
+# exactly as the build without inlining does, inlined or not.
 set -u
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
@@ -71,6 +75,34 @@ for prog in bzip2 lua; do
 		head -n 20 "$tmp/$prog/diff" | diag
 	fi
 done
+
+# bzip2 as Debian builds it: the plugin build against the plain build and
+# against the build without inlining (the same work: bzip2 seeds nothing)
+prog=bzip2
+mapfile -t args <<< "$(realprogs_args $prog "$DIR" 1)"
+"$DIR/$prog/plain/$prog" "${args[@]}" > "$tmp/plain.bz2"
+METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/o2.json" \
+	"$DIR/$prog/plugin/$prog" "${args[@]}" > "$tmp/plugin.bz2"
+METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/ni.json" \
+	"$DIR/$prog/plugin-ni/$prog" "${args[@]}" > /dev/null
+check "bzip2 (Debian's flags): the plugin build's output is the plain build's" \
+	cmp -s "$tmp/plain.bz2" "$tmp/plugin.bz2"
+slow=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("slow_entries", 0))' "$tmp/o2.json")
+check "bzip2 (Debian's flags): one slow-path entry, the thread's first call ($slow)" \
+	test "$slow" = 1
+# the functions the -O2 build instruments, their counts in both builds
+meter_calls "$tmp/o2.json" | awk -F "$TAB" '$2 != ""' > "$tmp/o2.tab"
+meter_calls "$tmp/ni.json" > "$tmp/ni.tab"
+join -t "$TAB" -a 1 -e MISSING -o 0,1.2,2.2 "$tmp/o2.tab" "$tmp/ni.tab" |
+	awk -F "$TAB" '$2 != $3' > "$tmp/o2.diff"
+inlined=$(comm -23 <(cut -f1 "$tmp/o2.tab") \
+	<(nm "$DIR/$prog/plugin/$prog" | awk '$2 ~ /^[tT]$/ { print $3 }' | sed 's/\..*//' | sort -u) | wc -l)
+if [ "$(wc -l < "$tmp/o2.tab")" -ge 30 ] && [ "$inlined" -ge 5 ] && [ ! -s "$tmp/o2.diff" ]; then
+	ok "bzip2 (Debian's flags): all $(wc -l < "$tmp/o2.tab") functions counted as without inlining ($inlined of them inlined everywhere)"
+else
+	nok "bzip2 (Debian's flags): counts equal the build without inlining's ($(wc -l < "$tmp/o2.diff") differ, $inlined inlined)"
+	head -n 20 "$tmp/o2.diff" | diag
+fi
 
 echo "1..$n"
 [ $fails = 0 ]
