@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 #
-# meter's GCC plugin (plugin/meter_plugin.cc, plugin/body_shape.cc) into build/plugin/meter.so,
+# meter's GCC plugin (plugin/meter_plugin.cc, plugin/body_shape.cc,
+# plugin/sequences.cc) into build/plugin/meter.so,
 # built with $(CXX) against the plugin headers of the GCC that builds the
 # rest ($(CC) -print-file-name=plugin; Debian's gcc-12-plugin-dev).  Use:
 #
@@ -17,9 +18,9 @@ PLUGIN_CXXFLAGS := -std=gnu++17 -fPIC -fno-rtti -O2 -g -Wall -Wextra \
 	-Werror -Wno-unused-parameter -I$(GCC_PLUGIN_DIR)/include -Ilib \
 	-Iinclude/uapi
 
-PLUGIN_SRCS := plugin/meter_plugin.cc plugin/body_shape.cc
+PLUGIN_SRCS := plugin/meter_plugin.cc plugin/body_shape.cc plugin/sequences.cc
 
-$(METER_PLUGIN): $(PLUGIN_SRCS) plugin/body_shape.h lib/meter.h
+$(METER_PLUGIN): $(PLUGIN_SRCS) plugin/body_shape.h plugin/sequences.h lib/meter.h
 	@test -f "$(GCC_PLUGIN_DIR)/include/gcc-plugin.h" || { \
 		echo "no GCC plugin headers for $(CC) in $(GCC_PLUGIN_DIR): install gcc-12-plugin-dev (scripts/install-deps)" >&2; \
 		exit 1; }
