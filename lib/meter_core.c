@@ -11,7 +11,8 @@
  * returns to (sites[]).  sps[-1] is a sentinel, UINTPTR_MAX.  Depth and
  * current change together, in one 64-bit store (meter_set_cd).  A frame is stale (left by longjmp or by
  * an exception through code without cleanups) when a new call arrives at
- * or above it (see stale_for_enter): the slow path pops such frames.
+ * or above it (stale_for_enter in meter_shadow.c, which keeps the shadow
+ * stack's code): the slow path pops such frames.
  */
 #include <errno.h>
 #include <inttypes.h>
