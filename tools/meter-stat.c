@@ -59,7 +59,7 @@ static void usage(FILE *out)
 "\n" CLI_REPORT_HELP
 "\nmerge writes JSON unless --format says otherwise.  diff shows per\n"
 "function the change of self and total share with its noise band and\n"
-"of calls, as text, json or html (--threshold and --no-correction\n"
+"of calls, as text, json or html (--threshold and --correct\n"
 "apply).\n");
 }
 
