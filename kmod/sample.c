@@ -32,20 +32,41 @@ static bool meter_id_ok(const struct meter_session *s, u32 id, u32 max_id)
 	return id && id <= max_id && id <= METER_FUNCS_MAX;
 }
 
+/*
+ * The first frame of the run of known frames that ends at the top (frame
+ * depth - 1): below the capacity all are in stack[]; past it, the page's
+ * deep[] window must reach the top, and stack[] joins it when the window
+ * starts at or below the capacity (<linux/meter.h>).  depth: none known.
+ */
+static u32 meter_known_from(const struct meter_page *pg, u32 depth, u32 *lo)
+{
+	u32 top = READ_ONCE(pg->deep_top);
+
+	*lo = top - METER_DEEP_WINDOW;
+	if (depth <= METER_STACK_CAP)
+		return 0;
+	if (top < depth || top <= METER_STACK_CAP || *lo >= depth)
+		return depth;
+	return *lo <= METER_STACK_CAP ? 0 : *lo;
+}
+
 /* Copy the kept frames out of the page; returns how many, 0: invalid. */
 static u32 meter_sample_frames(struct meter_session *s,
 			       const struct meter_page *pg, u32 depth,
 			       u32 cur, u32 max_id, u32 *frames,
 			       bool *truncated)
 {
-	u32 avail = min_t(u32, depth, METER_STACK_CAP);
-	u32 first, n, i;
+	u32 lo, first = meter_known_from(pg, depth, &lo);
+	u32 n, i;
 
-	*truncated = depth > METER_SAMPLE_DEPTH_MAX;
-	n = min_t(u32, avail, METER_SAMPLE_DEPTH_MAX);
-	first = avail - n;
+	if (depth - first > METER_SAMPLE_DEPTH_MAX)
+		first = depth - METER_SAMPLE_DEPTH_MAX;
+	*truncated = first > 0;
+	n = depth - first;
 	for (i = 0; i < n; i++) {
-		u32 id = READ_ONCE(pg->stack[first + i]);
+		u32 k = first + i;
+		u32 id = k < METER_STACK_CAP ? READ_ONCE(pg->stack[k]) :
+					       READ_ONCE(pg->deep[k - lo]);
 
 		if (!meter_id_ok(s, id, max_id))
 			return 0;
@@ -54,10 +75,10 @@ static u32 meter_sample_frames(struct meter_session *s,
 	/*
 	 * A current function that is not the top of the stack is the leaf:
 	 * a flat function (METER_FUNCTION_FLAT pushes nothing), or a call
-	 * between its two stores.  With no stack, the current function
-	 * alone.  Past the capacity the top is unknown: left as it is.
+	 * between its two stores.  With no stack, or none known, the current
+	 * function alone.
 	 */
-	if (depth <= METER_STACK_CAP && (!n || frames[n - 1] != cur)) {
+	if (!n || frames[n - 1] != cur) {
 		if (n == METER_SAMPLE_DEPTH_MAX) {
 			memmove(frames, frames + 1, (n - 1) * sizeof(*frames));
 			n--;

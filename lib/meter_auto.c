@@ -229,8 +229,8 @@ exit_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 	cfa = find_cfa(hook_cfa, site);
 	if (d > METER_STACK_CAP) {
 		if (!cfa || sps[METER_STACK_CAP - 1] >= cfa) {
-			/* a frame past the capacity: keep the current id */
-			meter_pop_to(d - 1, pg->current_id);
+			/* a frame past the capacity */
+			meter_pop_to(d - 1);
 			return;
 		}
 		d = METER_STACK_CAP;	/* all of them were unwound */
@@ -247,7 +247,7 @@ exit_slow(uintptr_t fn, uintptr_t hook_cfa, uintptr_t site)
 		if (d > 0 && sites[d - 1] == site)
 			d--;
 	}
-	meter_pop_to(d, 0);
+	meter_pop_to(d);
 }
 
 void METER_NOINSTR __cyg_profile_func_enter(void *fn, void *call_site)

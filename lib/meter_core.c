@@ -34,6 +34,8 @@ _Static_assert(offsetof(struct meter_page, depth) ==
 _Static_assert(offsetof(struct meter_page, current_id) + 4 ==
 	       offsetof(struct meter_page, depth), "current, depth: one word");
 _Static_assert(METER__FUNCS_MAX == METER_FUNCS_MAX, "function ids");
+_Static_assert(offsetof(struct meter_page, reserved) + 4 ==
+	       offsetof(struct meter_page, stack), "stack[-1] is reserved");
 _Static_assert(METER__BLOCK_SITES + 8 * (METER_STACK_CAP + 1) <=
 	       METER__BLOCK_COUNTS, "block layout");
 
@@ -443,7 +445,7 @@ static void thread_free_maps(struct meter_thr *th)
 	if (th->alloc_bytes)
 		munmap(th->alloc_bytes, ID_ARRAY_BYTES);
 	if (th->page)
-		munmap(th->page, METER__BLOCK_BYTES);
+		munmap(th->page, METER_BLOCK_ALL_BYTES);
 }
 
 static struct meter_thr *thread_alloc(void)
@@ -453,8 +455,10 @@ static struct meter_thr *thread_alloc(void)
 	if (!th)
 		return NULL;
 	th->tid = gettid();
-	/* the page, the shadow stack's side arrays, the call counts */
-	th->page = meter_map(METER__BLOCK_BYTES);
+	/* the page, the shadow stack's side arrays, the call counts, the
+	 * frames past the page's capacity
+	 */
+	th->page = meter_map(METER_BLOCK_ALL_BYTES);
 	if (th->page)
 		th->counts = METER__COUNTS(th->page);
 	if (meter_g.alloc) {
@@ -738,20 +742,10 @@ extern __typeof__(meter__enter_flat_slow) meter_enter_flat_slow_hidden
 
 void meter_enter(meter_record_t *rec)
 {
-	struct meter_page *pg;
-	uint32_t d;
-
 	if (!rec || !rec->id || !meter_thread_ready())
 		return;
 	meter_counts()[rec->id]++;
-	pg = meter__tls.page;
-	d = pg->depth;
-	if (d < METER_STACK_CAP) {
-		meter_sps()[d] = METER_SP_API;
-		meter_sites()[d] = 0;
-		pg->stack[d] = rec->id;
-	}
-	meter_set_cd(pg, rec->id, d + 1);
+	meter_push_api(rec->id);
 }
 
 void meter_leave(meter_record_t *rec)
@@ -767,13 +761,13 @@ void meter_leave(meter_record_t *rec)
 	if (d == 0)
 		return;
 	if (d > METER_STACK_CAP) {
-		meter_pop_to(d - 1, rec->id);
+		meter_pop_to(d - 1);
 		return;
 	}
 	/* the nearest activation among the explicit frames on top */
 	for (i = d; i > 0 && sps[i - 1] == METER_SP_API; i--) {
 		if (pg->stack[i - 1] == rec->id) {
-			meter_pop_to(i - 1, 0);
+			meter_pop_to(i - 1);
 			return;
 		}
 	}

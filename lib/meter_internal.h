@@ -134,6 +134,31 @@ static inline uintptr_t *meter_sites(void)
 	return METER__SITES(meter__tls.page);
 }
 
+/*
+ * Frames past the page's capacity, by depth - METER_STACK_CAP: in the
+ * thread's block after the call counts (only libmeter reads them; the
+ * page's deep[] window shows the kernel the ones nearest the leaf).
+ * Deeper still, a frame's id is not kept.
+ */
+#define METER_DEEP_MAX		(1U << 18)
+#define METER_BLOCK_DEEP	METER__BLOCK_BYTES
+#define METER_BLOCK_ALL_BYTES	(METER_BLOCK_DEEP + 4ULL * METER_DEEP_MAX)
+
+static inline uint32_t *meter_deep(void)
+{
+	return (uint32_t *)((char *)meter__tls.page + METER_BLOCK_DEEP);
+}
+
+/* The id of frame k (0 <= k < depth) of the thread's stack; 0: not kept. */
+static inline uint32_t meter_frame_id(uint32_t k)
+{
+	if (k < METER_STACK_CAP)
+		return meter__tls.page->stack[k];
+	if (k - METER_STACK_CAP < METER_DEEP_MAX)
+		return meter_deep()[k - METER_STACK_CAP];
+	return 0;
+}
+
 /* Makes depth d and current cur visible together. */
 static inline void meter_set_cd(struct meter_page *pg, uint32_t cur,
 				uint32_t d)
@@ -151,7 +176,8 @@ static inline void meter_set_cd(struct meter_page *pg, uint32_t cur,
 extern struct meter_page meter_scratch_page METER_HIDDEN;
 void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 		struct meter__frame *f) METER_HIDDEN;
-void meter_pop_to(uint32_t d, uint32_t fallback_current) METER_HIDDEN;
+void meter_pop_to(uint32_t d) METER_HIDDEN;
+void meter_push_api(uint32_t id) METER_HIDDEN;
 struct meter__frame meter_enter_quick(struct meter_record *rec, uintptr_t sp,
 				      uintptr_t site) METER_HIDDEN;
 struct meter__frame meter_enter_flat_quick(struct meter_record *rec)

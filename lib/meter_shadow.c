@@ -35,23 +35,60 @@ static inline bool stale_for_enter(uintptr_t e_sp, uintptr_t e_site,
 }
 
 /* Sets depth to d and makes the frame below current. */
-void meter_pop_to(uint32_t d, uint32_t fallback_current)
+void meter_pop_to(uint32_t d)
+{
+	meter_set_cd(meter__tls.page, d ? meter_frame_id(d - 1) : 0, d);
+}
+
+/*
+ * Shows the kernel the frames nearest the leaf past the page's capacity
+ * (<linux/meter.h>, deep[]): the window ending at frame top - 1.  The
+ * sampler interrupts this thread, so it sees the window whole or, with
+ * deep_top 0, none of it.
+ */
+static void show_deep_window(struct meter_page *pg, uint32_t top)
+{
+	uint32_t i;
+
+	pg->deep_top = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (top - METER_STACK_CAP > METER_DEEP_MAX)
+		return;
+	/* top > METER_STACK_CAP > METER_DEEP_WINDOW */
+	for (i = 0; i < METER_DEEP_WINDOW; i++)
+		pg->deep[i] = meter_frame_id(top - METER_DEEP_WINDOW + i);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pg->deep_top = top;
+}
+
+/* Stores id as frame d (depth d + 1) and makes it current. */
+static void put_frame(struct meter_page *pg, uint32_t d, uint32_t id,
+		      uintptr_t sp, uintptr_t site)
+{
+	if (d < METER_STACK_CAP) {
+		meter_sps()[d] = sp;
+		meter_sites()[d] = site;
+		pg->stack[d] = id;
+	} else {
+		if (d - METER_STACK_CAP < METER_DEEP_MAX)
+			meter_deep()[d - METER_STACK_CAP] = id;
+		show_deep_window(pg, d + 1);
+	}
+	meter_set_cd(pg, id, d + 1);
+}
+
+/* Pushes a frame of the explicit API (meter_enter). */
+void meter_push_api(uint32_t id)
 {
 	struct meter_page *pg = meter__tls.page;
-	uint32_t cur;
 
-	if (d == 0)
-		cur = 0;
-	else if (d <= METER_STACK_CAP)
-		cur = pg->stack[d - 1];
-	else
-		cur = fallback_current;
-	meter_set_cd(pg, cur, d);
+	put_frame(pg, pg->depth, id, METER_SP_API, 0);
 }
 
 /*
  * Pushes id for a frame at sp, first popping frames the call shows to be
- * stale.  Fills f (if given) for the manual leave.
+ * stale.  Fills f (if given) for the manual leave: the caller's current
+ * is the frame below, as the inline entry has made id current already.
  */
 void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 		struct meter__frame *f)
@@ -74,17 +111,12 @@ void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 						id))
 			d--;
 	if (d != d0)
-		meter_pop_to(d, pg->current_id);
+		meter_pop_to(d);
 	if (f) {
 		f->page = pg;
-		f->cd = METER__CD(pg->current_id, d);
+		f->cd = METER__CD(d ? meter_frame_id(d - 1) : 0, d);
 	}
-	if (d < METER_STACK_CAP) {
-		sps[d] = sp;
-		sites[d] = site;
-		pg->stack[d] = id;
-	}
-	meter_set_cd(pg, id, d + 1);
+	put_frame(pg, d, id, sp, site);
 }
 
 /* A call that is not profiled, and will not be without registering. */

@@ -101,7 +101,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	struct meter_page *pg = meter__tls.page;
 	struct meter_thr *th = meter_self;
 	uint32_t frames[METER_SAMPLE_DEPTH_MAX];
-	uint32_t cur, depth, avail, n, i, maxid, trunc;
+	uint32_t cur, depth, n, i, maxid, trunc;
 	int saved = errno;
 	uint64_t w = 1;
 
@@ -133,24 +133,26 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	}
 	atomic_fetch_add_explicit(&meter_g.self[cur], w, memory_order_relaxed);
 	/*
-	 * The kernel's rule (kmod/sample.c): the leaf-most frames the page
-	 * holds, then the current function when it is not the top (a flat
-	 * function, or a call between its two stores), dropping the
-	 * root-most frame to make room.  Past the page's capacity the top
-	 * is unknown and left as it is.
+	 * The kernel's rule (<linux/meter.h>): the frames nearest the leaf,
+	 * then the current function when it is not the top (a flat function,
+	 * or a call between its two stores), dropping the root-most frame to
+	 * make room.  This thread is the one interrupted, so its frames past
+	 * the page's capacity are all here (meter_frame_id), not only the
+	 * page's window of them.
 	 */
-	avail = depth < METER_STACK_CAP ? depth : METER_STACK_CAP;
-	n = avail < METER_SAMPLE_DEPTH_MAX ? avail : METER_SAMPLE_DEPTH_MAX;
-	trunc = depth > METER_SAMPLE_DEPTH_MAX;
+	n = depth < METER_SAMPLE_DEPTH_MAX ? depth : METER_SAMPLE_DEPTH_MAX;
+	if (depth > METER_STACK_CAP + METER_DEEP_MAX)
+		n = 0;	/* the frames nearest the leaf were not kept */
+	trunc = depth > n;
 	for (i = 0; i < n; i++) {
-		frames[i] = pg->stack[avail - n + i];
+		frames[i] = meter_frame_id(depth - n + i);
 		if (!frames[i] || frames[i] > maxid) {
 			atomic_fetch_add_explicit(&meter_g.invalid, w,
 						  memory_order_relaxed);
 			goto out;
 		}
 	}
-	if (depth <= METER_STACK_CAP && (!n || frames[n - 1] != cur)) {
+	if (!n || frames[n - 1] != cur) {
 		if (n == METER_SAMPLE_DEPTH_MAX) {
 			for (i = 0; i + 1 < n; i++)
 				frames[i] = frames[i + 1];

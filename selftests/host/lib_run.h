@@ -199,6 +199,30 @@ TAP_HELPER void truncated_ends(const struct meter_profile *p, const char *leaf,
 	}
 }
 
+/*
+ * Samples of the stacks whose leaf is leaf, and of those the ones whose
+ * frame before the leaf is caller.
+ */
+TAP_HELPER void leaf_callers(const struct meter_profile *p, const char *leaf,
+			     const char *caller, uint64_t *at_leaf,
+			     uint64_t *from_caller)
+{
+	const struct meter_func *lf = p ? func_named(p, leaf) : NULL;
+	const struct meter_func *cf = p ? func_named(p, caller) : NULL;
+	size_t i;
+
+	*at_leaf = *from_caller = 0;
+	for (i = 0; lf && cf && i < p->nstacks; i++) {
+		const struct meter_stack *st = &p->stacks[i];
+
+		if (!st->depth || st->frames[st->depth - 1] != lf->id)
+			continue;
+		*at_leaf += st->samples;
+		if (st->depth > 1 && st->frames[st->depth - 2] == cf->id)
+			*from_caller += st->samples;
+	}
+}
+
 /* "a;b;c" for a stack, using function names. */
 TAP_HELPER void stack_string(const struct meter_profile *p,
 			 const struct meter_stack *s, char *buf, size_t len)

@@ -12,6 +12,8 @@
  *   lib_workload spin MS         a() -> b() -> spin() MS ms; c() -> spin() MS ms
  *   lib_workload longjmp K D     K times: recurse D deep and longjmp out
  *   lib_workload deep D MS       recurse D deep, spin MS ms at the bottom
+ *   lib_workload deepback D MS   recurse D deep; the bottom calls spin()
+ *                                for 1 ms, then burns MS ms itself
  *   lib_workload fork N          leaf() N times, fork; child: leaf() 2N times
  *   lib_workload forkbusy K      4 threads call leaf() until told to stop;
  *                                meanwhile fork K children, each calls
@@ -178,6 +180,23 @@ NOINLINE static void deep(int d, unsigned long ms)
 	sink++;
 }
 
+/* The bottom's own time comes after a call returns past the capacity. */
+NOINLINE static void deepback(int d, unsigned long ms)
+{
+	PROFILED(deepback);
+	unsigned long end;
+
+	if (d > 1) {
+		deepback(d - 1, ms);
+	} else {
+		spin(1);
+		end = now_ms() + ms;
+		while (now_ms() < end)
+			sink++;
+	}
+	sink++;
+}
+
 NOINLINE static void allocator(long n)
 {
 	PROFILED(allocator);
@@ -322,6 +341,8 @@ int main(int argc, char **argv)
 		spin(50);
 	} else if (!strcmp(cmd, "deep")) {
 		deep((int)n, (unsigned long)m);
+	} else if (!strcmp(cmd, "deepback")) {
+		deepback((int)n, (unsigned long)m);
 	} else if (!strcmp(cmd, "forkbusy")) {
 		pthread_t t[4];
 		int st, bad = 0;

@@ -6,8 +6,10 @@
  * A stack deeper than the frames a sample keeps (300 > 128) keeps its
  * leaf-most frames, as meter.ko does: the leaf is the function running
  * (spin), the root-most (main) is what was dropped, in the profile and in
- * the folded stacks meter-stat prints from it.  Signal backend, in each
- * mode (the variants).
+ * the folded stacks meter-stat prints from it.  Past the capacity too the
+ * leaf is the function running and the frames before it are its callers,
+ * and a return there makes the caller current again.  Signal backend, in
+ * each mode (the variants).
  */
 #include "kselftest_harness.h"
 #include "lib_run.h"
@@ -80,6 +82,75 @@ TEST_F(past_capacity, the_bottom_keeps_its_self_time)
 
 	ASSERT_NE(NULL, spin);
 	EXPECT_GE(spin->self_samples * 10, self->p->samples * 8);
+}
+
+TEST_F(past_capacity, the_leaf_past_the_capacity_is_the_running_function)
+{
+	uint64_t leaf_spin, with_main, truncated;
+
+	truncated_ends(self->p, "spin", "main", &truncated, &leaf_spin,
+		       &with_main);
+	ASSERT_LT(0, truncated);
+	EXPECT_GE(leaf_spin * 10, truncated * 9);
+	EXPECT_EQ(0, with_main) TH_LOG("the root is what is dropped");
+}
+
+TEST_F(past_capacity, the_running_function_keeps_its_caller)
+{
+	uint64_t at_spin, from_deep;
+
+	leaf_callers(self->p, "spin", "deep", &at_spin, &from_deep);
+	ASSERT_LT(0, at_spin);
+	EXPECT_EQ(at_spin, from_deep);
+}
+
+/* "deepback 3000 200": the bottom burns its time after spin() returns */
+FIXTURE(returns_past_capacity) {
+	struct meter_profile *p;
+	char out[256], json[PATH_MAX];
+};
+
+FIXTURE_VARIANT(returns_past_capacity) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(returns_past_capacity, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(returns_past_capacity, automatic) { .mode = "auto" };
+FIXTURE_VARIANT_ADD(returns_past_capacity, plugin) { .mode = "plugin" };
+
+FIXTURE_SETUP(returns_past_capacity)
+{
+	char prog[64], label[64];
+	const char *args[] = { "deepback", "3000", "200", NULL };
+	int status;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	snprintf(label, sizeof(label), "%s-deepback", variant->mode);
+	snprintf(self->json, sizeof(self->json), "%s/%s.json", scratch(),
+		 label);
+	self->p = run_profile(prog, "signal", args, self->out,
+			      sizeof(self->out), label, NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
+}
+
+FIXTURE_TEARDOWN(returns_past_capacity)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(returns_past_capacity, the_caller_is_current_again_after_a_return)
+{
+	const struct meter_func *bottom = func_named(self->p, "deepback");
+	const struct meter_func *spin = func_named(self->p, "spin");
+
+	ASSERT_NE(NULL, bottom);
+	ASSERT_NE(NULL, spin);
+	EXPECT_EQ(3000, bottom->calls);
+	EXPECT_GE(bottom->self_samples * 10, self->p->samples * 8);
+	EXPECT_GE(self->p->samples, spin->self_samples * 10);
+	EXPECT_EQ(1, printed_depth(self->out));
 }
 
 FIXTURE(leaf_kept) {

@@ -6,7 +6,9 @@
  * stacks and no invalid samples; the deep run's samples are truncated.
  * 300-deep recursion (past the 128 frames a sample keeps, within the page)
  * keeps the leaf-most frames: the stacks end in spin and have lost main,
- * as with the signal backend (test_lib_deep).  In each mode (variants).
+ * as with the signal backend (test_lib_deep).  Past the capacity the leaf
+ * is still spin, called from deep (the page's deep[] window), and a return
+ * there makes the caller current again.  In each mode (variants).
  */
 #include "lib_kernel.h"
 
@@ -107,6 +109,44 @@ TEST_F(robust, recursion_past_the_capacity_is_truncated_not_invalid)
 	 * session is told how many */
 	EXPECT_LE(3000 - METER_STACK_CAP, self->r.p->slow_entries);
 	EXPECT_GE(3000 + self->r.p->nfuncs, self->r.p->slow_entries);
+}
+
+/* the page's window past the capacity (deep[]) gives the leaf's callers */
+TEST_F(robust, past_the_capacity_the_leaf_runs_and_keeps_its_caller)
+{
+	char prog[64];
+	const char *args[] = { "deep", "3000", "200", NULL };
+	uint64_t leaf_spin, with_main, truncated, at_spin, from_deep;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	kernel_run(&self->r, prog, args, "deepleaf", NULL);
+	ASSERT_KERNEL_RUN(&self->r);
+	truncated_ends(self->r.p, "spin", "main", &truncated, &leaf_spin,
+		       &with_main);
+	ASSERT_LT(0, truncated);
+	EXPECT_GE(leaf_spin * 10, truncated * 9);
+	EXPECT_EQ(0, with_main);
+	leaf_callers(self->r.p, "spin", "deep", &at_spin, &from_deep);
+	ASSERT_LT(0, at_spin);
+	EXPECT_EQ(at_spin, from_deep);
+}
+
+TEST_F(robust, a_return_past_the_capacity_makes_the_caller_current)
+{
+	char prog[64];
+	const char *args[] = { "deepback", "3000", "200", NULL };
+	const struct meter_func *bottom, *spin;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	kernel_run(&self->r, prog, args, "deepback", NULL);
+	ASSERT_KERNEL_RUN(&self->r);
+	bottom = func_named(self->r.p, "deepback");
+	spin = func_named(self->r.p, "spin");
+	ASSERT_NE(NULL, bottom);
+	ASSERT_NE(NULL, spin);
+	EXPECT_EQ(3000, bottom->calls);
+	EXPECT_GE(bottom->self_samples * 10, self->r.p->samples * 8);
+	EXPECT_GE(self->r.p->samples, spin->self_samples * 10);
 }
 
 /* a sample taken on the way down may end in deep: spin runs 200 ms */

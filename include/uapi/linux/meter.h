@@ -30,10 +30,18 @@
  * is always the leaf.
  *
  * depth may grow past METER_STACK_CAP (deep recursion): frames beyond the
- * capacity are not written, and the module records such samples as
- * truncated.  Nothing read from the page is trusted: an id of 0 means "no
- * current function"; an id above the session's registered ids or a magic
- * or version mismatch is counted as invalid.
+ * capacity have no slot in stack[].  The library then keeps the frames
+ * nearest the leaf in deep[]: deep[i] is frame deep_top -
+ * METER_DEEP_WINDOW + i (frame k is the one stack[k] would hold), written
+ * on every push past the capacity, with deep_top set to 0 while it is
+ * rewritten.  Frames of deep[] at or above depth are stale (popped);
+ * deep_top below depth, or 0, means none is known.  The sampled stack is
+ * then the known frames that end at the top (cut to the ones nearest the
+ * leaf, and marked truncated), then current if it is not the known top:
+ * the leaf is current at any depth.  Nothing read from the page is
+ * trusted: an id of 0 means "no current function"; an id above the
+ * session's registered ids or a magic or version mismatch is counted as
+ * invalid.
  *
  * ---------------------------------------------------------------------
  * Commands (family METER_GENL_NAME, version METER_GENL_VERSION)
@@ -171,13 +179,16 @@
 #define METER_PAGE_SIZE		4096
 #define METER_PAGE_HDR_WORDS	16
 #define METER_STACK_CAP		(METER_PAGE_SIZE / 4 - METER_PAGE_HDR_WORDS)
+#define METER_DEEP_WINDOW	10	/* frames kept past the capacity */
 
 struct meter_page {
 	__u32 magic;		/* METER_PAGE_MAGIC */
 	__u32 version;		/* METER_PAGE_VERSION */
 	__u32 current_id;	/* id of the current function; 0: none */
 	__u32 depth;		/* frames pushed; may exceed METER_STACK_CAP */
-	__u32 reserved[METER_PAGE_HDR_WORDS - 4];
+	__u32 deep[METER_DEEP_WINDOW];	/* past the capacity: see above */
+	__u32 deep_top;		/* frame after deep[]'s last; 0: none */
+	__u32 reserved;		/* 0: stack[-1] reads as "no function" */
 	__u32 stack[METER_STACK_CAP];	/* ids, root first */
 };
 
