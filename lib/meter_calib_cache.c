@@ -15,7 +15,8 @@
  * change the cost of a call) and the mode (manual or automatic).  When the
  * machine changes, one of these does, the key is not found and the process
  * measures and adds its line; a file that does not parse is measured over.
- * What the key cannot name (valgrind, another clock speed) the speed check
+ * (valgrind shows the program a CPU of its own).  What the key cannot name
+ * (another clock speed, another machine of the same CPU) the speed check
  * of meter_calibrate.c catches with PLAIN_PS, the uninstrumented call.
  * Without a build-id, for a setuid program, or with METER_CACHE_DIR=off,
  * nothing is kept.  METER_CALIBRATE=1 measures anyway and replaces the line.

@@ -5,8 +5,15 @@
  * it; a line for another key, a file that does not parse, a speed that
  * does not match and METER_CALIBRATE=1 each make the process measure; the
  * manual and automatic modes keep a line each; METER_CACHE_DIR=off keeps
- * nothing.
+ * nothing.  With the other cores busy, every later process still takes the
+ * kept figures, and one kept at a quarter or four times this speed, or
+ * under valgrind, is still measured over.
  */
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+
 #include "kselftest_harness.h"
 #include "lib_run.h"
 
@@ -58,6 +65,23 @@ static int read_cache(const char *mode, uint64_t *ps, char *key, size_t len)
 	}
 	fclose(f);
 	return n;
+}
+
+/* the uninstrumented call's kept time of the file's only line */
+static int read_cache_plain(uint64_t *plain)
+{
+	char line[512] = "";
+	char *sp;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	sp = strrchr(line, ' ');
+	*plain = sp ? strtoull(sp + 1, NULL, 10) : 0;
+	return *plain ? 1 : 0;
 }
 
 static void write_cache(const char *text)
@@ -213,6 +237,112 @@ TEST_F(cache, cache_dir_off_measures_and_keeps_nothing)
 	EXPECT_NE(0, access(dflt, F_OK));
 	EXPECT_NE(0, access(file, F_OK));
 	EXPECT_NE(0, access("off/calibration", F_OK)) TH_LOG("off taken as a path");
+}
+
+/*
+ * This process (and the workloads it starts) on the first CPU it may use,
+ * one spinning child on each other: a loaded machine.
+ */
+FIXTURE(busy) {
+	char key[400];
+	pid_t burners[64];
+	int nburners;
+};
+
+FIXTURE_SETUP(busy)
+{
+	cpu_set_t all, one;
+	int cpu, first = -1;
+
+	cache_in_scratch();
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	self->nburners = 0;
+	for (cpu = 0; cpu < CPU_SETSIZE && self->nburners < 64; cpu++) {
+		pid_t pid;
+
+		if (!CPU_ISSET(cpu, &all))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (first < 0) {
+			first = cpu;
+			ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+			continue;
+		}
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			volatile unsigned long spin = 0;
+
+			sched_setaffinity(0, sizeof(one), &one);
+			for (;;)
+				spin++;
+		}
+		self->burners[self->nburners++] = pid;
+	}
+	if (!self->nburners)
+		TH_LOG("one CPU: nothing else to load");
+}
+
+FIXTURE_TEARDOWN(busy)
+{
+	int i;
+
+	for (i = 0; i < self->nburners; i++) {
+		kill(self->burners[i], SIGKILL);
+		waitpid(self->burners[i], NULL, 0);
+	}
+	scratch_cleanup();
+}
+
+TEST_F(busy, every_later_process_takes_the_kept_figures)
+{
+	int i, taken = 0;
+
+	kept_sentinel(self->key, sizeof(self->key));
+	for (i = 0; i < 20; i++)
+		taken += cost_of("manual", "kept", NULL) == 777;
+	EXPECT_EQ(20, taken);
+}
+
+/* the kept uninstrumented call 4x faster, then 4x slower than here */
+TEST_F(busy, figures_kept_at_four_times_another_speed_are_measured_over)
+{
+	char text[600];
+	uint64_t plain;
+
+	kept_sentinel(self->key, sizeof(self->key));
+	ASSERT_EQ(1, read_cache_plain(&plain));
+	snprintf(text, sizeof(text), "%s 777 333 %" PRIu64 "\n", self->key,
+		 plain / 4);
+	write_cache(text);
+	EXPECT_NE(777, cost_of("manual", "faster", NULL));
+	snprintf(text, sizeof(text), "%s 777 333 %" PRIu64 "\n", self->key,
+		 plain * 4);
+	write_cache(text);
+	EXPECT_NE(777, cost_of("manual", "slower", NULL));
+}
+
+/* valgrind: caught by its CPU, which is not this one, in the key */
+TEST_F(busy, a_run_under_valgrind_measures_over)
+{
+	char path[PATH_MAX], cmd[3 * PATH_MAX + 200];
+	struct meter_profile *p;
+
+	if (system("valgrind --version >/dev/null 2>&1"))
+		SKIP(return, "valgrind is not installed");
+	kept_sentinel(self->key, sizeof(self->key));
+	snprintf(path, sizeof(path), "%s/valgrind.json", scratch());
+	snprintf(cmd, sizeof(cmd),
+		 "METER_BACKEND=off METER_QUIET=1 METER_OUTPUT='%s' %s "
+		 "valgrind --tool=none -q '%s/lib_workload_manual' spin 1 "
+		 ">/dev/null", path, env_dir, self_dir());
+	ASSERT_EQ(0, system(cmd));
+	p = load_profile(path);
+	ASSERT_NE(NULL, p);
+	EXPECT_LT(0, p->call_cost_ps);
+	EXPECT_NE(777, p->call_cost_ps);
+	meter_profile_free(p);
 }
 
 TEST_HARNESS_MAIN
