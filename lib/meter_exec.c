@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * exec ends a process's profile as exit does.  The call counts live in the
+ * exec and _exit end a process's profile as exit does.  The call counts live in the
  * process's memory until meter_process_finish() sends them (kernel
  * backend) or writes the profile file (signal and off); an exec replaces
  * that memory without running the destructors, so these definitions of
@@ -9,6 +9,14 @@
  * back through the dynamic linker.  posix_spawn and vfork children exec
  * through glibc internally and are not seen, which is right: they are
  * other processes.  If the exec fails, the process goes on unprofiled.
+ *
+ * _exit and _Exit skip the destructors too: a forked child that leaves
+ * with them (the usual way, so that the parent's stdio buffers are not
+ * flushed twice) would lose its calls and its profile.  A vfork child
+ * shares its parent's memory and must touch nothing of libmeter's:
+ * meter_process_finish() does nothing in a process that is not the one
+ * libmeter set up (fork's child handler makes a forked child one; vfork
+ * runs none).  A direct exit_group system call is not seen.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -141,4 +149,21 @@ int execle(const char *path, const char *arg0, ...)
 	ret = exec_list(execve, path, arg0, &ap, true);
 	va_end(ap);
 	return ret;
+}
+
+static __attribute__((noreturn)) void leave(int status)
+{
+	meter_process_finish(false);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+void _exit(int status)
+{
+	leave(status);
+}
+
+void _Exit(int status)
+{
+	leave(status);
 }

@@ -12,9 +12,12 @@
  *   lib_workload spin MS         a() -> b() -> spin() MS ms; c() -> spin() MS ms
  *   lib_workload longjmp K D     K times: recurse D deep and longjmp out
  *   lib_workload deep D MS       recurse D deep, spin MS ms at the bottom
+ *   lib_workload fork_exit N     as fork, the child leaves with _exit()
+ *   lib_workload vfork N         N times: leaf(), a vfork child _exit()s
  *   lib_workload deepback D MS   recurse D deep; the bottom calls spin()
  *                                for 1 ms, then burns MS ms itself
- *   lib_workload fork N          leaf() N times, fork; child: leaf() 2N times
+ *   lib_workload fork N          leaf() N times, fork; child: leaf() 2N times,
+ *                                spins 100 ms, exit()s
  *   lib_workload forkbusy K      4 threads call leaf() until told to stop;
  *                                meanwhile fork K children, each calls
  *                                leaf() 100 times and exits
@@ -180,6 +183,32 @@ NOINLINE static void deep(int d, unsigned long ms)
 	sink++;
 }
 
+/* The child shares this process's memory until it leaves with _exit. */
+NOINLINE static pid_t vfork_child_exits(void)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		_exit(0);
+	return pid;
+}
+
+NOINLINE static int vfork_children(long n)
+{
+	long k;
+	int st;
+
+	for (k = 0; k < n; k++) {
+		pid_t pid;
+
+		leaf((int)k);
+		pid = vfork_child_exits();
+		if (pid < 0 || waitpid(pid, &st, 0) < 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The bottom's own time comes after a call returns past the capacity. */
 NOINLINE static void deepback(int d, unsigned long ms)
 {
@@ -343,6 +372,10 @@ int main(int argc, char **argv)
 		deep((int)n, (unsigned long)m);
 	} else if (!strcmp(cmd, "deepback")) {
 		deepback((int)n, (unsigned long)m);
+	} else if (!strcmp(cmd, "vfork")) {
+		if (vfork_children(n))
+			return 1;
+		spin(50);
 	} else if (!strcmp(cmd, "forkbusy")) {
 		pthread_t t[4];
 		int st, bad = 0;
@@ -386,7 +419,7 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&ready_lock);
 		wait_lock();
 		pthread_join(t, NULL);
-	} else if (!strcmp(cmd, "fork")) {
+	} else if (!strcmp(cmd, "fork") || !strcmp(cmd, "fork_exit")) {
 		pid_t pid;
 		int st;
 
@@ -397,7 +430,10 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			for (i = 0; i < 2 * n; i++)
 				leaf((int)i);
-			exit(0);
+			spin(100);
+			if (!strcmp(cmd, "fork"))
+				exit(0);
+			_exit(0);
 		}
 		waitpid(pid, &st, 0);
 		if (!WIFEXITED(st) || WEXITSTATUS(st))

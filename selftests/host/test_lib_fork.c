@@ -3,8 +3,9 @@
  * A forked child gets its own profile: its own output file (METER_OUTPUT
  * with %p), only its own calls (the parent's are not counted twice), and
  * the parent's cookie as its parent_cookie.  Forks while threads make
- * profiled calls leave no child holding a lock.  Signal backend, in each
- * mode (the variants).
+ * profiled calls leave no child holding a lock.  A child that leaves with
+ * _exit() still writes its profile; a vfork child that does touches
+ * nothing of its parent's.  Signal backend, in each mode (the variants).
  */
 #include <dirent.h>
 
@@ -57,20 +58,28 @@ FIXTURE(fork) {
 };
 
 FIXTURE_VARIANT(fork) {
-	const char *mode;
+	const char *mode, *what;
 };
 
-FIXTURE_VARIANT_ADD(fork, manual) { .mode = "manual" };
-FIXTURE_VARIANT_ADD(fork, automatic) { .mode = "auto" };
-FIXTURE_VARIANT_ADD(fork, plugin) { .mode = "plugin" };
+FIXTURE_VARIANT_ADD(fork, manual) { .mode = "manual", .what = "fork" };
+FIXTURE_VARIANT_ADD(fork, automatic) { .mode = "auto", .what = "fork" };
+FIXTURE_VARIANT_ADD(fork, plugin) { .mode = "plugin", .what = "fork" };
+FIXTURE_VARIANT_ADD(fork, manual__exit) {
+	.mode = "manual", .what = "fork_exit" };
+FIXTURE_VARIANT_ADD(fork, automatic__exit) {
+	.mode = "auto", .what = "fork_exit" };
+FIXTURE_VARIANT_ADD(fork, plugin__exit) {
+	.mode = "plugin", .what = "fork_exit" };
 
-/* "fork 1000": the parent calls leaf 1000 times, forks, the child 2000 */
+/* "fork 1000": the parent calls leaf 1000 times, forks, the child 2000,
+ * spins 100 ms and exit()s; "fork_exit 1000": the child _exit()s */
 FIXTURE_SETUP(fork)
 {
 	char out[256];
 	int status, files;
 
-	files = run_files(variant->mode, "fork", "1000", out, sizeof(out),
+	files = run_files(variant->mode, variant->what, "1000", out,
+			  sizeof(out),
 			  &status, self->pp, 2, NULL);
 	ASSERT_EQ(0, status);
 	ASSERT_EQ(2, files) TH_LOG("parent and child each write their own file");
@@ -102,6 +111,15 @@ TEST_F(fork, parent_reports_its_own_calls)
 TEST_F(fork, child_reports_only_its_own_calls)
 {
 	EXPECT_EQ(2000, calls_of(self->child, "leaf"));
+}
+
+TEST_F(fork, child_keeps_its_time_by_exit_or__exit)
+{
+	const struct meter_func *spin = func_named(self->child, "spin");
+
+	ASSERT_NE(NULL, spin);
+	EXPECT_EQ(1, spin->calls);
+	EXPECT_LT(0, spin->self_samples);
 }
 
 TEST_F(fork, child_names_the_parent_cookie)
@@ -147,6 +165,44 @@ TEST_F(forkbusy, each_child_file_has_exactly_its_own_calls)
 {
 	EXPECT_EQ(31, self->files);
 	EXPECT_EQ(30, self->exact);
+}
+
+/* "vfork 100": leaf, then a vfork child that _exit()s at once, 100 times */
+FIXTURE(vfork) {
+	struct meter_profile *pp[1];
+	char out[256];
+	int files, status;
+};
+
+FIXTURE_VARIANT(vfork) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(vfork, manual) { .mode = "manual" };
+FIXTURE_VARIANT_ADD(vfork, plugin) { .mode = "plugin" };
+
+FIXTURE_SETUP(vfork)
+{
+	self->pp[0] = NULL;
+	self->files = run_files(variant->mode, "vfork", "100", self->out,
+				sizeof(self->out), &self->status, self->pp, 1,
+				NULL);
+}
+
+FIXTURE_TEARDOWN(vfork)
+{
+	meter_profile_free(self->pp[0]);
+	scratch_cleanup();
+}
+
+TEST_F(vfork, a_vfork_child_leaving_with__exit_touches_no_profile)
+{
+	EXPECT_EQ(0, self->status);
+	ASSERT_EQ(1, self->files) TH_LOG("only the parent writes a profile");
+	ASSERT_NE(NULL, self->pp[0]);
+	EXPECT_EQ(100, calls_of(self->pp[0], "leaf"));
+	EXPECT_EQ(1, calls_of(self->pp[0], "spin"));
+	EXPECT_EQ(1, printed_depth(self->out)) TH_LOG("the stack came back");
 }
 
 TEST_HARNESS_MAIN

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * A forked child gets its own kernel session, linked to its parent's by
- * parent_cookie, with only its own calls; in each mode (the variants).
+ * parent_cookie, with only its own calls, also when it leaves with _exit();
+ * in each mode (the variants).
  */
 #include "lib_kernel.h"
 
@@ -11,18 +12,23 @@ FIXTURE(fork) {
 };
 
 FIXTURE_VARIANT(fork) {
-	const char *mode;
+	const char *mode, *what;
 };
 
-FIXTURE_VARIANT_ADD(fork, manual) { .mode = "manual" };
-FIXTURE_VARIANT_ADD(fork, automatic) { .mode = "auto" };
-FIXTURE_VARIANT_ADD(fork, plugin) { .mode = "plugin" };
+FIXTURE_VARIANT_ADD(fork, manual) { .mode = "manual", .what = "fork" };
+FIXTURE_VARIANT_ADD(fork, automatic) { .mode = "auto", .what = "fork" };
+FIXTURE_VARIANT_ADD(fork, plugin) { .mode = "plugin", .what = "fork" };
+FIXTURE_VARIANT_ADD(fork, manual__exit) {
+	.mode = "manual", .what = "fork_exit" };
+FIXTURE_VARIANT_ADD(fork, plugin__exit) {
+	.mode = "plugin", .what = "fork_exit" };
 
-/* "fork 1000": the parent calls leaf 1000 times, the child 2000 */
+/* "fork 1000": the parent calls leaf 1000 times, the child 2000, spins
+ * 100 ms and exit()s; "fork_exit 1000": the child _exit()s */
 FIXTURE_SETUP(fork)
 {
 	char prog[64];
-	const char *args[] = { "fork", "1000", NULL };
+	const char *args[] = { variant->what, "1000", NULL };
 	const char *c;
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
@@ -51,6 +57,16 @@ TEST_F(fork, each_session_has_only_its_own_calls)
 {
 	EXPECT_EQ(1000, calls_of(self->r.p, "leaf"));
 	EXPECT_EQ(2000, calls_of(self->child, "leaf"));
+}
+
+TEST_F(fork, child_keeps_its_calls_and_time_by_exit_or__exit)
+{
+	const struct meter_func *spin = func_named(self->child, "spin");
+
+	ASSERT_NE(NULL, spin);
+	EXPECT_EQ(1, spin->calls);
+	EXPECT_LT(0, spin->self_samples);
+	EXPECT_EQ(0, self->child->invalid);
 }
 
 TEST_HARNESS_MAIN
