@@ -491,6 +491,23 @@ double an_seconds(const struct analysis *an, double samples)
 	return samples * (double)an->p->period_ns / 1e9;
 }
 
+/*
+ * The rate the sampler's ticks came at when it was well below the rate
+ * asked for (each late tick weighs the periods since the last: the signal
+ * backend's timer fires on the scheduler tick); 0 when it was not, or
+ * the ticks are unknown.
+ */
+double an_delivered_hz(const struct analysis *an)
+{
+	const struct meter_profile *p = an->p;
+
+	if (!p->period_ns || !p->ticks || !p->samples ||
+	    p->ticks * 5 >= p->samples * 4)
+		return 0.0;
+	return 1e9 / (double)p->period_ns * (double)p->ticks /
+	       (double)p->samples;
+}
+
 double an_percent(const struct analysis *an, double samples)
 {
 	return an->samples ? 100.0 * samples / (double)an->samples : 0.0;

@@ -62,14 +62,28 @@ void render_header(const struct analysis *an, FILE *out)
 	if (p->runs > 1)
 		fprintf(out, ", %" PRIu32 " runs merged", p->runs);
 	fprintf(out, "\n");
-	if (p->period_ns)
-		fprintf(out, "%" PRIu64 " samples at a period of %s "
-			"(%.0f Hz): %.3f s of %s time",
-			an->samples, per, 1e9 / (double)p->period_ns,
-			an_seconds(an, (double)an->samples),
-			p->wall ? "wall-clock" : "CPU");
-	else
+	if (p->period_ns) {
+		fprintf(out, "%" PRIu64 " samples at a period of %s ",
+			an->samples, per);
+		if (an_delivered_hz(an) > 0)
+			fprintf(out, "from %" PRIu64 " ticks (%.0f Hz asked, "
+				"%.0f Hz delivered)", p->ticks,
+				1e9 / (double)p->period_ns,
+				an_delivered_hz(an));
+		else
+			fprintf(out, "(%.0f Hz)", 1e9 / (double)p->period_ns);
+		/* threads' wall-clock time adds up past the run's */
+		if (p->wall && p->nthreads > 1)
+			fprintf(out, ": %.3f s of wall-clock time summed over "
+				"%zu threads", an_seconds(an,
+				(double)an->samples), p->nthreads);
+		else
+			fprintf(out, ": %.3f s of %s time",
+				an_seconds(an, (double)an->samples),
+				p->wall ? "wall-clock" : "CPU");
+	} else {
 		fprintf(out, "%" PRIu64 " samples", an->samples);
+	}
 	fprintf(out, "; %" PRIu64 " calls; %zu function%s",
 		an->calls, an->n, an->n == 1 ? "" : "s");
 	if (p->nthreads)
@@ -91,6 +105,12 @@ void render_header(const struct analysis *an, FILE *out)
 			"(%.2f %% of calls)\n", p->slow_entries,
 			an->calls ? 100.0 * (double)p->slow_entries /
 				    (double)an->calls : 0.0);
+	/* samples in functions that were never called: the counts, sent at
+	 * exit, never came (a process killed by a signal) */
+	if (!an->calls && an->samples > p->no_current + p->invalid)
+		fprintf(out, "No call counts: the process ended without "
+			"sending them (killed by a signal?); the calls column "
+			"is blank.\n");
 	profile_correction_line(p, out, "");
 	if (!an->samples && !strcmp(p->backend, "off"))
 		fprintf(out, "No samples: the off backend counts calls only.\n");

@@ -135,13 +135,20 @@ void html_profile_facts(const struct analysis *an, FILE *out)
 	fact(out, "backend", "%s", p->backend[0] ? p->backend : "unknown");
 	if (p->runs > 1)
 		fact(out, "runs merged", "%" PRIu32, p->runs);
-	if (p->period_ns)
+	if (p->period_ns && an_delivered_hz(an) > 0)
+		fact(out, "rate", "%.0f Hz delivered of %.0f Hz asked (%"
+		     PRIu64 " ticks, each weighing the periods of %s of %s "
+		     "time since the last)", an_delivered_hz(an),
+		     1e9 / (double)p->period_ns, p->ticks, per,
+		     p->wall ? "wall-clock" : "CPU");
+	else if (p->period_ns)
 		fact(out, "rate", "%.0f Hz (a sample every %s of %s time)",
 		     1e9 / (double)p->period_ns, per,
 		     p->wall ? "wall-clock" : "CPU");
 	fact(out, "samples", "%" PRIu64, an->samples);
-	fact(out, p->wall ? "wall seconds" : "CPU seconds", "%.3f",
-	     an_seconds(an, (double)an->samples));
+	fact(out, p->wall ? (p->nthreads > 1 ? "wall seconds, summed over "
+			     "threads" : "wall seconds") : "CPU seconds",
+	     "%.3f", an_seconds(an, (double)an->samples));
 	if (p->wall)
 		fact(out, "off the CPU", "%.1f %% runnable, %.1f %% blocked",
 		     an_percent(an, (double)p->samples_off[METER_OFF_RUNQ]),

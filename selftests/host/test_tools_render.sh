@@ -23,7 +23,7 @@ REC=$DATA/recursive.json
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..36"
+echo "1..40"
 
 # --- flat profile ---------------------------------------------------------
 
@@ -174,6 +174,29 @@ else
 	skip "pprof: go tool pprof -top lists the right sample counts" "go is not installed"
 	skip "pprof: recursion, no-current ticks and truncated stacks" "go is not installed"
 fi
+
+# --- the rate delivered -----------------------------------------------------------
+
+# 1050 samples from 263 ticks: the signal backend on a 250 Hz scheduler tick
+sed 's/"samples": 1050,/"samples": 1050, "ticks": 263,/' "$APPEL" > "$tmp/late.json"
+"$STAT" -i "$tmp/late.json" --format flat > "$tmp/late" 2>&1
+check "header: ticks well below the samples give the rate delivered (250 of 1000 Hz)" \
+	grep -q '^1050 samples at a period of 1 ms from 263 ticks (1000 Hz asked, 250 Hz delivered): 1.050 s of CPU time' "$tmp/late" ||
+	diag "$tmp/late"
+"$STAT" -i "$tmp/late.json" --format html -o "$tmp/late.html" > /dev/null 2>&1
+check "html: the rate fact says 250 Hz delivered of 1000 Hz asked" \
+	grep -q '250 Hz delivered of 1000 Hz asked' "$tmp/late.html"
+sed 's/"samples": 1050,/"samples": 1050, "ticks": 1000,/' "$APPEL" > "$tmp/ontime.json"
+"$STAT" -i "$tmp/ontime.json" --format flat > "$tmp/ontime" 2>&1
+check "header: ticks near the samples (a few late) give the rate asked only" \
+	grep -q '^1050 samples at a period of 1 ms (1000 Hz): ' "$tmp/ontime"
+
+# samples but no calls: a process killed before it sent its counts
+sed 's/"calls": [0-9]*/"calls": 0/g' "$APPEL" > "$tmp/nocalls.json"
+"$STAT" -i "$tmp/nocalls.json" --format flat > "$tmp/nocalls" 2>&1
+check "header: samples with no calls at all say why the calls column is blank" \
+	bash -c "grep -q '^No call counts: the process ended without sending them' '$tmp/nocalls' &&
+		 ! grep -q '^No call counts' '$tmp/flat'" || diag "$tmp/nocalls"
 
 # --- dot ------------------------------------------------------------------------
 

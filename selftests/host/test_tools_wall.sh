@@ -19,7 +19,7 @@ WALL=$DATA/wall.json
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_wall.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..22"
+echo "1..23"
 
 # --- text reports -------------------------------------------------------
 
@@ -27,6 +27,13 @@ echo "1..22"
 check "header: the samples are wall-clock time" \
 	grep -q '2000 samples at a period of 1 ms (1000 Hz): 2.000 s of wall-clock time' "$tmp/flat" ||
 	diag "$tmp/flat"
+# a second thread: wall-clock seconds of threads add up past the run's
+sed 's/{"tid": 4400, "samples": 2000, "exited": true}/{"tid": 4400, "samples": 1000, "exited": true}, {"tid": 4401, "samples": 1000, "exited": true}/' \
+	"$WALL" > "$tmp/two.json"
+"$STAT" -i "$tmp/two.json" -f flat > "$tmp/two" 2>&1
+check "header: two threads' wall-clock time is said to be summed over them" \
+	grep -q '2000 samples at a period of 1 ms (1000 Hz): 2.000 s of wall-clock time summed over 2 threads' "$tmp/two" ||
+	diag "$tmp/two"
 check "header: the split, 45% on a CPU, 5% runnable, 50% blocked" \
 	grep -q '^wall clock: 45.0% on a CPU (0.900 s), 5.0% runnable waiting for a CPU (0.100 s), 50.0% blocked or sleeping (1.000 s)$' "$tmp/flat"
 check "flat: the columns on-cpu, runq, blocked" \
