@@ -508,6 +508,21 @@ double an_delivered_hz(const struct analysis *an)
 	       (double)p->samples;
 }
 
+/*
+ * The CPU time no sample covered (threads of the signal backend shorter
+ * than its tick), when it is more than 5 % of the time sampled: 0 when
+ * it is not.
+ */
+double an_unsampled_seconds(const struct analysis *an)
+{
+	const struct meter_profile *p = an->p;
+	double sampled = (double)p->samples * (double)p->period_ns;
+
+	if ((double)p->unsampled_ns * 20 <= sampled)
+		return 0.0;
+	return (double)p->unsampled_ns / 1e9;
+}
+
 double an_percent(const struct analysis *an, double samples)
 {
 	return an->samples ? 100.0 * samples / (double)an->samples : 0.0;

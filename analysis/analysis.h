@@ -109,6 +109,7 @@ void analysis_sort(struct analysis *an, enum render_order order,
 double an_seconds(const struct analysis *an, double samples);
 double an_percent(const struct analysis *an, double samples);
 double an_delivered_hz(const struct analysis *an);
+double an_unsampled_seconds(const struct analysis *an);
 /* A node's name, "???" when empty. */
 const char *an_name(const struct analysis *an, size_t node);
 

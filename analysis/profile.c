@@ -565,6 +565,7 @@ int meter_profile_merge(struct meter_profile *dst,
 	dst->lost += src->lost;
 	dst->truncated += src->truncated;
 	dst->slow_entries += src->slow_entries;
+	dst->unsampled_ns += src->unsampled_ns;
 	for (k = 0; k < METER_OFF_KINDS; k++)
 		dst->samples_off[k] += src->samples_off[k];
 

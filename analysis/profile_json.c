@@ -376,6 +376,8 @@ static int read_header(struct schema *sc, struct json_object *root,
 					UINT64_MAX, false);
 	p->slow_entries = get_uint(sc, root, "", "slow_entries", UINT64_MAX,
 				   false);
+	p->unsampled_ns = get_uint(sc, root, "", "unsampled_ns", UINT64_MAX,
+				   false);
 	return sc->failed ? -1 : read_clock(sc, root, p);
 }
 

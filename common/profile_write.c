@@ -94,6 +94,9 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 	if (p->slow_entries)
 		fprintf(out, ",\n  \"slow_entries\": %" PRIu64,
 			p->slow_entries);
+	if (p->unsampled_ns)
+		fprintf(out, ",\n  \"unsampled_ns\": %" PRIu64,
+			p->unsampled_ns);
 	fputs(",\n", out);
 
 	fputs("  \"functions\": [", out);

@@ -55,6 +55,7 @@ struct meter_thr {
 	bool timer_armed;
 	timer_t timer;
 	uint64_t samples;	/* signal backend: ticks of this thread */
+	uint64_t cpu_start_ns;	/* its CPU time when its timer started */
 	struct meter_page *page;
 	uint64_t *counts;	/* in the block: METER__COUNTS(page) */
 	uint64_t *alloc_calls;	/* allocation accounting, or NULL */
@@ -105,6 +106,7 @@ struct meter_global {
 	_Atomic uint64_t *self;	/* self samples by id */
 	_Atomic uint64_t samples, no_current, invalid, lost, truncated;
 	_Atomic uint64_t ticks;	/* signals taken; samples weigh overruns */
+	_Atomic uint64_t unsampled_ns;	/* of ended threads: no tick's */
 };
 
 extern struct meter_global meter_g METER_HIDDEN;

@@ -63,6 +63,7 @@ static void fill_header(struct meter_profile *p)
 	p->end_ns = meter_now_ns(CLOCK_BOOTTIME);
 	p->samples = atomic_load(&meter_g.samples);
 	p->ticks = atomic_load(&meter_g.ticks);
+	p->unsampled_ns = atomic_load(&meter_g.unsampled_ns);
 	p->no_current = atomic_load(&meter_g.no_current);
 	p->invalid = atomic_load(&meter_g.invalid);
 	p->lost = atomic_load(&meter_g.lost);

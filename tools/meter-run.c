@@ -523,6 +523,21 @@ static void warn_slow_path(const struct meter_profile *p)
 		(unsigned)METER_STACK_CAP);
 }
 
+/* The signal backend misses threads shorter than its tick: say how much. */
+static void warn_unsampled(const struct meter_profile *p)
+{
+	double sampled = (double)p->samples * (double)p->period_ns / 1e9;
+	double missed = (double)p->unsampled_ns / 1e9;
+
+	if (missed * 20 <= sampled)
+		return;
+	fprintf(stderr, "meter-run: %.3f s of CPU time ran between the signal "
+		"backend's ticks and is not in the profile (%.3f s is): "
+		"threads shorter than a scheduler tick are rarely sampled; "
+		"the kernel backend (meter.ko) samples them\n", missed,
+		sampled);
+}
+
 static void name_tree(struct meter_profile *all, const struct run_opts *o,
 		      const struct run_result *rr)
 {
@@ -645,6 +660,7 @@ int main(int argc, char **argv)
 	}
 	name_tree(all, &o, &rr);
 	warn_slow_path(all);
+	warn_unsampled(all);
 	if (cli_write_report(all, &o.r, out) && !status)
 		status = 1;
 	meter_profile_free(all);

@@ -105,6 +105,11 @@ void render_header(const struct analysis *an, FILE *out)
 			"(%.2f %% of calls)\n", p->slow_entries,
 			an->calls ? 100.0 * (double)p->slow_entries /
 				    (double)an->calls : 0.0);
+	if (an_unsampled_seconds(an) > 0)
+		fprintf(out, "%.3f s more CPU time ran between the signal "
+			"backend's ticks (threads shorter than a tick) and is "
+			"not in this profile; the kernel backend samples it\n",
+			an_unsampled_seconds(an));
 	/* samples in functions that were never called: the counts, sent at
 	 * exit, never came (a process killed by a signal) */
 	if (!an->calls && an->samples > p->no_current + p->invalid)

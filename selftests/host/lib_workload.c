@@ -7,6 +7,8 @@
  *
  *   lib_workload counts N        top() N times: mid 3N-ish, leaf known
  *   lib_workload threads T N     T threads, each calls leaf() N times
+ *   lib_workload short T MS      T threads one after the other, each spins
+ *                                MS ms of its CPU time
  *   lib_workload churn T N       T threads one after the other, each calls
  *                                leaf() N times
  *   lib_workload spin MS         a() -> b() -> spin() MS ms; c() -> spin() MS ms
@@ -326,6 +328,21 @@ NOINLINE static void *worker(void *arg)
 	return NULL;
 }
 
+static unsigned long threads_cpu_us;
+
+NOINLINE static void *spinner(void *arg)
+{
+	PROFILED(spinner);
+	struct timespec ts;
+
+	spin((unsigned long)(long)arg);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	__atomic_fetch_add(&threads_cpu_us, (unsigned long)ts.tv_sec *
+			   1000000 + (unsigned long)ts.tv_nsec / 1000,
+			   __ATOMIC_RELAXED);
+	return NULL;
+}
+
 __attribute__((no_instrument_function)) static unsigned depth_now(void)
 {
 	const struct meter__page_hdr *pg =
@@ -353,6 +370,15 @@ int main(int argc, char **argv)
 			pthread_create(&t[i], NULL, worker, NULL);
 		for (i = 0; i < n && i < 64; i++)
 			pthread_join(t[i], NULL);
+	} else if (!strcmp(cmd, "short")) {
+		pthread_t t;
+
+		for (i = 0; i < n; i++) {
+			pthread_create(&t, NULL, spinner, (void *)(long)m);
+			pthread_join(t, NULL);
+		}
+		/* the CPU time the threads used, for the test to compare */
+		printf("threads_cpu_us=%lu\n", threads_cpu_us);
 	} else if (!strcmp(cmd, "churn")) {
 		pthread_t t;
 

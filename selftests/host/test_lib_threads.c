@@ -6,6 +6,8 @@
  * profile.  300 threads one after the other are each set up and torn
  * down cleanly, their calls kept.
  */
+#include <inttypes.h>
+
 #include "kselftest_harness.h"
 #include "lib_run.h"
 
@@ -105,6 +107,58 @@ TEST_F(churn, every_exited_thread_keeps_its_calls)
 	EXPECT_EQ(300000, calls_of(self->p, "leaf"));
 	EXPECT_EQ(300, calls_of(self->p, "worker"));
 	EXPECT_EQ(301, self->p->nthreads);
+}
+
+/*
+ * "short 300 2": 300 threads one after the other, each spinning 2 ms of
+ * its CPU time, shorter than the signal backend's tick: what the samples
+ * miss is counted, and with them it makes the threads' CPU time.
+ */
+FIXTURE(short_threads) {
+	struct meter_profile *p;
+	char out[256];
+};
+
+FIXTURE_VARIANT(short_threads) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(short_threads, manual) { "manual" };
+FIXTURE_VARIANT_ADD(short_threads, plugin) { "plugin" };
+
+FIXTURE_SETUP(short_threads)
+{
+	char prog[64], label[64];
+	const char *args[] = { "short", "300", "2", NULL };
+	int status;
+
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	snprintf(label, sizeof(label), "%s short", variant->mode);
+	self->p = run_profile(prog, "signal", args, self->out,
+			      sizeof(self->out), label, NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
+}
+
+FIXTURE_TEARDOWN(short_threads)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(short_threads, the_time_between_ticks_is_counted_not_lost)
+{
+	const char *c = strstr(self->out, "threads_cpu_us=");
+	uint64_t used, sampled, missed = self->p->unsampled_ns / 1000;
+
+	ASSERT_NE(NULL, c);
+	used = strtoull(c + 15, NULL, 10);
+	sampled = self->p->samples * self->p->period_ns / 1000;
+	EXPECT_EQ(300, calls_of(self->p, "spinner"));
+	EXPECT_LT(0, missed);
+	EXPECT_LE(used * 95 / 100, sampled + missed)
+		TH_LOG("used %" PRIu64 " us, sampled %" PRIu64 " us, missed %"
+		       PRIu64 " us", used, sampled, missed);
 }
 
 TEST_HARNESS_MAIN

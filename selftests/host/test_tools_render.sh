@@ -23,7 +23,7 @@ REC=$DATA/recursive.json
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..40"
+echo "1..41"
 
 # --- flat profile ---------------------------------------------------------
 
@@ -190,6 +190,15 @@ sed 's/"samples": 1050,/"samples": 1050, "ticks": 1000,/' "$APPEL" > "$tmp/ontim
 "$STAT" -i "$tmp/ontime.json" --format flat > "$tmp/ontime" 2>&1
 check "header: ticks near the samples (a few late) give the rate asked only" \
 	grep -q '^1050 samples at a period of 1 ms (1000 Hz): ' "$tmp/ontime"
+
+# 1.05 s sampled, 0.5 s more not: the signal backend's short threads
+sed 's/"samples": 1050,/"samples": 1050, "unsampled_ns": 500000000,/' "$APPEL" > "$tmp/unsampled.json"
+sed 's/"samples": 1050,/"samples": 1050, "unsampled_ns": 20000000,/' "$APPEL" > "$tmp/unsampled-few.json"
+"$STAT" -i "$tmp/unsampled.json" --format flat > "$tmp/unsampled" 2>&1
+"$STAT" -i "$tmp/unsampled-few.json" --format flat > "$tmp/unsampled-few" 2>&1
+check "header: CPU time no tick covered is said to be missing (0.5 s), a little (0.02 s) is not" \
+	bash -c "grep -q '^0.500 s more CPU time ran between the signal backend.s ticks' '$tmp/unsampled' &&
+		 ! grep -q 'more CPU time ran between' '$tmp/unsampled-few'" || diag "$tmp/unsampled"
 
 # samples but no calls: a process killed before it sent its counts
 sed 's/"calls": [0-9]*/"calls": 0/g' "$APPEL" > "$tmp/nocalls.json"

@@ -139,4 +139,30 @@ TEST(every_module_names_its_functions_in_the_session)
 	scratch_cleanup();
 }
 
+/*
+ * "short 300 2": threads of 2 ms each.  The kernel's tick runs on each
+ * thread's own CPU time, so every whole period is sampled: at most the
+ * last partial period of each thread is not.
+ */
+TEST(short_threads_are_sampled_but_for_their_last_partial_period)
+{
+	const char *args[] = { "short", "300", "2", NULL };
+	uint64_t used, sampled;
+	struct kernel_run r;
+	const char *c;
+
+	kernel_run(&r, "lib_workload_manual", args, "short", NULL);
+	ASSERT_KERNEL_RUN(&r);
+	c = strstr(r.out, "threads_cpu_us=");
+	ASSERT_NE(NULL, c);
+	used = strtoull(c + 15, NULL, 10);
+	sampled = r.p->samples * r.p->period_ns / 1000;
+	EXPECT_EQ(300, calls_of(r.p, "spinner"));
+	EXPECT_LE(used, sampled + 300 * r.p->period_ns / 1000)
+		TH_LOG("used %llu us, sampled %llu us",
+		       (unsigned long long)used, (unsigned long long)sampled);
+	meter_profile_free(r.p);
+	scratch_cleanup();
+}
+
 TEST_HARNESS_MAIN
