@@ -315,6 +315,14 @@ void meter_notice(const char *msg)
 		fprintf(stderr, "meter: %s\n", msg);
 }
 
+/* METER_NOTICE_SIGNAL=0: meter-run has said it once for the whole run */
+static bool signal_notice_wanted(void)
+{
+	const char *v = getenv("METER_NOTICE_SIGNAL");
+
+	return !v || strcmp(v, "0");
+}
+
 static bool open_kernel(char *err, size_t errlen)
 {
 	return meter_nl_open(&meter_g.nl, err, errlen) == 0;
@@ -390,7 +398,8 @@ static void process_init_locked(void)
 			meter_g.backend = METER_BK_KERNEL;
 		} else {
 			meter_g.backend = METER_BK_SIGNAL;
-			meter_notice("meter.ko not available, using the signal backend (samples limited to the scheduler tick)");
+			if (signal_notice_wanted())
+				meter_notice("meter.ko not available, using the signal backend (samples limited to the scheduler tick)");
 		}
 	} else if (!strcmp(b, "kernel")) {
 		if (open_kernel(err, sizeof(err))) {
@@ -403,7 +412,8 @@ static void process_init_locked(void)
 		}
 	} else if (!strcmp(b, "signal")) {
 		meter_g.backend = METER_BK_SIGNAL;
-		meter_notice("signal backend: samples are limited to the scheduler tick");
+		if (signal_notice_wanted())
+			meter_notice("signal backend: samples are limited to the scheduler tick");
 	} else {
 		if (strcmp(b, "off"))
 			fprintf(stderr, "meter: unknown METER_BACKEND=%s, using off\n",

@@ -172,17 +172,17 @@ void meter_write_profile(bool before_exec)
 		meter_notice("out of memory writing the profile");
 		goto out;
 	}
+	/* a lost profile is said even with METER_QUIET: it is not a notice */
 	f = fopen(path, "w");
 	if (!f) {
-		if (!meter_g.quiet)
-			fprintf(stderr, "meter: %s: %s\n", path,
-				strerror(errno));
+		fprintf(stderr, "meter: cannot write the profile to %s: %s; "
+			"the profile is lost (METER_OUTPUT names where it "
+			"goes)\n", path, strerror(errno));
 		goto out;
 	}
-	if (meter_profile_write_json(&p, f) || fclose(f)) {
-		if (!meter_g.quiet)
-			fprintf(stderr, "meter: writing %s failed\n", path);
-	}
+	if (meter_profile_write_json(&p, f) || fclose(f))
+		fprintf(stderr, "meter: writing the profile to %s failed; the "
+			"profile is lost\n", path);
 out:
 	free(p.funcs);
 	free(p.stacks);

@@ -285,8 +285,36 @@ static void setenv_u64(const char *name, uint64_t v)
 	setenv(name, buf, 1);
 }
 
+/*
+ * Every profiled process would say that it samples with signals (each
+ * child, each --repeat): meter-run says it once for the run, and tells
+ * libmeter not to (METER_NOTICE_SIGNAL=0).
+ */
+static void say_signal_backend_once(const struct run_opts *o)
+{
+	static bool said;
+	const char *b = backend_said(o);
+	bool quiet = getenv("METER_QUIET") && *getenv("METER_QUIET") &&
+		     strcmp(getenv("METER_QUIET"), "0");
+
+	if (!strcmp(b, "signal")) {
+		if (!said && !quiet)
+			fprintf(stderr, "meter-run: signal backend: samples "
+				"are limited to the scheduler tick\n");
+	} else if (!strcmp(b, "auto") && !run_kernel()) {
+		if (!said && !quiet)
+			fprintf(stderr, "meter-run: %s: using the signal "
+				"backend (samples limited to the scheduler "
+				"tick)\n", run_kernel_error());
+	} else {
+		return;
+	}
+	said = true;
+	setenv("METER_NOTICE_SIGNAL", "0", 1);
+}
+
 static void periodic_report(const struct run_opts *o,
-			    const struct run_result *rr, double t)
+			    struct run_result *rr, double t)
 {
 	struct meter_profile *p = run_kernel_collect(rr, o->follow_fork, false,
 						 true, NULL);
@@ -406,6 +434,7 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		fprintf(stderr, "meter-run: pipe: %s\n", strerror(errno));
 		return -1;
 	}
+	say_signal_backend_once(o);
 	fflush(NULL);
 	rr->t0_ns = cli_boottime_ns();
 	rr->pid = fork();
@@ -476,20 +505,33 @@ static void explain_no_profile(const struct run_opts *o,
 			strsignal(rr->signal));
 		return;
 	}
-	fprintf(stderr, "meter-run: %s produced no profile (backend %s: no "
-		"file in METER_OUTPUT, ", o->argv[0], b);
-	if (run_kernel())
-		fprintf(stderr, "no kernel session for pid %d).\n",
-			(int)rr->pid);
+	if (rr->children_left) {
+		fprintf(stderr, "meter-run: %s made no profiled call itself, "
+			"but %zu process%s it forked did: --follow-fork merges "
+			"them.\n", o->argv[0], rr->children_left,
+			rr->children_left == 1 ? "" : "es");
+		return;
+	}
+	fprintf(stderr, "meter-run: %s produced no profile (backend %s: ",
+		o->argv[0], b);
+	if (strcmp(b, "kernel") && strcmp(b, "auto"))
+		fprintf(stderr, "no file in METER_OUTPUT).\n");
+	else if (run_kernel())
+		fprintf(stderr, "no file in METER_OUTPUT, no kernel session "
+			"for pid %d).\n", (int)rr->pid);
 	else
-		fprintf(stderr, "no kernel session: %s).\n", run_kernel_error());
+		fprintf(stderr, "no file in METER_OUTPUT, no kernel session: "
+			"%s).\n", run_kernel_error());
 	fprintf(stderr,
 		"meter-run: it was probably not built with libmeter.  Build it "
-		"with\n"
+		"with meter's\n"
+		"    GCC plugin: -fplugin=$(pkg-config --variable=gccplugin "
+		"meter); or with\n"
 		"    #include <meter.h>   and   METER_FUNCTION();  at the top "
 		"of each\n"
-		"    function to profile, linked with -lmeter; or compile with\n"
-		"    -finstrument-functions and link with -lmeter.\n");
+		"    function to profile; or with -finstrument-functions; "
+		"linked with -lmeter\n"
+		"    (pkg-config --cflags --libs meter).\n");
 	if (!strcmp(b, "kernel") && !run_kernel())
 		fprintf(stderr, "meter-run: the kernel backend needs meter.ko "
 			"(modprobe meter); --backend signal works without "

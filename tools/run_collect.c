@@ -121,7 +121,7 @@ static int merge_session(struct meter_profile **all, struct meter_profile *p)
 	return 0;
 }
 
-struct meter_profile *run_kernel_collect(const struct run_result *rr,
+struct meter_profile *run_kernel_collect(struct run_result *rr,
 					    bool follow, bool final,
 					    bool want_profile,
 					    uint64_t *samples)
@@ -180,6 +180,7 @@ struct meter_profile *run_kernel_collect(const struct run_result *rr,
 		size_t *all_sel = NULL;
 		size_t mf = select_sessions(list, n, rr, true, &all_sel);
 
+		rr->children_left = mf > m ? mf - m : 0;
 		if (mf > m)
 			fprintf(stderr, "meter-run: %zu session%s of forked "
 				"children left in the kernel (meter-stat lists "
@@ -282,7 +283,7 @@ void run_kernel_harvest(struct run_result *rr)
 	free_list(list, n);
 }
 
-struct meter_profile *run_files_collect(const struct run_result *rr,
+struct meter_profile *run_files_collect(struct run_result *rr,
 				       const char *tmpdir, bool follow)
 {
 	struct meter_profile *all = NULL;
@@ -339,6 +340,7 @@ struct meter_profile *run_files_collect(const struct run_result *rr,
 		nfiles++;
 	}
 	closedir(d);
+	rr->children_left = ignored;
 	if (ignored)
 		fprintf(stderr, "meter-run: %zu profile%s of forked children "
 			"left out (--follow-fork merges them)\n", ignored,
@@ -352,7 +354,7 @@ struct meter_profile *run_files_collect(const struct run_result *rr,
 
 const char *run_kernel_error(void)
 {
-	return nl_err;
+	return nl_err[0] ? nl_err : "meter.ko could not be reached";
 }
 
 void run_kernel_close(void)

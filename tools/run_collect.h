@@ -31,6 +31,8 @@ struct run_result {
 	struct meter_profile *harvest;
 	/* meter.ko's count of evicted finished sessions at the start */
 	uint64_t evicted0;
+	/* without --follow-fork: profiles of forked children left out */
+	size_t children_left;
 };
 
 /* The netlink socket to meter.ko, opened once; NULL if it cannot be. */
@@ -44,7 +46,7 @@ void run_kernel_close(void);
  * run, merged into one profile.  NULL when there are none.  *samples gets
  * their sample count (for the progress line) when profile is not wanted.
  */
-struct meter_profile *run_kernel_collect(const struct run_result *rr,
+struct meter_profile *run_kernel_collect(struct run_result *rr,
 					 bool follow, bool final,
 					 bool want_profile, uint64_t *samples);
 
@@ -61,7 +63,7 @@ int run_result_init(struct run_result *rr, uint64_t token);
 void run_result_free(struct run_result *rr);
 
 /* The files in tmpdir, merged (and removed); NULL when there are none. */
-struct meter_profile *run_files_collect(const struct run_result *rr,
+struct meter_profile *run_files_collect(struct run_result *rr,
 					const char *tmpdir, bool follow);
 
 #endif

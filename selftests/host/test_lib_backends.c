@@ -4,7 +4,9 @@
  * auto falls back to the signal backend with one line on stderr, which
  * METER_QUIET=1 silences; signal says once that it is tick-limited;
  * kernel explains that the module is missing and counts calls only;
- * METER_OUTPUT's %p is the pid.  Skipped where meter.ko answers.
+ * METER_OUTPUT's %p is the pid; METER_NOTICE_SIGNAL=0 (meter-run's) leaves
+ * the notice out; a profile that cannot be written is said to be lost.
+ * Skipped where meter.ko answers.
  */
 #include "kselftest_harness.h"
 #include "lib_run.h"
@@ -53,25 +55,28 @@ FIXTURE_TEARDOWN(backend)
 	scratch_cleanup();
 }
 
-/* lib_workload_manual "counts 100", stderr captured with stdout */
-static void run(struct _test_data_backend *self, const char *b,
-		const char *quiet)
+/* lib_workload_manual "counts 100", stderr captured with stdout; its
+ * exit status */
+static int run(struct _test_data_backend *self, const char *b,
+	       const char *quiet)
 {
 	const char *env[] = { b, self->env_out, quiet, NULL };
 	const char *args[] = { "counts", "100", NULL };
+	int status;
 
 	run_stderr = 1;
-	if (run_prog("lib_workload_manual", env, args, self->out,
-		     sizeof(self->out)))
-		printf("# workload failed: %s\n", self->out);
+	status = run_prog("lib_workload_manual", env, args, self->out,
+			  sizeof(self->out));
 	run_stderr = 0;
 	self->p = load_profile(self->path);
+	return status;
 }
 
 TEST_F(backend, auto_falls_back_to_signal_with_one_line)
 {
 	NEED_NO_MODULE();
-	run(self, "METER_BACKEND=auto", NULL);
+	ASSERT_EQ(0, run(self, "METER_BACKEND=auto", NULL))
+		TH_LOG("%s", self->out);
 	ASSERT_NE(NULL, self->p);
 	EXPECT_STREQ("signal", self->p->backend);
 	EXPECT_NE(NULL, strstr(self->out, "meter.ko not available"));
@@ -82,7 +87,8 @@ TEST_F(backend, auto_falls_back_to_signal_with_one_line)
 TEST_F(backend, quiet_silences_the_notice)
 {
 	NEED_NO_MODULE();
-	run(self, "METER_BACKEND=auto", "METER_QUIET=1");
+	ASSERT_EQ(0, run(self, "METER_BACKEND=auto", "METER_QUIET=1"))
+		TH_LOG("%s", self->out);
 	ASSERT_NE(NULL, self->p);
 	EXPECT_EQ(1, lines(self->out));
 }
@@ -90,7 +96,8 @@ TEST_F(backend, quiet_silences_the_notice)
 TEST_F(backend, signal_says_once_it_is_tick_limited)
 {
 	NEED_NO_MODULE();
-	run(self, "METER_BACKEND=signal", NULL);
+	ASSERT_EQ(0, run(self, "METER_BACKEND=signal", NULL))
+		TH_LOG("%s", self->out);
 	ASSERT_NE(NULL, self->p);
 	EXPECT_STREQ("signal", self->p->backend);
 	EXPECT_NE(NULL, strstr(self->out, "scheduler tick"));
@@ -100,7 +107,8 @@ TEST_F(backend, signal_says_once_it_is_tick_limited)
 TEST_F(backend, kernel_without_module_says_why_and_counts_calls_only)
 {
 	NEED_NO_MODULE();
-	run(self, "METER_BACKEND=kernel", NULL);
+	ASSERT_EQ(0, run(self, "METER_BACKEND=kernel", NULL))
+		TH_LOG("%s", self->out);
 	EXPECT_NE(NULL, strstr(self->out, "METER_BACKEND=kernel"));
 	ASSERT_NE(NULL, self->p);
 	EXPECT_STREQ("off", self->p->backend);
@@ -122,6 +130,31 @@ TEST_F(backend, output_percent_p_is_the_pid)
 	snprintf(expect, sizeof(expect), "%s/pid-%d.json", scratch(),
 		 (int)last_pid);
 	EXPECT_EQ(0, access(expect, F_OK));
+}
+
+/* meter-run says it once for a whole tree of processes */
+TEST_F(backend, signal_notice_left_to_meter_run_when_it_said_it)
+{
+	NEED_NO_MODULE();
+	ASSERT_EQ(0, run(self, "METER_BACKEND=signal", "METER_NOTICE_SIGNAL=0"))
+		TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, self->p);
+	EXPECT_EQ(NULL, strstr(self->out, "scheduler tick"));
+	EXPECT_EQ(1, lines(self->out));
+}
+
+/* not a notice: said with METER_QUIET=1 too */
+TEST_F(backend, unwritable_output_says_the_profile_is_lost)
+{
+	NEED_NO_MODULE();
+	snprintf(self->env_out, sizeof(self->env_out),
+		 "METER_OUTPUT=/nonexistent/dir/m.json");
+	ASSERT_EQ(0, run(self, "METER_BACKEND=signal", "METER_QUIET=1"))
+		TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "cannot write the profile to "
+				       "/nonexistent/dir/m.json"));
+	EXPECT_NE(NULL, strstr(self->out, "the profile is lost"))
+		TH_LOG("%s", self->out);
 }
 
 TEST_HARNESS_MAIN

@@ -22,7 +22,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..34"
+echo "1..37"
 
 # --- meter-run on a real program (signal backend) ------------------------
 
@@ -121,7 +121,17 @@ check "meter-run: ... says it was not built with libmeter, and how to build it" 
 		 grep -q '#include <meter.h>' plain.err &&
 		 grep -q 'METER_FUNCTION' plain.err &&
 		 grep -q -- '-finstrument-functions' plain.err" || diag plain.err
+check "meter-run: ... names the GCC plugin the guide recommends first" \
+	grep -q -- '-fplugin=\$(pkg-config --variable=gccplugin meter)' plain.err
 check "meter-run: ... and which backend was used" grep -q 'backend signal' plain.err
+check "meter-run: ... and no kernel session, nor an empty reason, with the signal backend" \
+	bash -c "! grep -q 'kernel session' plain.err && ! grep -q ': )' plain.err" || diag plain.err
+
+# the notice that samples come at the scheduler tick: once for the tree
+"$RUN" --backend signal --follow-fork -f flat -- \
+	sh -c "'$APPEL' 100 > /dev/null; '$APPEL' 100 > /dev/null; true" > /dev/null 2> notice.err
+check "meter-run --backend signal: two profiled children, the tick notice said once" \
+	test "$(grep -c 'scheduler tick' notice.err)" = 1 || diag notice.err
 "$RUN" -- /nonexistent/prog > /dev/null 2> noprog.err
 check "meter-run: a program that cannot be run: 127 and a message" \
 	bash -c "[ $? -eq 127 ] && grep -q 'cannot run /nonexistent/prog' noprog.err"

@@ -20,7 +20,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_kernel.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..32"
+echo "1..33"
 
 if ! grep -q '^meter ' /proc/modules; then
 	echo "# meter.ko is not loaded"
@@ -70,6 +70,13 @@ check "meter-run --periodic 0.5: live reports on stderr while the program runs" 
 "$RUN" --backend kernel -- sh -c 'exit 5' > /dev/null 2> plain.err
 check "meter-run --backend kernel on a program without libmeter: its status (5) and the explanation" \
 	bash -c "[ $? -eq 5 ] && grep -q 'not built with libmeter' plain.err && grep -q 'backend kernel' plain.err"
+
+# PROG (a shell) not profiled, its children profiled: said without
+# contradiction, and no "not built with libmeter"
+"$RUN" --backend kernel -- sh -c "'$APPEL' 100 > /dev/null; true" > /dev/null 2> shell.err
+check "meter-run --backend kernel: an unprofiled shell with a profiled child points to --follow-fork only" \
+	bash -c "grep -q 'made no profiled call itself, but 1 process it forked did: --follow-fork merges them' shell.err &&
+		 ! grep -q 'not built with libmeter' shell.err" || diag shell.err
 
 "$RUN" --backend kernel --follow-fork -f flat -- "$APPEL" 100 fork > fork.out 2> fork.err
 flat_rows fork.out > fork.rows
