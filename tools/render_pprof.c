@@ -5,7 +5,8 @@
  * Facts used from the public profile.proto (package perftools.profiles):
  *   Profile:   sample_type 1, sample 2, location 4, function 5,
  *              string_table 6 (index 0 is ""), duration_nanos 10,
- *              period_type 11, period 12, comment 13
+ *              period_type 11, period 12, comment 13,
+ *              default_sample_type 14
  *   ValueType: type 1, unit 2 (string table indices)
  *   Sample:    location_id 1 (packed, leaf first), value 2 (packed),
  *              label 3;  Label: key 1, str 2, num 3 (string table
@@ -15,8 +16,10 @@
  * Values per sample: samples/count and cpu/nanoseconds; for a wall-clock
  * profile samples/count, wall/nanoseconds, then the wall time split as
  * cpu, runq and blocked/nanoseconds (pprof -sample_index=blocked shows
- * where threads wait).  Call counts go into comments ("calls NAME N"),
- * which `go tool pprof -comments` shows.  A sampled stack carries its
+ * where threads wait); last, calls/count, 0 in every sampled stack and a
+ * one-frame sample per called function holding its exact call count
+ * (`go tool pprof -sample_index=calls -top`).  The default sample type
+ * is the time (cpu or wall), as the period's.  A sampled stack carries its
  * thread as the numeric label "tid" (`-tags`, `-tagfocus=tid=N`), as
  * perf_to_profile labels perf's samples, and in a profile of several
  * processes its program as the string label "program"
@@ -143,10 +146,14 @@ struct labels {
 	uint64_t program;		/* string index; 0: no "program" */
 };
 
-/* state: METER_STATE_ONCPU or 1 + meter_off_kind; -1: a CPU profile. */
+/*
+ * state: METER_STATE_ONCPU or 1 + meter_off_kind; -1: a CPU profile.
+ * calls: the last value (a function's call count, 0 for a sampled stack).
+ */
 static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
 		   const uint64_t *locs, size_t nlocs, uint64_t count,
-		   uint64_t period, int state, const struct labels *l)
+		   uint64_t period, int state, uint64_t calls,
+		   const struct labels *l)
 {
 	size_t i;
 	int k;
@@ -158,6 +165,7 @@ static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
 	pb_varint(packed, count * period);
 	for (k = 0; state >= 0 && k <= METER_OFF_KINDS; k++)
 		pb_varint(packed, k == state ? count * period : 0);
+	pb_varint(packed, calls);
 	pb_msg(tmp, 2, packed);
 	/* packed is empty again: the label's scratch */
 	if (l->tid) {
@@ -263,6 +271,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		value_type(&b, 1, str_add(&st, "runq"), s_ns);
 		value_type(&b, 1, str_add(&st, "blocked"), s_ns);
 	}
+	value_type(&b, 1, str_add(&st, "calls"), s_count);
 
 	for (i = 0; i < p->nstacks; i++) {
 		if (p->stacks[i].depth > maxd)
@@ -306,7 +315,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		lab.program = program_label(p, progs, nprogs, prog_str,
 					    s->proc);
 		sample(&b, &tmp, &packed, locs, n, s->samples, p->period_ns,
-		       p->wall ? s->state : -1, &lab);
+		       p->wall ? s->state : -1, 0, &lab);
 	}
 	for (i = 0; i < an->n; i++) {
 		const struct meter_func *f = &p->funcs[i];
@@ -323,13 +332,20 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 			locs[0] = i + 1;
 			sample(&b, &tmp, &packed, locs, 1,
 			       want[k] - leaf[i * nst + k], p->period_ns,
-			       p->wall ? k : -1, &none);
+			       p->wall ? k : -1, 0, &none);
+		}
+		if (f->calls) {
+			locs[0] = i + 1;
+			sample(&b, &tmp, &packed, locs, 1, 0, p->period_ns,
+			       p->wall ? METER_STATE_ONCPU : -1, f->calls,
+			       &none);
 		}
 	}
 	if (p->no_current) {
 		locs[0] = nocur_loc;
 		sample(&b, &tmp, &packed, locs, 1, p->no_current,
-		       p->period_ns, p->wall ? METER_STATE_ONCPU : -1, &none);
+		       p->period_ns, p->wall ? METER_STATE_ONCPU : -1, 0,
+		       &none);
 	}
 
 	for (i = 0; i < an->n + nextra; i++) {
@@ -358,11 +374,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		 p->backend[0] ? p->backend : "unknown", p->runs,
 		 p->runs == 1 ? "" : "s", an->samples);
 	pb_uint(&b, 13, str_add(&st, line));
-	for (i = 0; i < an->n; i++) {
-		snprintf(line, sizeof(line), "calls %.500s %" PRIu64,
-			 an_name(an, i), p->funcs[i].calls);
-		pb_uint(&b, 13, str_add(&st, line));
-	}
+	pb_uint(&b, 14, s_time);
 	if (p->call_cost_ps) {
 		snprintf(line, sizeof(line), "call_cost_ps %" PRIu64,
 			 p->call_cost_ps);

@@ -23,7 +23,7 @@ REC=$DATA/recursive.json
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..41"
+echo "1..42"
 
 # --- flat profile ---------------------------------------------------------
 
@@ -163,6 +163,13 @@ if command -v go > /dev/null 2>&1; then
 		awk '$NF == "is_prime" && $1 == 1000 { a++ } $NF == "f" && $1 == 20 { a++ }
 		     $NF == "g" && $1 == 20 { a++ } $NF == "main" && $1 == 10 && $4 == 1050 { a++ }
 		     END { exit a != 4 }' "$tmp/top" || { diag "$tmp/top"; diag "$tmp/top.err"; }
+	go_pprof -sample_index=calls -nodefraction=0 -top "$tmp/appel.pb.gz" \
+		> "$tmp/calls" 2> "$tmp/calls.err"
+	check "pprof: the calls sample type gives the exact counts (is_prime 200, f 100, g 100, main 1), no comment lines" \
+		bash -c "awk '\$NF == \"is_prime\" && \$1 == 200 { a++ } \$NF == \"f\" && \$1 == 100 { a++ }
+			     \$NF == \"g\" && \$1 == 100 { a++ } \$NF == \"main\" && \$1 == 1 { a++ }
+			     END { exit a != 4 }' '$tmp/calls' && ! grep -q '^calls ' '$tmp/top'" ||
+		{ diag "$tmp/calls"; diag "$tmp/calls.err"; }
 	"$STAT" -i "$REC" --format pprof -o "$tmp/rec.pb.gz"
 	go_pprof -sample_index=samples -top "$tmp/rec.pb.gz" \
 		> "$tmp/top2" 2> "$tmp/top2.err"
@@ -172,6 +179,7 @@ if command -v go > /dev/null 2>&1; then
 		     END { exit a != 4 }' "$tmp/top2" || { diag "$tmp/top2"; diag "$tmp/top2.err"; }
 else
 	skip "pprof: go tool pprof -top lists the right sample counts" "go is not installed"
+	skip "pprof: the calls sample type gives the exact counts" "go is not installed"
 	skip "pprof: recursion, no-current ticks and truncated stacks" "go is not installed"
 fi
 

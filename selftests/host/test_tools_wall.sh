@@ -80,8 +80,8 @@ check "dot: wait_io's node says 1.000 s blocked and is dashed (mostly off the CP
 if command -v go > /dev/null 2>&1; then
 	gopp() { go_pprof "$@" 2>&1; }
 	gopp -raw "$tmp/wall.pb.gz" > "$tmp/raw"
-	check "pprof: sample types samples, wall, cpu, runq, blocked; period type wall" \
-		bash -c "grep -qx 'samples/count wall/nanoseconds cpu/nanoseconds runq/nanoseconds blocked/nanoseconds' '$tmp/raw' &&
+	check "pprof: sample types samples, wall (the default), cpu, runq, blocked, calls; period type wall" \
+		bash -c "grep -qx 'samples/count wall/nanoseconds\[dflt\] cpu/nanoseconds runq/nanoseconds blocked/nanoseconds calls/count' '$tmp/raw' &&
 			 grep -qx 'PeriodType: wall nanoseconds' '$tmp/raw'" || diag "$tmp/raw"
 	gopp -sample_index=blocked -top "$tmp/wall.pb.gz" > "$tmp/blocked"
 	check "pprof -sample_index=blocked: wait_io 1s, the only one" \
@@ -92,7 +92,7 @@ if command -v go > /dev/null 2>&1; then
 		bash -c "awk '\$NF == \"spin\" && \$1 == \"900ms\" { f = 1 } \$NF == \"wait_io\" && \$1 != \"0\" { w = 1 }
 			      END { exit !(f && !w) }' '$tmp/cpu'" || diag "$tmp/cpu"
 else
-	skip "pprof: sample types samples, wall, cpu, runq, blocked" "go is not installed"
+	skip "pprof: sample types samples, wall, cpu, runq, blocked, calls" "go is not installed"
 	skip "pprof -sample_index=blocked" "go is not installed"
 	skip "pprof -sample_index=cpu" "go is not installed"
 fi
