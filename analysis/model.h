@@ -24,6 +24,14 @@ struct meter_thread_row *meter_profile_add_thread(struct meter_profile *p,
 struct meter_proc_row *meter_profile_add_proc(struct meter_profile *p,
 					      int32_t pid, const char *command);
 
+/*
+ * 0 when the parts add up to no more than the whole: the stacks' samples
+ * and the functions' self samples each at most the profile's samples.
+ * Else -1 and why in err.
+ */
+int meter_profile_check_sums(const struct meter_profile *p, char *err,
+			     size_t errlen);
+
 /* NULL when no function has that id. */
 struct meter_func *meter_profile_find(const struct meter_profile *p,
 				      uint32_t id);

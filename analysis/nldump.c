@@ -29,7 +29,57 @@ int meter_nl_set_period(struct meter_nl *nl, uint64_t period_ns,
 				 errlen);
 }
 
-/* Session attributes (top level or inside METER_A_SESSION) into p. */
+/*
+ * What meter.h promises of the counts, and the reports and the JSON file
+ * rely on: none is 2^64 - 1, which no counter reaches and the JSON
+ * profile cannot hold (json-format.md) ...
+ */
+static bool meter_nl_counts_ok(const uint64_t *v, size_t n)
+{
+	while (n--)
+		if (v[n] == UINT64_MAX)
+			return false;
+	return true;
+}
+
+/* ... and the samples taken off the CPU are parts of the whole, on the
+ * wall clock only.
+ */
+static bool meter_nl_parts_ok(bool wall, uint64_t whole,
+			      const uint64_t off[METER_OFF_KINDS])
+{
+	return (wall || (!off[0] && !off[1])) && off[0] <= whole &&
+	       off[1] <= whole - off[0];
+}
+
+static bool meter_nl_session_ok(const struct meter_profile *p)
+{
+	const uint64_t c[] = {
+		p->period_ns, p->start_ns, p->end_ns, p->samples, p->ticks,
+		p->no_current, p->invalid, p->lost, p->truncated,
+		p->call_cost_ps, p->slow_entries,
+	};
+
+	return meter_nl_counts_ok(c, sizeof(c) / sizeof(c[0])) &&
+	       meter_nl_parts_ok(p->wall, p->samples, p->samples_off);
+}
+
+static bool meter_nl_func_ok(const struct meter_profile *p,
+			     const struct meter_func *f)
+{
+	const uint64_t c[] = {
+		f->calls, f->self_samples, f->total_samples, f->alloc_calls,
+		f->alloc_bytes,
+	};
+
+	return meter_nl_counts_ok(c, sizeof(c) / sizeof(c[0])) &&
+	       meter_nl_parts_ok(p->wall, f->self_samples, f->self_off);
+}
+
+/*
+ * Session attributes (top level or inside METER_A_SESSION) into p;
+ * -EPROTO when they break meter.h's promises.
+ */
 static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
 {
 	int bad = 0;
@@ -61,7 +111,7 @@ static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
 		meter_nl_get_u64(tb[METER_A_SAMPLES_RUNQ]);
 	p->samples_off[METER_OFF_BLOCKED] =
 		meter_nl_get_u64(tb[METER_A_SAMPLES_BLOCKED]);
-	return 0;
+	return meter_nl_session_ok(p) ? 0 : -EPROTO;
 }
 
 struct meter_nl_list {
@@ -73,6 +123,7 @@ static int meter_nl_parse_list(struct nlattr **tb, void *arg)
 {
 	struct meter_nl_list *l = arg;
 	struct meter_profile *p;
+	int ret;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
@@ -86,9 +137,10 @@ static int meter_nl_parse_list(struct nlattr **tb, void *arg)
 	p = meter_profile_new();
 	if (!p)
 		return -ENOMEM;
-	if (meter_nl_fill_session(p, tb)) {
+	ret = meter_nl_fill_session(p, tb);
+	if (ret) {
 		meter_profile_free(p);
-		return -ENOMEM;
+		return ret;
 	}
 	l->v[l->n++] = p;
 	return 0;
@@ -133,14 +185,19 @@ static int meter_nl_parse_func(struct meter_profile *p, struct nlattr *nest)
 	struct meter_func *f;
 	char *name;
 	int bad = 0;
+	uint32_t id;
 
 	if (nla_parse_nested(tb, METER_A_FUNC_MAX, nest, NULL) < 0 ||
 	    !tb[METER_A_FUNC_ID])
 		return -EPROTO;
+	/* ids are from 1, each named once */
+	id = meter_nl_get_u32(tb[METER_A_FUNC_ID]);
+	if (!id || meter_profile_find(p, id))
+		return -EPROTO;
 	name = meter_nl_get_str(tb[METER_A_FUNC_NAME], &bad);
 	if (bad)
 		return -ENOMEM;
-	f = meter_profile_add_func(p, meter_nl_get_u32(tb[METER_A_FUNC_ID]), name);
+	f = meter_profile_add_func(p, id, name);
 	free(name);
 	if (!f)
 		return -ENOMEM;
@@ -153,7 +210,7 @@ static int meter_nl_parse_func(struct meter_profile *p, struct nlattr *nest)
 		meter_nl_get_u64(tb[METER_A_FUNC_SELF_RUNQ]);
 	f->self_off[METER_OFF_BLOCKED] =
 		meter_nl_get_u64(tb[METER_A_FUNC_SELF_BLOCKED]);
-	return 0;
+	return meter_nl_func_ok(p, f) ? 0 : -EPROTO;
 }
 
 static int meter_nl_parse_stack(struct meter_profile *p, struct nlattr *nest)
@@ -161,7 +218,8 @@ static int meter_nl_parse_stack(struct meter_profile *p, struct nlattr *nest)
 	struct nlattr *tb[METER_A_STACK_MAX + 1];
 	struct meter_stack *s;
 	uint32_t *frames, state;
-	int len;
+	uint64_t samples;
+	int len, k, bad;
 
 	if (nla_parse_nested(tb, METER_A_STACK_MAX, nest, NULL) < 0 ||
 	    !tb[METER_A_STACK_FRAMES])
@@ -173,14 +231,23 @@ static int meter_nl_parse_stack(struct meter_profile *p, struct nlattr *nest)
 	if (!frames)
 		return -ENOMEM;
 	memcpy(frames, nla_data(tb[METER_A_STACK_FRAMES]), (size_t)len);
-	s = meter_profile_add_stack(p, frames, (uint32_t)(len / 4),
-				    meter_nl_get_u64(tb[METER_A_STACK_SAMPLES]));
+	samples = meter_nl_get_u64(tb[METER_A_STACK_SAMPLES]);
+	bad = !meter_nl_counts_ok(&samples, 1);
+	/* id 0 is "no function", never a frame */
+	for (k = 0; k < len / 4; k++)
+		if (!frames[k])
+			bad = 1;
+	if (bad) {
+		free(frames);
+		return -EPROTO;
+	}
+	s = meter_profile_add_stack(p, frames, (uint32_t)(len / 4), samples);
 	free(frames);
 	if (!s)
 		return -ENOMEM;
 	s->truncated = tb[METER_A_STACK_TRUNCATED] != NULL;
 	state = meter_nl_get_u32(tb[METER_A_STACK_STATE]);
-	if (state >= __METER_SAMPLE_STATE_MAX)
+	if (state >= __METER_SAMPLE_STATE_MAX || (state && !p->wall))
 		return -EPROTO;
 	s->state = (uint8_t)state;
 	s->tid = meter_nl_get_u32(tb[METER_A_STACK_TID]);
@@ -191,12 +258,16 @@ static int meter_nl_parse_thread(struct meter_profile *p, struct nlattr *nest)
 {
 	struct nlattr *tb[METER_A_THREAD_MAX + 1];
 	struct meter_thread_row *t;
+	uint64_t samples;
 
 	if (nla_parse_nested(tb, METER_A_THREAD_MAX, nest, NULL) < 0 ||
 	    !tb[METER_A_THREAD_TID])
 		return -EPROTO;
+	samples = meter_nl_get_u64(tb[METER_A_THREAD_SAMPLES]);
+	if (!meter_nl_counts_ok(&samples, 1))
+		return -EPROTO;
 	t = meter_profile_add_thread(p, meter_nl_get_u32(tb[METER_A_THREAD_TID]),
-				     meter_nl_get_u64(tb[METER_A_THREAD_SAMPLES]));
+				     samples);
 	if (!t)
 		return -ENOMEM;
 	t->exited = meter_nl_get_u32(tb[METER_A_THREAD_STATE]) == METER_THREAD_EXITED;
@@ -209,7 +280,9 @@ static int meter_nl_parse_profile(struct nlattr **tb, void *arg)
 	struct nlattr *stb[METER_A_MAX + 1];
 
 	if (tb[METER_A_SESSION]) {
-		if (nla_parse_nested(stb, METER_A_MAX, tb[METER_A_SESSION],
+		/* first (meter.h): its clock judged what came after it */
+		if (p->nfuncs || p->nstacks || p->nthreads ||
+		    nla_parse_nested(stb, METER_A_MAX, tb[METER_A_SESSION],
 				     NULL) < 0)
 			return -EPROTO;
 		return meter_nl_fill_session(p, stb);
@@ -221,6 +294,26 @@ static int meter_nl_parse_profile(struct nlattr **tb, void *arg)
 	if (tb[METER_A_THREAD])
 		return meter_nl_parse_thread(p, tb[METER_A_THREAD]);
 	return 0;	/* newer kernel, unknown nest: skip */
+}
+
+/*
+ * A live session's counters come first in the dump, its tables after:
+ * ticks taken meanwhile are in the tables only.  The total is raised to
+ * the sum of its parts, as the JSON reader requires of any profile.
+ */
+static void at_least_the_parts(struct meter_profile *p)
+{
+	uint64_t stacks = 0, self = 0;
+	size_t i;
+
+	for (i = 0; i < p->nstacks; i++)
+		stacks += p->stacks[i].samples;
+	for (i = 0; i < p->nfuncs; i++)
+		self += p->funcs[i].self_samples;
+	if (stacks > p->samples)
+		p->samples = stacks;
+	if (self > p->samples)
+		p->samples = self;
 }
 
 int meter_nl_get_profile(struct meter_nl *nl, const struct meter_nl_sel *sel,
@@ -248,6 +341,7 @@ int meter_nl_get_profile(struct meter_nl *nl, const struct meter_nl_sel *sel,
 		meter_profile_free(p);
 		return ret;
 	}
+	at_least_the_parts(p);
 	*out = p;
 	return 0;
 }

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -671,4 +672,35 @@ out:
 	free(map);
 	free(frames);
 	return ret;
+}
+
+/* a + b, or UINT64_MAX when it would not fit */
+static uint64_t sum_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+int meter_profile_check_sums(const struct meter_profile *p, char *err,
+			     size_t errlen)
+{
+	uint64_t stacks = 0, self = 0;
+	size_t i;
+
+	for (i = 0; i < p->nstacks; i++)
+		stacks = sum_sat(stacks, p->stacks[i].samples);
+	for (i = 0; i < p->nfuncs; i++)
+		self = sum_sat(self, p->funcs[i].self_samples);
+	if (stacks > p->samples) {
+		snprintf(err, errlen, "the stacks hold %" PRIu64 " samples, "
+			 "more than the profile's %" PRIu64, stacks,
+			 p->samples);
+		return -1;
+	}
+	if (self > p->samples) {
+		snprintf(err, errlen, "the functions' self samples add up to "
+			 "%" PRIu64 ", more than the profile's %" PRIu64, self,
+			 p->samples);
+		return -1;
+	}
+	return 0;
 }

@@ -804,7 +804,8 @@ struct meter_profile *meter_profile_read_json(FILE *in, char *err,
 	}
 	if (read_header(&sc, root, p) || read_functions(&sc, root, p) ||
 	    read_stacks(&sc, root, p) || read_threads(&sc, root, p) ||
-	    read_procs(&sc, root, p)) {
+	    read_procs(&sc, root, p) ||
+	    meter_profile_check_sums(p, err, errlen)) {
 		meter_profile_free(p);
 		p = NULL;
 	}

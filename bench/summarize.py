@@ -51,7 +51,8 @@ class Run:
     def __init__(self, env, base, fields):
         self.env = env
         self.id, self.phase, self.tool, self.rate, self.w, self.rep = fields[:6]
-        self.ok = len(fields) < 7 or fields[6] == "ok"
+        # a row without a status is a run that did not say it went well
+        self.ok = len(fields) >= 7 and fields[6] == "ok"
         self.scale = fields[7] if len(fields) > 7 else None
         self.dir = os.path.join(base, "runs", self.id)
         self.out = kv(read(os.path.join(self.dir, "stdout")), "workload=")

@@ -7,8 +7,8 @@
 set -u
 root=$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)
 . "$root/selftests/tools_lib.sh" || exit 1
-echo "1..6"
-command -v python3 >/dev/null || { for i in 1 2 3 4 5 6; do skip "bench/summarize.py" "no python3"; done; exit 0; }
+echo "1..7"
+command -v python3 >/dev/null || { for i in 1 2 3 4 5 6 7; do skip "bench/summarize.py" "no python3"; done; exit 0; }
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 mk() {	# mk ENV ID PHASE TOOL RATE W REP WORK_CPU TREE_CPU [JSON]
 	local d=$t/$1/runs/$2
@@ -28,6 +28,11 @@ mk vm v4 ovh base - tree 1 1000 1000
 mk vm v5 ovh meter-kernel 1000 tree 1 1100 1200
 mk vm v6 acc meter-kernel 10000 split 1 1 1 "$(prof 100 "$(fn 1 heavy 51), $(fn 2 medium 30), $(fn 3 light 19)" "")"
 mk vm v7 acc meter-kernel 10000 appel 1 1 1 "$(prof 100 "$(fn 1 f 0), $(fn 2 g 0), $(fn 3 is_prime 100)" '{"frames": [1, 3], "samples": 90}, {"frames": [2, 3], "samples": 10}')"
+# a row that says nothing of how it went: a failed run, not averaged in
+mkdir -p "$t/vm/runs/v8"
+echo "v8 tick meter-kernel 10000 spin 2" >> "$t/vm/index"
+echo "workload=spin work_cpu_ns=9000000000 cpu_ns=9000000000 wall_ns=9000000000" > "$t/vm/runs/v8/stdout"
+echo "timeit cpu_ns=9100000000 wall_ns=9100000000 status=0" > "$t/vm/runs/v8/stderr"
 mkdir -p "$t/host"; : > "$t/host/index"
 printf '%s\n' "variant instr/call overhead ns/call" "baseline 4.0 0.0 1.00" "" \
 	"startup: empty main, instructions: meter first run 83000000, meter later runs 297100, without meter 123546" \
@@ -50,6 +55,10 @@ assert d["kernel_tick_ns"] == 1000.0, d["kernel_tick_ns"]
 assert d["signal_tick_ns"] == 20000.0, d["signal_tick_ns"]
 assert d["signal_over_kernel"] == 20.0
 assert d["overhead_pct"]["vm"]["meter-kernel@1000"]["tree"] == 10.0
+'
+check "a row without a status is a failed run, left out of the figures" json_holds '
+assert d["failed_runs"] == 1, d["failed_runs"]
+assert d["kernel_tick_ns"] == 1000.0, d["kernel_tick_ns"]
 '
 check "split error and caller share" json_holds '
 assert d["accuracy_max_error_pp"] == 1.0, d["accuracy_max_error_pp"]

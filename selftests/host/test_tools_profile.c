@@ -182,6 +182,7 @@ TEST(merge_names_an_unnamed_id_and_the_json_reads_back)
 
 	meter_profile_add_func(u, 1, "main");
 	meter_profile_add_stack(u, fr, 2, 5);
+	u->samples = 5;
 	v = meter_profile_new();
 	meter_profile_merge(v, u);
 	uj = to_json(v, &ul);
@@ -386,6 +387,31 @@ TEST(json_frame_naming_no_function_refused)
 	r = from_json(dangling, strlen(dangling), err, sizeof(err));
 	EXPECT_EQ(NULL, r);
 	EXPECT_NE(NULL, strstr(err, "not in \"functions\"")) TH_LOG("%s", err);
+	meter_profile_free(r);
+}
+
+/* parts that add up to more than the whole are refused, and said */
+TEST(json_stacks_or_self_samples_past_the_total_refused)
+{
+	const char *stacks = "{\"format\":\"meter-profile\",\"version\":1,"
+		"\"period_ns\":1,\"samples\":3,\"functions\":[{\"id\":1,"
+		"\"name\":\"a\"}],\"stacks\":[{\"frames\":[1],"
+		"\"samples\":2},{\"frames\":[],\"samples\":2}]}";
+	const char *self = "{\"format\":\"meter-profile\",\"version\":1,"
+		"\"period_ns\":1,\"samples\":3,\"functions\":[{\"id\":1,"
+		"\"name\":\"a\",\"self_samples\":4}],\"stacks\":[]}";
+	char err[300];
+	struct meter_profile *r;
+
+	r = from_json(stacks, strlen(stacks), err, sizeof(err));
+	EXPECT_EQ(NULL, r);
+	EXPECT_NE(NULL, strstr(err, "the stacks hold 4 samples, more than "
+				    "the profile's 3")) TH_LOG("%s", err);
+	meter_profile_free(r);
+	r = from_json(self, strlen(self), err, sizeof(err));
+	EXPECT_EQ(NULL, r);
+	EXPECT_NE(NULL, strstr(err, "self samples add up to 4"))
+		TH_LOG("%s", err);
 	meter_profile_free(r);
 }
 

@@ -38,9 +38,13 @@ TAP_HELPER struct meter_profile *kernel_profile(pid_t pid)
 		printf("# meter_nl_get_profile(pid %d): %s\n", (int)pid, err);
 		return NULL;
 	}
+	/* a session left behind would be another test's to trip over */
 	sel.cookie = p->cookie;
-	if (meter_nl_delete(knl, &sel, err, sizeof(err)))
+	if (meter_nl_delete(knl, &sel, err, sizeof(err))) {
 		printf("# meter_nl_delete: %s\n", err);
+		meter_profile_free(p);
+		return NULL;
+	}
 	return p;
 }
 
