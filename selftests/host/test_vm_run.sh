@@ -5,7 +5,8 @@
 #  1. a command that writes stdout and stderr, reads an --add dir, writes
 #     an --out dir and exits 7: status, streams (free of kernel noise) and
 #     the round trip come back right; meter.ko (when built) is loaded;
-#     nobody (uid 65534) exists; / tmp proc sys dev are mounted.
+#     nobody (uid 65534) exists; / tmp proc sys dev are mounted;
+#     busybox answers at /usr/bin too (/usr/bin/sed: libtool wrappers).
 #  2. insmod warn_test.ko with a command that succeeds: vm-run exits
 #     non-zero and shows the WARNING splat; a taint alone is no splat.
 #  3. --timeout expiry gives 124.
@@ -50,6 +51,7 @@ for m in /proc /sys /dev /tmp; do grep -q " $m " /proc/mounts && echo "mounted $
 [ -n "${METER_KVER:-}" ] && echo "kver $METER_KVER"
 grep -q "^meter " /proc/modules && echo "meter loaded"
 echo "$PATH" | grep -q "/build/tools" && echo "tools on PATH"
+echo x | /usr/bin/sed s/x/usr-bin-sed/
 pwd
 exit 7'
 "$VMRUN" --kernel "$kver" "${modopt[@]}" --add "$tmp/add" --out "$tmp/out" \
@@ -68,6 +70,7 @@ kver $kver"
 meter loaded"
 want="$want
 tools on PATH
+usr-bin-sed
 $ROOT"
 check "stdout is exactly COMMAND's stdout" [ "$(cat "$tmp/stdout")" = "$want" ] ||
 	{ echo "# got:"; diag "$tmp/stdout"; }
