@@ -8,6 +8,8 @@
 #   make check-rt        the same VM tests in the 6.12 PREEMPT_RT kernel
 #   make check-debug     the VM tests on a 6.1 debug kernel built here (KASAN,
 #                        lockdep, kmemleak, UBSAN; first build ~15 min)
+#   make check-asan      the host tests with ASan, UBSan and LeakSanitizer,
+#                        built in build-asan/ (no VM)
 #   make demo            profile an example program in a VM
 #   make bench           meter against gprof, perf, gperftools, uftrace
 #                        (host and VM; Documentation/performance.md)
@@ -39,9 +41,18 @@ CC := gcc
 endif
 CXX ?= g++
 AR ?= ar
+# SANITIZE=address,undefined (what make check-asan passes, building in
+# build-asan/): every C object is compiled with the sanitizers and
+# every program and shared library linked with their runtimes; UB is
+# fatal as an ASan error is.  Empty by default.
+SANITIZE ?=
+SAN_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined)
 CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
-	-Iinclude/uapi -Iinclude -Ilib -Icommon -Ianalysis $(EXTRA_CFLAGS)
+	-Iinclude/uapi -Iinclude -Ilib -Icommon -Ianalysis $(SAN_FLAGS) \
+	$(EXTRA_CFLAGS)
 LDFLAGS ?=
+override LDFLAGS += $(SAN_FLAGS)
 LDLIBS ?=
 
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
@@ -124,6 +135,7 @@ warn-module: $(call WARN_KO,$(KVER))
 -include analysis/analysis.mk
 -include plugin/plugin.mk
 -include tools/tools.mk
+-include fuzz/fuzz.mk
 -include examples/examples.mk
 -include selftests/selftests.mk
 -include selftests/icount/icount.mk
@@ -134,11 +146,16 @@ warn-module: $(call WARN_KO,$(KVER))
 .PHONY: all userland deps check check-build demo install uninstall clean
 
 all: userland module
-userland: $(ALL_TARGETS)
+userland: $(ALL_TARGETS) $(BUILD)/meter-uninstalled.pc
 
 # Installs missing Debian packages; quick when everything is there.
+# deps: what building and make demo need; check-deps: the tests' too.
 deps:
 	@scripts/install-deps
+
+.PHONY: check-deps
+check-deps:
+	@scripts/install-deps --check
 
 # The kernels make check tests in: those installed among 6.1 and 6.12 cloud.
 CHECK_KVERS = $(shell selftests/kernels)
@@ -146,7 +163,7 @@ CHECK_KVERS = $(shell selftests/kernels)
 # Separate make runs so that what deps installs (pkg-config, libnl) is seen.
 # The build keeps going past errors (-k): whatever did not build counts as
 # failed, and the run still ends with its "N passed, N failed" line.
-check: deps
+check: check-deps
 	@build=ok; $(MAKE) -k --no-print-directory check-build || build=failed; \
 	selftests/run-check --build "$$build" --host "$(HOST_TESTS)" \
 		--vm "$(VM_TESTS)" --kernels "$(CHECK_KVERS)"
@@ -194,10 +211,46 @@ check-debug: deps
 	selftests/run-check --series "" --logs $(BUILD)/check-debug \
 		--vm "$(VM_TESTS)" --kernels "$(DEBUG_KDIR)"
 
+# The host suite with AddressSanitizer, UBSan and LeakSanitizer, apart
+# from build/: build-asan/root is a view of this tree (a link to each
+# top-level entry) whose build/ is build-asan/ itself; in it, make builds
+# with SANITIZE=address,undefined what make builds and the host tests
+# (libmeter, the analysis library, the tools, the tests and what they
+# profile), and selftests/run-check-asan runs the host tests there, so
+# that the shell tests' $ROOT/build/... is the sanitized build (no VM;
+# logs and the sanitizers' reports in build-asan/check/).  Ends with "N
+# passed, N failed"; any sanitizer report fails it.  Not part of check.
+ASAN_BUILD := build-asan
+ASAN_VIEW := $(ASAN_BUILD)/root
+# Host tests it does not run, each counted as skipped with its reason.
+ASAN_SKIP := test_vm_run test_vm_icount test_docs_dkms
+ASAN_SKIP_test_vm_run := boots VMs to test vm-run, where nothing of the sanitized build runs
+ASAN_SKIP_test_vm_icount := boots a VM with QEMU's instruction counter, where nothing of the sanitized build runs
+ASAN_SKIP_test_docs_dkms := builds meter.ko with dkms: kernel code, which make check-debug checks with KASAN and UBSAN
+ASAN_HOST_TESTS = $(filter-out $(addprefix %/,$(ASAN_SKIP)),$(HOST_TESTS))
+.PHONY: check-asan
+check-asan: check-deps
+	@rm -rf $(ASAN_VIEW) && mkdir -p $(ASAN_VIEW) && \
+	for f in $(filter-out build $(ASAN_BUILD),$(wildcard * .[!.]*)); do \
+		ln -s $(ROOT)/$$f $(ASAN_VIEW)/$$f || exit 1; \
+	done && ln -s .. $(ASAN_VIEW)/build
+	@build=ok; $(MAKE) -C $(ASAN_VIEW) -k --no-print-directory BUILD=build \
+		SANITIZE=address,undefined userland $(ASAN_HOST_TESTS) || build=failed; \
+	selftests/run-check-asan --build "$$build" --view $(ASAN_VIEW) \
+		--host "$(ASAN_HOST_TESTS)" \
+		$(foreach t,$(ASAN_SKIP),--skip "$(t): $(ASAN_SKIP_$(t))")
+
+# Static programs (the VM's vm-perf-hold and vm-icount, icount's exact)
+# are never sanitized: the sanitizers' runtimes do not link statically.
+ifneq ($(SANITIZE),)
+$(BUILD)/selftests/vm-perf-hold $(ICOUNT_GUEST) $(BUILD)/icount/exact: \
+	CFLAGS := $(filter-out $(SAN_FLAGS),$(CFLAGS))
+endif
+
 # The benchmarks: the packages they need, then build and run (bench/bench.mk).
 # Not part of check; fails only when a tool is broken, never on numbers.
 .PHONY: bench
-bench: deps
+bench: check-deps
 	@bench/install-deps
 	@$(MAKE) --no-print-directory bench-run
 
@@ -227,12 +280,28 @@ INSTALL ?= install
 TOOLS := $(BUILD)/tools/meter-run $(BUILD)/tools/meter-stat
 LIBMETER_REAL := libmeter.so.$(LIBMETER_SOVERSION).0.0
 
+# A sanitized build's libmeter.a needs the sanitizers' runtimes: its
+# static link (pkg-config --static) says so.
 $(BUILD)/meter.pc: meter.pc.in Makefile
 	@mkdir -p $(dir $@)
 	sed -e 's,@PREFIX@,$(PREFIX),g' -e 's,@LIBDIR@,$(LIBDIR),g' \
 	    -e 's,@INCLUDEDIR@,$(INCLUDEDIR),g' -e 's,@VERSION@,$(VERSION),g' \
 	    -e 's,@PLUGINDIR@,$(PLUGINDIR),g' \
+	    $(if $(SANITIZE),-e 's|^Libs.private:.*|& -fsanitize=$(SANITIZE)|') \
 	    $< > $@
+
+# The build tree's own: PKG_CONFIG_PATH=build pkg-config ... meter finds
+# it (pkg-config prefers NAME-uninstalled.pc), the headers in the tree, the
+# library and the plugin in build/, with an rpath to the library.
+$(BUILD)/meter-uninstalled.pc: Makefile
+	@mkdir -p $(dir $@)
+	@printf '%s\n' 'builddir=$(ROOT)/$(BUILD)' \
+	    'gccplugin=$${builddir}/plugin/meter.so' '' 'Name: meter' \
+	    'Description: meter, uninstalled (the build tree at $(ROOT))' \
+	    'Version: $(VERSION)' 'Requires.private: libnl-genl-3.0' \
+	    'Libs: -L$${builddir}/lib -Wl,-rpath,$${builddir}/lib -lmeter' \
+	    'Libs.private: -lpthread -ldl' \
+	    'Cflags: -I$(ROOT)/lib -I$(ROOT)/include/uapi' > $@
 
 install: userland $(BUILD)/meter.pc
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
@@ -297,4 +366,4 @@ endif
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 
 clean:
-	rm -rf $(BUILD) $(CLEAN_FILES)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(CLEAN_FILES)

@@ -98,7 +98,8 @@ static uint64_t scaled(uint64_t n, double ratio)
 {
 	double v = floor((double)n * ratio + 0.5);
 
-	return v < 0 ? 0 : (uint64_t)v;
+	/* ratio <= 1; near 2^64, (double)n rounds up past what converts */
+	return v < 0 ? 0 : v >= (double)n ? n : (uint64_t)v;
 }
 
 int profile_correct(struct meter_profile *p)

@@ -81,7 +81,8 @@ int interval_build(struct interval *iv, const struct meter_profile *now,
 	}
 	for (i = 0; i < nold; i++)
 		old[i] = &prev->funcs[i];
-	qsort(old, nold, sizeof(*old), by_id);
+	if (nold)	/* qsort's base may not be NULL, even for 0 */
+		qsort(old, nold, sizeof(*old), by_id);
 	for (i = 0; i < now->nfuncs; i++) {
 		const struct meter_func *f = &now->funcs[i], *key = f;
 		const struct meter_func **o = nold ?

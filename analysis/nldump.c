@@ -299,21 +299,40 @@ static int meter_nl_parse_profile(struct nlattr **tb, void *arg)
 /*
  * A live session's counters come first in the dump, its tables after:
  * ticks taken meanwhile are in the tables only.  The total is raised to
- * the sum of its parts, as the JSON reader requires of any profile.
+ * the sum of its parts, as the JSON reader requires of any profile;
+ * -EPROTO when they add up past any count (2^64 - 2).
  */
-static void at_least_the_parts(struct meter_profile *p)
+static int at_least_the_parts(struct meter_profile *p)
 {
 	uint64_t stacks = 0, self = 0;
 	size_t i;
 
-	for (i = 0; i < p->nstacks; i++)
+	for (i = 0; i < p->nstacks; i++) {
+		if (p->stacks[i].samples >= UINT64_MAX - stacks)
+			return -EPROTO;
 		stacks += p->stacks[i].samples;
-	for (i = 0; i < p->nfuncs; i++)
+	}
+	for (i = 0; i < p->nfuncs; i++) {
+		if (p->funcs[i].self_samples >= UINT64_MAX - self)
+			return -EPROTO;
 		self += p->funcs[i].self_samples;
+	}
 	if (stacks > p->samples)
 		p->samples = stacks;
 	if (self > p->samples)
 		p->samples = self;
+	return 0;
+}
+
+/*
+ * The end of a dump.  Ids that a stack holds and no record names are
+ * named first (as the tools would name them): their self samples are
+ * parts of the total too.
+ */
+static int meter_nl_profile_end(struct meter_profile *p)
+{
+	meter_profile_name_unknown_ids(p);
+	return at_least_the_parts(p);
 }
 
 int meter_nl_get_profile(struct meter_nl *nl, const struct meter_nl_sel *sel,
@@ -337,11 +356,16 @@ int meter_nl_get_profile(struct meter_nl *nl, const struct meter_nl_sel *sel,
 	}
 	ret = meter_nl_transact(nl, msg, meter_nl_parse_profile, p,
 				"get profile", err, errlen);
+	if (!ret) {
+		ret = meter_nl_profile_end(p);
+		if (ret && err && errlen)
+			snprintf(err, errlen, "get profile: malformed reply (%s)",
+				 strerror(-ret));
+	}
 	if (ret) {
 		meter_profile_free(p);
 		return ret;
 	}
-	at_least_the_parts(p);
 	*out = p;
 	return 0;
 }

@@ -389,8 +389,10 @@ extern struct meter_record __stop_meter_records[]
 static void __attribute__((constructor(101), used, no_instrument_function))
 meter__register_module(void)
 {
-	struct meter_record *start = &__start_meter_records[0];
-	struct meter_record *stop = &__stop_meter_records[0];
+	/* the arrays themselves: no offset from a weak symbol that may be
+	 * NULL (UBSan would say so in a module without records) */
+	struct meter_record *start = __start_meter_records;
+	struct meter_record *stop = __stop_meter_records;
 
 	if (start != stop)
 		meter__module_records(start, stop);

@@ -117,6 +117,19 @@ else
 	nok "cc -fplugin=\$(pkg-config --variable=gccplugin meter) ('$plugin')"; diag "$tmp/cc.log" "$tmp/plug.flat" 2>/dev/null
 fi
 
+# From the build tree, nothing installed: build/meter-uninstalled.pc
+# shellcheck disable=SC2046
+if [ "$(PKG_CONFIG_PATH=$ROOT/build PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=gccplugin meter)" = "$ROOT/build/plugin/meter.so" ] &&
+   ${CC:-cc} -O2 -fplugin="$ROOT/build/plugin/meter.so" -o "$tmp/tree" "$tmp/plug.c" \
+	$(PKG_CONFIG_PATH=$ROOT/build PKG_CONFIG_SYSROOT_DIR= pkg-config --cflags --libs meter) > "$tmp/cc.log" 2>&1 &&
+   ldd "$tmp/tree" | grep -q "$ROOT/build/lib/libmeter.so.1" &&
+   METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/tree.json" "$tmp/tree" &&
+   "$ROOT/build/tools/meter-stat" -i "$tmp/tree.json" -f flat 2>&1 | grep -qE ' 300 .* twig$'; then
+	ok "from the build tree: PKG_CONFIG_PATH=build pkg-config gives the tree's header, plugin and library (rpath): twig counted 300 times"
+else
+	nok "from the build tree: PKG_CONFIG_PATH=build pkg-config"; diag "$tmp/cc.log"
+fi
+
 if command -v man >/dev/null; then
 	bad=""
 	for page in "1 meter-run" "1 meter-stat" "3 libmeter" "4 meter"; do
