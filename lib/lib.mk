@@ -38,6 +38,25 @@ $(BUILD)/lib/obj/meter_thunk.o: LIB_CFLAGS += -fcf-protection=none
 # registers only (lib/meter_shadow.c).
 $(BUILD)/lib/obj/meter_shadow.o: LIB_CFLAGS += -mgeneral-regs-only
 
+# Sanitized builds (SANITIZE=..., make check-asan) leave three files out
+# of AddressSanitizer; UBSan still checks them:
+#  - meter_auto.c: find_cfa() looks for the instrumented function's return
+#    address by reading the words of the stack above the hook, other
+#    functions' frames and so their ASan red zones included: by design,
+#    not an overflow;
+#  - alloc_preload.c (libmeter-alloc.so's malloc) and meter_alloc.c (what
+#    it calls): they run inside malloc, which ld.so and libc call before
+#    the ASan runtime has mapped its shadow memory (a checked access
+#    there is a SIGSEGV), and in programs that have no ASan runtime at
+#    all (meter-run --alloc -- sh ...).
+# meter_shadow.c stays in: ASan's checks use general registers only and
+# call the runtime only to report (then the process ends), which keeps
+# the rule above; so do the thunks (meter_thunk.c, assembly that ASan
+# does not instrument) and the calibration stubs (meter_calibrate.c).
+NO_ASAN := $(if $(findstring address,$(SANITIZE)),-fno-sanitize=address)
+$(BUILD)/lib/obj/meter_auto.o $(BUILD)/lib/obj/meter_alloc.o \
+$(LIBMETER_ALLOC_SO): LIB_CFLAGS += $(NO_ASAN)
+
 $(LIBMETER_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@

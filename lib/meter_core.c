@@ -855,7 +855,7 @@ static void at_fork_parent(void)
 
 static void at_fork_child(void)
 {
-	struct meter_thr *th = meter_self;
+	struct meter_thr *th = meter_self, *o, *next;
 	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
 					   memory_order_relaxed) - 1;
 
@@ -878,7 +878,14 @@ static void at_fork_child(void)
 		memset(meter_g.alloc_bytes_done, 0, (hi + 1) * sizeof(uint64_t));
 	}
 	meter_signal_reset();
-	/* only the forking thread exists here */
+	/* only the forking thread exists here: the others' go */
+	for (o = meter_g.threads; o; o = next) {
+		next = o->next;
+		if (o != th) {
+			thread_free_maps(o);
+			free(o);
+		}
+	}
 	meter_g.threads = NULL;
 	if (th && meter_tstate == METER_T_LIVE) {
 		memset(th->counts, 0, (hi + 1) * sizeof(uint64_t));
