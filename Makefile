@@ -299,7 +299,7 @@ $(BUILD)/meter-uninstalled.pc: Makefile
 	    'gccplugin=$${builddir}/plugin/meter.so' '' 'Name: meter' \
 	    'Description: meter, uninstalled (the build tree at $(ROOT))' \
 	    'Version: $(VERSION)' 'Requires.private: libnl-genl-3.0' \
-	    'Libs: -L$${builddir}/lib -Wl,-rpath,$${builddir}/lib -lmeter' \
+	    'Libs: -L$${builddir}/lib -Wl,-rpath,$${builddir}/lib -Wl,--push-state,--no-as-needed -lmeter -Wl,--pop-state' \
 	    'Libs.private: -lpthread -ldl' \
 	    'Cflags: -I$(ROOT)/lib -I$(ROOT)/include/uapi' > $@
 

@@ -117,6 +117,17 @@ else
 	nok "cc -fplugin=\$(pkg-config --variable=gccplugin meter) ('$plugin')"; diag "$tmp/cc.log" "$tmp/plug.flat" 2>/dev/null
 fi
 
+# pkg-config's flags before the objects, as in LDFLAGS, under --as-needed
+# (the default of many distributions' builds): libmeter stays
+# shellcheck disable=SC2046
+if ${CC:-cc} -O2 -fplugin="$plugin" $(pkg-config --cflags meter) -Wl,--as-needed \
+	$(pkg-config --libs meter) -o "$tmp/asneeded" "$tmp/plug.c" > "$tmp/cc.log" 2>&1 &&
+   LD_LIBRARY_PATH=$lib ldd "$tmp/asneeded" | grep -q "libmeter.so.1"; then
+	ok "-Wl,--as-needed \$(pkg-config --libs meter) before the objects still links libmeter"
+else
+	nok "-Wl,--as-needed with pkg-config's flags before the objects"; diag "$tmp/cc.log"
+fi
+
 # From the build tree, nothing installed: build/meter-uninstalled.pc
 # shellcheck disable=SC2046
 if [ "$(PKG_CONFIG_PATH=$ROOT/build PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=gccplugin meter)" = "$ROOT/build/plugin/meter.so" ] &&
