@@ -86,9 +86,12 @@ void render_header(const struct analysis *an, FILE *out)
 	}
 	fprintf(out, "; %" PRIu64 " calls; %zu function%s",
 		an->calls, an->n, an->n == 1 ? "" : "s");
+	/* each run's threads are others: say over how many runs */
 	if (p->nthreads)
 		fprintf(out, "; %zu thread%s", p->nthreads,
 			p->nthreads == 1 ? "" : "s");
+	if (p->nthreads && p->runs > 1)
+		fprintf(out, " over %" PRIu32 " runs", p->runs);
 	fprintf(out, "\n");
 	render_programs(an, out);
 	if (p->wall)

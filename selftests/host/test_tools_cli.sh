@@ -22,7 +22,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..37"
+echo "1..38"
 
 # --- meter-run on a real program (signal backend) ------------------------
 
@@ -73,6 +73,9 @@ check "meter-run --repeat 3: one profile of 3 runs, call counts tripled (main 3,
 	bash -c "grep -q '\"runs\": 3,' rep.json &&
 		 grep -q '\"name\": \"main\", \"calls\": 3,' rep.json &&
 		 grep -q '\"name\": \"is_prime\", \"calls\": 1200,' rep.json"
+"$STAT" -i rep.json -f flat > rep.flat 2>&1
+check "meter-run --repeat 3 of a one-thread program: the header says 3 threads over 3 runs" \
+	grep -q '; 3 threads over 3 runs$' rep.flat || diag rep.flat
 check "meter-run --format json: meter-stat -i reads it back" \
 	bash -c "'$STAT' -i rep.json -f flat | grep -q is_prime"
 
