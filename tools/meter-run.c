@@ -94,9 +94,10 @@ static void usage(FILE *out)
 "  -h, --help           this help\n"
 "\n" CLI_REPORT_HELP
 "\n"
-"PROG must be built with libmeter: `#include <meter.h>` and METER_FUNCTION();\n"
-"at the top of each function to profile, linked with -lmeter; or compiled\n"
-"with -finstrument-functions and linked with -lmeter.\n");
+"PROG must be built with libmeter: with meter's GCC plugin (every function,\n"
+"-fplugin=$(pkg-config --variable=gccplugin meter)); or `#include <meter.h>`\n"
+"and METER_FUNCTION(); at the top of each function to profile; or with\n"
+"-finstrument-functions; linked with $(pkg-config --libs meter).\n");
 }
 
 static int parse_uint(const char *s, unsigned long long max,
