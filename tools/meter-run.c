@@ -97,7 +97,7 @@ static void usage(FILE *out)
 "PROG must be built with libmeter: with meter's GCC plugin (every function,\n"
 "-fplugin=$(pkg-config --variable=gccplugin meter)); or `#include <meter.h>`\n"
 "and METER_FUNCTION(); at the top of each function to profile; or with\n"
-"-finstrument-functions; linked with $(pkg-config --libs meter).\n");
+"-finstrument-functions; linked with -lmeter (pkg-config has the flags).\n");
 }
 
 static int parse_uint(const char *s, unsigned long long max,
