@@ -396,6 +396,14 @@ static void process_init_locked(void)
 		meter_g.chose_auto = true;
 		if (open_kernel(err, sizeof(err))) {
 			meter_g.backend = METER_BK_KERNEL;
+		} else if (!o || !*o) {
+			/*
+			 * Nobody asked for a profile (no meter-run, no
+			 * METER_OUTPUT, no backend named): a program run in a
+			 * build or a test says nothing and writes nothing.
+			 */
+			meter_g.backend = METER_BK_OFF;
+			meter_g.output[0] = '\0';
 		} else {
 			meter_g.backend = METER_BK_SIGNAL;
 			if (signal_notice_wanted())

@@ -165,9 +165,12 @@ static int fill(struct meter_profile *p)
 void meter_write_profile(bool before_exec)
 {
 	struct meter_profile p = { 0 };
-	char *path = output_path(before_exec);
+	char *path;
 	FILE *f;
 
+	if (!meter_g.output[0])	/* no profile asked for */
+		return;
+	path = output_path(before_exec);
 	if (!path || fill(&p)) {
 		meter_notice("out of memory writing the profile");
 		goto out;

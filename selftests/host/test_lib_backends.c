@@ -4,10 +4,15 @@
  * auto falls back to the signal backend with one line on stderr, which
  * METER_QUIET=1 silences; signal says once that it is tick-limited;
  * kernel explains that the module is missing and counts calls only;
- * METER_OUTPUT's %p is the pid; METER_NOTICE_SIGNAL=0 (meter-run's) leaves
+ * METER_OUTPUT's %p is the pid; with nothing asked (no METER_ variable) a
+ * program writes and says nothing, with a backend named it writes
+ * meter.out.PID; METER_NOTICE_SIGNAL=0 (meter-run's) leaves
  * the notice out; a profile that cannot be written is said to be lost.
  * Skipped where meter.ko answers.
  */
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include "kselftest_harness.h"
 #include "lib_run.h"
 #include "nldump.h"
@@ -130,6 +135,68 @@ TEST_F(backend, output_percent_p_is_the_pid)
 	snprintf(expect, sizeof(expect), "%s/pid-%d.json", scratch(),
 		 (int)last_pid);
 	EXPECT_EQ(0, access(expect, F_OK));
+}
+
+/* the files in dir (not . and ..) */
+static int files_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* run in an empty directory of its own with no METER_ variable at all */
+static int run_unasked(struct _test_data_backend *self, const char *b)
+{
+	const char *env[] = { b, NULL };
+	const char *args[] = { "counts", "100", NULL };
+	char dir[PATH_MAX];
+	int status;
+
+	snprintf(dir, sizeof(dir), "%s/cwd", scratch());
+	mkdir(dir, 0700);
+	if (chdir(dir))
+		return -1;
+	unsetenv("METER_OUTPUT");
+	unsetenv("METER_BACKEND");
+	unsetenv("METER_QUIET");
+	run_stderr = 1;
+	status = run_prog("lib_workload_manual", env, args, self->out,
+			  sizeof(self->out));
+	run_stderr = 0;
+	return status;
+}
+
+/* a program that a build or a test runs, with no profiler asking */
+TEST_F(backend, unasked_without_module_writes_nothing_says_nothing)
+{
+	char dir[PATH_MAX];
+
+	NEED_NO_MODULE();
+	ASSERT_EQ(0, run_unasked(self, NULL)) TH_LOG("%s", self->out);
+	snprintf(dir, sizeof(dir), "%s/cwd", scratch());
+	EXPECT_EQ(0, files_in(dir));
+	EXPECT_EQ(1, lines(self->out)) TH_LOG("%s", self->out);
+}
+
+/* a backend named: the profile goes to the default file */
+TEST_F(backend, signal_named_without_output_writes_the_default_file)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+
+	NEED_NO_MODULE();
+	ASSERT_EQ(0, run_unasked(self, "METER_BACKEND=signal"))
+		TH_LOG("%s", self->out);
+	snprintf(dir, sizeof(dir), "%s/cwd", scratch());
+	snprintf(path, sizeof(path), "%s/meter.out.%d", dir, (int)last_pid);
+	EXPECT_EQ(1, files_in(dir));
+	EXPECT_EQ(0, access(path, F_OK));
 }
 
 /* meter-run says it once for a whole tree of processes */
