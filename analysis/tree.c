@@ -65,7 +65,8 @@ size_t meter_tree_mark(struct meter_profile *const *list, size_t n, bool *in,
 	if (!parent || !path || !sorted || !mark ||
 	    meter_tree_parents(list, n, parent))
 		goto out;
-	memcpy(sorted, links, nlinks * sizeof(*sorted));
+	if (nlinks)	/* links may be NULL then, which memcpy may not take */
+		memcpy(sorted, links, nlinks * sizeof(*sorted));
 	qsort(sorted, nlinks, sizeof(*sorted), by_u64);
 	for (i = 0; i < n; i++)
 		if (in[i])
