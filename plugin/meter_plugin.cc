@@ -255,13 +255,34 @@ bool listed(const std::vector<std::string> &list, const char *s)
 	return false;
 }
 
+/*
+ * A C++ lambda's body: its closure's operator(), which the front end marks
+ * artificial as it does the functions it makes up itself.  The closure's
+ * name is an identifier the front end flags as a lambda's (cp-tree.h's
+ * IDENTIFIER_LAMBDA_P, read here without the C++ front end's headers: the
+ * plugin also runs in cc1).
+ */
+static bool lambda_body(tree fn)
+{
+	tree ctx = DECL_CONTEXT(fn), name;
+
+	if (!DECL_NAME(fn) || strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)),
+				     "operator()") ||
+	    !ctx || TREE_CODE(ctx) != RECORD_TYPE || !TYPE_NAME(ctx) ||
+	    TREE_CODE(TYPE_NAME(ctx)) != TYPE_DECL)
+		return false;
+	name = DECL_NAME(TYPE_NAME(ctx));
+	return name && TREE_CODE(name) == IDENTIFIER_NODE &&
+	       name->base.protected_flag;
+}
+
 /* A call to one of meter.h's inline entries: the function is already
  * instrumented by hand. */
 bool excluded(tree fn)
 {
 	/* the attribute itself: gimplification sets the DECL flag on every
 	 * function it has done */
-	if (DECL_ARTIFICIAL(fn) ||
+	if ((DECL_ARTIFICIAL(fn) && !lambda_body(fn)) ||
 	    lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(fn)))
 		return true;
 	/* a nested function's frame is its parent's business */

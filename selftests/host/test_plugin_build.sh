@@ -139,6 +139,7 @@ done
 # --- C++: templates, methods, a namespace; as -finstrument-functions names them
 cat > "$tmp/tmpl.cc" <<'SRC'
 #include <cstdlib>
+#include <stdexcept>
 namespace shapes {
 template <typename T> struct box {
 	T v;
@@ -152,12 +153,30 @@ template <typename T> __attribute__((noinline)) T total(box<T> &b, int n)
 	return s;
 }
 }
+__attribute__((noinline)) static int seventh(int i)
+{
+	if (i % 7 == 0)
+		throw std::runtime_error("seven");
+	return i;
+}
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? std::atoi(argv[1]) : 10;
+	int n = argc > 1 ? std::atoi(argv[1]) : 10, s = 0;
 	shapes::box<int> bi{0};
 	shapes::box<double> bd{0};
-	return (int)(shapes::total(bi, n) + shapes::total(bd, 2 * n)) & 1;
+	auto twice = [](int x) __attribute__((noinline)) { return 2 * x; };
+	struct local {
+		__attribute__((noinline)) static int bump(int x) { return x + 1; }
+	};
+	for (int i = 0; i < n; i++) {
+		s += twice(i) + local::bump(i);
+		try {
+			s += seventh(i);
+		} catch (const std::exception &) {
+			s++;
+		}
+	}
+	return (int)(shapes::total(bi, n) + shapes::total(bd, 2 * n) + s) & 1;
 }
 SRC
 "$CXX" -O2 -fplugin="$PLUGIN" $ALL "$tmp/tmpl.cc" -o "$tmp/tmpl-plugin" "${LINK[@]}" &&
@@ -170,6 +189,10 @@ check "C++: the plugin's names and counts equal -finstrument-functions' ($(wc -l
 	cmp -s "$tmp/tp.tab" "$tmp/ta.tab" || { diff "$tmp/ta.tab" "$tmp/tp.tab" | diag; }
 check "C++: shapes::box<double>::grow(double) counted 80 times" \
 	grep -qP '^80\tshapes::box<double>::grow\(double\)$' "$tmp/tp.tab"
+check "C++: a lambda, a local class's member and a throwing function counted 40 times each" \
+	bash -c "grep -qP '^40\tmain::\{lambda\(int\)#1\}::operator\(\)\(int\) const$' '$tmp/tp.tab' &&
+		 grep -qP '^40\tmain::local::bump\(int\)$' '$tmp/tp.tab' &&
+		 grep -qP '^40\tseventh\(int\)$' '$tmp/tp.tab'" || diag "$tmp/tp.tab"
 
 # --- one sequence: the plugin's code is the macro's ------------------------
 # The same function instrumented by METER_FUNCTION() (or _FLAT) and by the
