@@ -64,7 +64,10 @@ fuzz-build: $(FUZZ_BINS)
 
 # -k: every target runs even when one crashed, and make fails if any
 # did; -Otarget: the lines of one target together.
-fuzz: fuzz-build
+# clang first (install-deps --fuzz), then the targets in a make that sees it
+fuzz:
+	@scripts/install-deps --fuzz
+	@$(MAKE) --no-print-directory fuzz-build
 	@$(MAKE) --no-print-directory -k -j$(FUZZ_JOBS) -Otarget $(FUZZ_RUNS)
 
 $(FUZZ_RUNS): fuzz-run-%: $(FUZZ_DIR)/fuzz_%
