@@ -271,6 +271,9 @@ static int meter_nl_parse_thread(struct meter_profile *p, struct nlattr *nest)
 	if (!t)
 		return -ENOMEM;
 	t->exited = meter_nl_get_u32(tb[METER_A_THREAD_STATE]) == METER_THREAD_EXITED;
+	if (tb[METER_A_THREAD_COMM])
+		meter_thread_name_set(t, nla_data(tb[METER_A_THREAD_COMM]),
+				      nla_len(tb[METER_A_THREAD_COMM]));
 	return 0;
 }
 

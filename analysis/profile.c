@@ -663,6 +663,7 @@ int meter_profile_merge(struct meter_profile *dst,
 		if (!t)
 			goto out;
 		t->exited = src->threads[i].exited;
+		memcpy(t->name, src->threads[i].name, sizeof(t->name));
 		t->pid = src->threads[i].pid ? src->threads[i].pid : src->pid;
 	}
 	ret = 0;

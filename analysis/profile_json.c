@@ -555,6 +555,27 @@ fail:
 	return -1;
 }
 
+/* A thread's "name" (optional): a string, kept as the model keeps it. */
+static int read_thread_name(struct schema *sc, struct json_object *o,
+			    const char *ctx, struct meter_thread_row *t)
+{
+	struct json_object *v = get(o, "name");
+	const char *s;
+
+	if (sc->failed)
+		return -1;
+	if (!v)
+		return 0;
+	s = str_value(sc, v);
+	if (!s) {
+		if (!sc->failed)
+			serr(sc, "%s: \"name\" must be a string", ctx);
+		return -1;
+	}
+	meter_thread_name_set(t, s, strlen(s));
+	return 0;
+}
+
 static int read_threads(struct schema *sc, struct json_object *root,
 			struct meter_profile *p)
 {
@@ -593,7 +614,7 @@ static int read_threads(struct schema *sc, struct json_object *root,
 		}
 		t->exited = get_bool(sc, o, ctx, "exited");
 		t->pid = read_pid(sc, o, ctx);
-		if (sc->failed)
+		if (read_thread_name(sc, o, ctx, t))
 			return -1;
 	}
 	return 0;

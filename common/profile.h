@@ -54,12 +54,30 @@ struct meter_stack {
 	uint32_t proc;		/* merged: 1 + its index in procs; 0: none */
 };
 
+#define METER_THREAD_NAME_MAX	16	/* the kernel's TASK_COMM_LEN */
+
 struct meter_thread_row {
 	uint32_t tid;
 	uint64_t samples;
 	bool exited;
+	char name[METER_THREAD_NAME_MAX];	/* "": not known */
 	int32_t pid;		/* its process in a merged profile; 0: p->pid */
 };
+
+/*
+ * Sets t's name from len bytes (from the kernel, a file, the thread): up
+ * to the first NUL, at most 15 bytes, anything but printable ASCII as '?'
+ * so that no report or terminal takes it for control.
+ */
+static inline void meter_thread_name_set(struct meter_thread_row *t,
+					 const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i + 1 < sizeof(t->name) && s[i]; i++)
+		t->name[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	t->name[i] = '\0';
+}
 
 /*
  * One process of a merged profile (a --follow-fork tree, runs merged):

@@ -152,6 +152,10 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 			t->samples, t->exited ? "true" : "false");
 		if (t->pid)
 			fprintf(out, ", \"pid\": %" PRId32, t->pid);
+		if (t->name[0]) {
+			fputs(", \"name\": ", out);
+			put_string(out, t->name);
+		}
 		fputc('}', out);
 	}
 	fputs(p->nthreads ? "\n  ]" : "]", out);

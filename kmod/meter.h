@@ -243,6 +243,9 @@ struct meter_thread {
 	struct task_struct *task;	/* identity; referenced (wall) */
 	struct mm_struct *mm;		/* mmgrab'd until release */
 	pid_t tid;
+	char comm[TASK_COMM_LEN];	/* at registration, then at its end;
+					 * under session->lock
+					 */
 	u32 state;			/* enum meter_thread_state, cmpxchg */
 	u64 samples;			/* written by the thread's tick only */
 	u64 clock_seen;			/* task clock accounted, ns (tick) */
@@ -347,6 +350,7 @@ struct meter_snap_thread {
 	u64 samples;
 	u32 tid;
 	u32 state;
+	char comm[TASK_COMM_LEN];
 };
 
 struct meter_snap {

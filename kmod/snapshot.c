@@ -360,6 +360,8 @@ int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 		sn->threads[sn->nthreads].tid = t->tid;
 		sn->threads[sn->nthreads].samples = READ_ONCE(t->samples);
 		sn->threads[sn->nthreads].state = READ_ONCE(t->state);
+		memcpy(sn->threads[sn->nthreads].comm, t->comm,
+		       TASK_COMM_LEN);
 		sn->nthreads++;
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
@@ -475,7 +477,8 @@ int meter_put_thread(struct sk_buff *skb,
 	if (nla_put_u32(skb, METER_A_THREAD_TID, th->tid) ||
 	    nla_put_u64_64bit(skb, METER_A_THREAD_SAMPLES, th->samples,
 			      METER_A_THREAD_PAD) ||
-	    nla_put_u32(skb, METER_A_THREAD_STATE, th->state)) {
+	    nla_put_u32(skb, METER_A_THREAD_STATE, th->state) ||
+	    nla_put_string(skb, METER_A_THREAD_COMM, th->comm)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

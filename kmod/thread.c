@@ -83,6 +83,18 @@ static void meter_thread_release(struct work_struct *work)
 	meter_session_put(s);
 }
 
+/*
+ * The task's name, read as tracepoints read it: without task_lock(),
+ * which a tick in hard interrupt context may not take (a sleeping lock on
+ * PREEMPT_RT).  A rename racing with it may give a mixed name, never an
+ * unterminated one.
+ */
+static void meter_thread_comm(char *comm, struct task_struct *tsk)
+{
+	memcpy(comm, tsk->comm, TASK_COMM_LEN);
+	comm[TASK_COMM_LEN - 1] = '\0';
+}
+
 /* Any context, including the tick and the exit probe. */
 void meter_thread_end(struct meter_thread *t, enum meter_end_reason why)
 {
@@ -99,6 +111,8 @@ void meter_thread_end(struct meter_thread *t, enum meter_end_reason why)
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	s->threads_live--;
+	/* the task is held until the release: its name as it ends */
+	meter_thread_comm(t->comm, t->task);
 	/* exec replaced the whole thread group's mm: the process image
 	 * this session profiled is gone.
 	 */
@@ -406,6 +420,7 @@ int meter_thread_register(struct meter_thread_reg *reg,
 	t->session = s;
 	t->task = get_task_struct(tsk);
 	t->tid = task_pid_nr(tsk);
+	meter_thread_comm(t->comm, tsk);
 	mmgrab(mm);
 	t->mm = mm;
 	t->page = page;

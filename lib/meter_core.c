@@ -677,6 +677,9 @@ static void thread_exit(void *arg)
 	if (!th || th != meter_self || meter_g.finished)
 		return;
 	meter_busy = 1;
+	/* its name as it ends, for the signal and off backends' file */
+	if (!meter_thread_comm(th->tid, th->name, sizeof(th->name)))
+		th->name[0] = '\0';
 	if (meter_g.backend == METER_BK_SIGNAL)
 		meter_signal_thread_stop(th);
 	pthread_mutex_lock(&meter_g.lock);

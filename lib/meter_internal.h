@@ -56,6 +56,7 @@ struct meter_thr {
 	timer_t timer;
 	uint64_t samples;	/* signal backend: ticks of this thread */
 	uint64_t cpu_start_ns;	/* its CPU time when its timer started */
+	char name[16];		/* as it ended (comm); "": still running */
 	struct meter_page *page;
 	uint64_t *counts;	/* in the block: METER__COUNTS(page) */
 	uint64_t *alloc_calls;	/* allocation accounting, or NULL */
@@ -169,6 +170,9 @@ static inline void meter_set_cd(struct meter_page *pg, uint32_t cur,
 	METER__CD_WORD(pg) = METER__CD(cur, d);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
+
+/* meter_output.c: a thread's name, from /proc (false: not known). */
+bool meter_thread_comm(pid_t tid, char *buf, size_t len) METER_HIDDEN;
 
 /*
  * meter_shadow.c, built with -mgeneral-regs-only: the shadow stack, and

@@ -44,6 +44,28 @@ static char *output_path(bool before_exec)
 	return out;
 }
 
+/*
+ * A thread's name (pthread_setname_np's, or the program's), from
+ * /proc/self/task/TID/comm; false if it cannot be read.
+ */
+bool meter_thread_comm(pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	n = strcspn(buf, "\n");
+	buf[n] = '\0';
+	return n > 0;
+}
+
 static void fill_header(struct meter_profile *p)
 {
 	struct meter_thr *th;
@@ -146,12 +168,20 @@ static int fill(struct meter_profile *p)
 	p->nfuncs = hi;
 	for (id = 1; id <= hi; id++)
 		fill_func(&p->funcs[id - 1], id);
-	for (th = meter_g.threads; th; th = th->next)
+	for (th = meter_g.threads; th; th = th->next) {
 		/* written at process exit: every thread has ended */
-		p->threads[p->nthreads++] = (struct meter_thread_row){
+		struct meter_thread_row *t = &p->threads[p->nthreads++];
+		char name[16];
+
+		*t = (struct meter_thread_row){
 			.tid = (uint32_t)th->tid, .samples = th->samples,
 			.exited = true,
 		};
+		if (th->name[0])
+			meter_thread_name_set(t, th->name, sizeof(th->name));
+		else if (meter_thread_comm(th->tid, name, sizeof(name)))
+			meter_thread_name_set(t, name, sizeof(name));
+	}
 	if (meter_g.backend == METER_BK_SIGNAL) {
 		n = meter_signal_stacks(NULL, 0);
 		p->stacks = calloc(n ? n : 1, sizeof(*p->stacks));

@@ -151,15 +151,18 @@ void render_threads(const struct analysis *an, const struct render_opts *o,
 		return;
 	for (i = 0; i < p->nthreads; i++)
 		sum += p->threads[i].samples;
-	fprintf(out, "\nThreads:\n%10s %10s %7s %9s  %s\n", "tid", "samples",
-		"%", "seconds", "state");
+	fprintf(out, "\nThreads:\n%10s %10s %7s %9s  %-8s %s\n", "tid",
+		"samples", "%", "seconds", "state", "name");
+	/* no trailing blanks: a row without a name ends at its state */
 	for (i = 0; i < p->nthreads; i++) {
 		const struct meter_thread_row *t = &p->threads[i];
 
-		fprintf(out, "%10" PRIu32 " %10" PRIu64 " %6.2f%% %9.3f  %s\n",
-			t->tid, t->samples, sum ? 100.0 * (double)t->samples /
-			(double)sum : 0.0, an_seconds(an, (double)t->samples),
-			t->exited ? "exited" : "running");
+		fprintf(out, "%10" PRIu32 " %10" PRIu64 " %6.2f%% %9.3f  %-*s%s"
+			"\n", t->tid, t->samples, sum ? 100.0 *
+			(double)t->samples / (double)sum : 0.0,
+			an_seconds(an, (double)t->samples),
+			t->name[0] ? 9 : 0, t->exited ? "exited" : "running",
+			t->name);
 	}
 	if (!p->nthreads)
 		fprintf(out, "(no threads recorded)\n");

@@ -335,15 +335,18 @@ static void threads_table(const struct analysis *an, FILE *out)
 	if (!p->nthreads)
 		return;
 	fputs("<section id=\"threads\">\n<h2>Threads</h2>\n<table "
-	      "class=\"sortable\"><thead><tr><th>tid</th><th>samples</th>"
-	      "<th>%</th><th>state</th></tr></thead><tbody>\n", out);
-	for (i = 0; i < p->nthreads; i++)
-		fprintf(out, "<tr><td>%" PRIu32 "</td><td>%" PRIu64 "</td>"
-			"<td>%.2f</td><td>%s</td></tr>\n", p->threads[i].tid,
-			p->threads[i].samples,
+	      "class=\"sortable\"><thead><tr><th>tid</th><th>name</th>"
+	      "<th>samples</th><th>%</th><th>state</th></tr></thead>"
+	      "<tbody>\n", out);
+	for (i = 0; i < p->nthreads; i++) {
+		fprintf(out, "<tr><td>%" PRIu32 "</td><td>", p->threads[i].tid);
+		html_text(out, p->threads[i].name);
+		fprintf(out, "</td><td>%" PRIu64 "</td><td>%.2f</td><td>%s"
+			"</td></tr>\n", p->threads[i].samples,
 			html_share_pct((double)p->threads[i].samples,
 				       (double)an->samples),
 			p->threads[i].exited ? "exited" : "running");
+	}
 	fputs("</tbody></table>\n</section>\n", out);
 }
 

@@ -7,6 +7,8 @@
  *
  *   lib_workload counts N        top() N times: mid 3N-ish, leaf known
  *   lib_workload threads T N     T threads, each calls leaf() N times
+ *   lib_workload named N         N threads (at most 8) named worker-0..,
+ *                                each spins 20 ms
  *   lib_workload short T MS      T threads one after the other, each spins
  *                                MS ms of its CPU time
  *   lib_workload churn T N       T threads one after the other, each calls
@@ -328,6 +330,18 @@ NOINLINE static void *worker(void *arg)
 	return NULL;
 }
 
+/* Names itself "worker-N" (after its first profiled call), then spins. */
+NOINLINE static void *named_worker(void *arg)
+{
+	PROFILED(named_worker);
+	char name[16];
+
+	snprintf(name, sizeof(name), "worker-%ld", (long)arg);
+	pthread_setname_np(pthread_self(), name);
+	spin(20);
+	return NULL;
+}
+
 static unsigned long threads_cpu_us;
 
 NOINLINE static void *spinner(void *arg)
@@ -369,6 +383,13 @@ int main(int argc, char **argv)
 		for (i = 0; i < n && i < 64; i++)
 			pthread_create(&t[i], NULL, worker, NULL);
 		for (i = 0; i < n && i < 64; i++)
+			pthread_join(t[i], NULL);
+	} else if (!strcmp(cmd, "named")) {
+		pthread_t t[8];
+
+		for (i = 0; i < n && i < 8; i++)
+			pthread_create(&t[i], NULL, named_worker, (void *)i);
+		for (i = 0; i < n && i < 8; i++)
 			pthread_join(t[i], NULL);
 	} else if (!strcmp(cmd, "short")) {
 		pthread_t t;

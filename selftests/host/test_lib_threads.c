@@ -161,4 +161,31 @@ TEST_F(short_threads, the_time_between_ticks_is_counted_not_lost)
 		       PRIu64 " us", used, sampled, missed);
 }
 
+/* "named 3": threads that name themselves worker-0..2 */
+TEST(threads_keep_the_names_they_gave_themselves)
+{
+	const char *args[] = { "named", "3", NULL };
+	char out[256], want[16];
+	struct meter_profile *p;
+	int status, i, found = 0;
+	size_t k;
+
+	p = run_profile("lib_workload_manual", "signal", args, out,
+			sizeof(out), "named", NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(4, p->nthreads);
+	for (i = 0; i < 3; i++) {
+		snprintf(want, sizeof(want), "worker-%d", i);
+		for (k = 0; k < p->nthreads; k++)
+			found += !strcmp(p->threads[k].name, want);
+	}
+	EXPECT_EQ(3, found);
+	for (k = 0; k < p->nthreads; k++)
+		found += !strcmp(p->threads[k].name, "lib_workload_ma");
+	EXPECT_EQ(4, found) TH_LOG("main keeps the program's name");
+	meter_profile_free(p);
+	scratch_cleanup();
+}
+
 TEST_HARNESS_MAIN

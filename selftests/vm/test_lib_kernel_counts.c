@@ -165,4 +165,26 @@ TEST(short_threads_are_sampled_but_for_their_last_partial_period)
 	scratch_cleanup();
 }
 
+/* names set after the first profiled call come with the thread's end */
+TEST(threads_keep_the_names_they_gave_themselves)
+{
+	const char *args[] = { "named", "3", NULL };
+	struct kernel_run r;
+	char want[16];
+	int i, found = 0;
+	size_t k;
+
+	kernel_run(&r, "lib_workload_manual", args, "named", NULL);
+	ASSERT_KERNEL_RUN(&r);
+	EXPECT_EQ(4, r.p->nthreads);
+	for (i = 0; i < 3; i++) {
+		snprintf(want, sizeof(want), "worker-%d", i);
+		for (k = 0; k < r.p->nthreads; k++)
+			found += !strcmp(r.p->threads[k].name, want);
+	}
+	EXPECT_EQ(3, found);
+	meter_profile_free(r.p);
+	scratch_cleanup();
+}
+
 TEST_HARNESS_MAIN

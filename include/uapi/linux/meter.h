@@ -147,7 +147,9 @@
  *                                CPU), STACK_TID (u32, the thread
  *                                sampled)
  *        METER_A_THREAD   (nest) THREAD_TID, THREAD_SAMPLES,
- *                                THREAD_STATE
+ *                                THREAD_STATE, THREAD_COMM (string, the
+ *                                thread's name when it registered or,
+ *                                once it has ended, when it ended)
  *   FUNC_TOTAL counts each sample once per function however often the
  *   function recurs in the sampled stack.  FUNC_SELF counts every sample
  *   as current; FUNC_SELF_RUNQ and FUNC_SELF_BLOCKED the part of it taken
@@ -322,6 +324,7 @@ enum meter_thread_attr {
 	METER_A_THREAD_TID,		/* u32 */
 	METER_A_THREAD_SAMPLES,		/* u64 */
 	METER_A_THREAD_STATE,		/* u32, enum meter_thread_state */
+	METER_A_THREAD_COMM,		/* string, at most 15 bytes */
 	__METER_A_THREAD_MAX
 };
 #define METER_A_THREAD_MAX (__METER_A_THREAD_MAX - 1)
