@@ -114,7 +114,8 @@ uint32_t meter_record_new_locked(uint32_t kind, const char *name,
 	meter_g.recs[id].kind = kind;
 	meter_g.recs[id].addr = addr;
 	if (name) {
-		meter_g.recs[id].name = strndup(name, METER_FUNC_NAME_MAX - 1);
+		/* whole: the kernel's copy is cut where it is sent (nlreg.c) */
+		meter_g.recs[id].name = strdup(name);
 		if (!meter_g.recs[id].name)
 			return 0;
 	}

@@ -264,11 +264,11 @@ char *meter_symbol_name(uintptr_t addr)
 		m = get_module(&f);
 	if (m)
 		name = lookup(m, addr - m->base);
-	if (name && (out = demangle(name))) {
-		if (strlen(out) >= METER_FUNC_NAME_MAX)
-			out[METER_FUNC_NAME_MAX - 1] = 0;
-	} else if (name) {
-		out = strndup(name, METER_FUNC_NAME_MAX - 1);
+	/* whole names: the kernel's copy is cut where it is sent (nlreg.c) */
+	if (name) {
+		out = demangle(name);
+		if (!out)
+			out = strdup(name);
 	} else if (m) {
 		if (asprintf(&out, "%s+0x%lx", m->shortname,
 			     (unsigned long)(addr - m->base)) < 0)

@@ -83,6 +83,31 @@ int meter_nl_unregister(struct meter_nl *nl, char *err, size_t errlen)
 				 errlen);
 }
 
+/*
+ * The kernel keeps names of up to 255 bytes.  A longer one (C++ templates
+ * run to thousands) is sent as its first bytes, cut at a character, then
+ * "~#" and 16 hex digits of a hash of the whole name: two functions whose
+ * names only differ past the cut stay two rows, and the same function in
+ * another process gets the same name, so merges still pair them.
+ */
+static const char *kernel_name(const char *name, char *cut, size_t cutlen)
+{
+	uint64_t h = 14695981039346656037ULL;	/* FNV-1a */
+	size_t len = strlen(name), keep = cutlen - 1 - 18;
+	const unsigned char *s;
+
+	if (len < cutlen)
+		return name;
+	for (s = (const unsigned char *)name; *s; s++)
+		h = (h ^ *s) * 1099511628211ULL;
+	/* not inside a UTF-8 sequence */
+	while (keep && ((unsigned char)name[keep] & 0xc0) == 0x80)
+		keep--;
+	snprintf(cut, cutlen, "%.*s~#%016llx", (int)keep, name,
+		 (unsigned long long)h);
+	return cut;
+}
+
 int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,
 		       size_t n, char *err, size_t errlen)
 {
@@ -102,18 +127,17 @@ int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,
 		if (!funcs)
 			goto nomem;
 		for (; i < n && used < METER_NL_BATCH_BYTES; i++) {
-			const char *name = f[i].name ? f[i].name : "";
 			char cut[METER_FUNC_NAME_MAX];
+			const char *name = kernel_name(f[i].name ? f[i].name :
+						       "", cut, sizeof(cut));
 
-			/* The kernel takes names of up to 255 bytes. */
-			snprintf(cut, sizeof(cut), "%s", name);
 			one = nla_nest_start(msg, METER_A_FUNC);
 			if (!one ||
 			    nla_put_u32(msg, METER_A_FUNC_ID, f[i].id) ||
-			    nla_put_string(msg, METER_A_FUNC_NAME, cut))
+			    nla_put_string(msg, METER_A_FUNC_NAME, name))
 				goto nomem;
 			nla_nest_end(msg, one);
-			used += 24 + strlen(cut);
+			used += 24 + strlen(name);
 		}
 		nla_nest_end(msg, funcs);
 		ret = meter_nl_transact(nl, msg, NULL, NULL, "add functions",

@@ -7,6 +7,8 @@
  *
  *   lib_workload counts N        top() N times: mid 3N-ish, leaf known
  *   lib_workload threads T N     T threads, each calls leaf() N times
+ *   lib_workload longnames       two records of 300-byte names differing
+ *                                at the end, entered 3 and 5 times
  *   lib_workload named N         N threads (at most 8) named worker-0..,
  *                                each spins 20 ms
  *   lib_workload short T MS      T threads one after the other, each spins
@@ -330,6 +332,29 @@ NOINLINE static void *worker(void *arg)
 	return NULL;
 }
 
+/*
+ * Two records whose names, 300 bytes, differ only in their last bytes:
+ * entered 3 and 5 times (the explicit API).
+ */
+__attribute__((no_instrument_function)) static void longnames(void)
+{
+	char name[310];
+	meter_record_t *r[2];
+	int i, k;
+
+	for (k = 0; k < 2; k++) {
+		memset(name, 'x', 300);
+		snprintf(name + 300, sizeof(name) - 300, "_%c", 'a' + k);
+		r[k] = meter_record_register(name);
+	}
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 3 + 2 * k; i++) {
+			meter_enter(r[k]);
+			sink++;
+			meter_leave(r[k]);
+		}
+}
+
 /* Names itself "worker-N" (after its first profiled call), then spins. */
 NOINLINE static void *named_worker(void *arg)
 {
@@ -384,6 +409,8 @@ int main(int argc, char **argv)
 			pthread_create(&t[i], NULL, worker, NULL);
 		for (i = 0; i < n && i < 64; i++)
 			pthread_join(t[i], NULL);
+	} else if (!strcmp(cmd, "longnames")) {
+		longnames();
 	} else if (!strcmp(cmd, "named")) {
 		pthread_t t[8];
 

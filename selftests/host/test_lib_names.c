@@ -66,4 +66,25 @@ TEST_F(names, stripped_library_static_function_is_module_plus_offset)
 	EXPECT_EQ(1, unknown);
 }
 
+/* two 300-byte names differing at the end: two rows, whole names */
+TEST(long_names_are_kept_whole_and_apart)
+{
+	const char *args[] = { "longnames", NULL };
+	char out[256], want[310];
+	struct meter_profile *p;
+	int status, k;
+
+	p = run_profile("lib_workload_manual", "signal", args, out,
+			sizeof(out), "longnames", NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, p);
+	for (k = 0; k < 2; k++) {
+		memset(want, 'x', 300);
+		snprintf(want + 300, sizeof(want) - 300, "_%c", 'a' + k);
+		EXPECT_EQ(3 + 2 * k, calls_of(p, want)) TH_LOG("%c", 'a' + k);
+	}
+	meter_profile_free(p);
+	scratch_cleanup();
+}
+
 TEST_HARNESS_MAIN

@@ -187,4 +187,37 @@ TEST(threads_keep_the_names_they_gave_themselves)
 	scratch_cleanup();
 }
 
+/*
+ * Two 300-byte names differing past the 255 bytes the kernel keeps: two
+ * rows, each its first bytes and a hash of the whole name
+ */
+TEST(long_names_cut_for_the_kernel_stay_apart)
+{
+	const char *args[] = { "longnames", NULL };
+	const char *name[2] = { NULL, NULL };
+	uint64_t calls[2] = { 0, 0 };
+	struct kernel_run r;
+	size_t i;
+	int n = 0;
+
+	kernel_run(&r, "lib_workload_manual", args, "longnames", NULL);
+	ASSERT_KERNEL_RUN(&r);
+	for (i = 0; i < r.p->nfuncs; i++) {
+		const struct meter_func *f = &r.p->funcs[i];
+
+		if (strncmp(f->name, "xxxxxxxxxx", 10) || n == 2)
+			continue;
+		EXPECT_EQ(255, strlen(f->name));
+		EXPECT_EQ(0, strncmp(f->name + 237, "~#", 2)) TH_LOG("%s", f->name);
+		calls[n] = f->calls;
+		name[n++] = f->name;
+	}
+	ASSERT_EQ(2, n);
+	EXPECT_NE(0, strcmp(name[0], name[1]));
+	EXPECT_EQ(8, calls[0] + calls[1]);
+	EXPECT_EQ(15, calls[0] * calls[1]) TH_LOG("3 and 5 calls");
+	meter_profile_free(r.p);
+	scratch_cleanup();
+}
+
 TEST_HARNESS_MAIN
