@@ -177,6 +177,29 @@ TAP_HELPER long long calls_of(const struct meter_profile *p, const char *name)
  * Over the truncated stacks of p: their samples, those whose leaf is the
  * function named leaf, and those whose root is the function named root.
  */
+/*
+ * The signal backend, on a loaded machine, missed more of the threads' CPU
+ * time than it sampled (it says so: unsampled_ns): shares and sample
+ * counts then say nothing a test could check, and the tests that need
+ * them skip, naming the figures.
+ */
+#define SKIP_IF_SIGNAL_STARVED(p)					\
+	do {								\
+		if ((p)->unsampled_ns > (p)->samples * (p)->period_ns)	\
+			SKIP(return, "the signal backend missed %llu ms of "\
+			     "CPU time and sampled %llu: the machine is too "\
+			     "loaded for its shares",			\
+			     (unsigned long long)((p)->unsampled_ns / 1000000),\
+			     (unsigned long long)((p)->samples *		\
+				(p)->period_ns / 1000000));		\
+	} while (0)
+
+/* Samples as CPU time, with what the signal backend says it missed. */
+TAP_HELPER uint64_t accounted_ms(const struct meter_profile *p)
+{
+	return (p->samples * p->period_ns + p->unsampled_ns) / 1000000;
+}
+
 TAP_HELPER void truncated_ends(const struct meter_profile *p, const char *leaf,
 			       const char *root, uint64_t *truncated,
 			       uint64_t *at_leaf, uint64_t *at_root)
