@@ -12,7 +12,11 @@
  * As in meter.ko, a sample is a period of the thread's CPU time: a signal
  * that comes late (the timer's overrun count, at most one signal per
  * scheduler tick) weighs every period that passed, so samples per
- * CPU-second are the requested rate; ticks count the signals taken.
+ * CPU-second are the requested rate; ticks count the signals taken.  But
+ * at most LATE_MAX_NS of them: on a loaded machine a signal can come
+ * hundreds of milliseconds late, and charging all of that to the function
+ * current when it lands would give it another function's time.  The rest
+ * is counted as missed (unsampled_ns, at the thread's end).
  */
 #include <errno.h>
 #include <signal.h>
@@ -22,6 +26,7 @@
 #include "meter_internal.h"
 #include "profile.h"
 
+#define LATE_MAX_NS 10000000ULL	/* 10 ms: two ticks at 250 Hz */
 #define STACK_SLOTS 4096U	/* power of two */
 #define STACK_PROBES 64
 
@@ -113,6 +118,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 		goto out;
 	if (si && si->si_code == SI_TIMER && si->si_overrun > 0)
 		w += (uint64_t)si->si_overrun;
+	if (w > 1 && w * meter_g.period_ns > LATE_MAX_NS)
+		w = LATE_MAX_NS / meter_g.period_ns > 1 ?
+		    LATE_MAX_NS / meter_g.period_ns : 1;
 	th->samples += w;
 	atomic_fetch_add_explicit(&meter_g.ticks, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&meter_g.samples, w, memory_order_relaxed);
