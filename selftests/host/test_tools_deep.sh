@@ -73,7 +73,21 @@ ends_in_spin() {
 			       END { exit !bad }' "$1"
 }
 
+# The signal backend, on a loaded machine, may miss most of the CPU time
+# (it says so: unsampled_ns); its stacks then show nothing to check.
+starved() {
+	python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+sys.exit(0 if p.get("unsampled_ns", 0) * 4 > p["samples"] * p["period_ns"] else 1)' "$1"
+}
+
 for b in kernel signal; do
+	if [ $b = signal ] && starved "$tmp/$b.json"; then
+		for what in JSON folded pprof HTML "both backends"; do
+			skip "$b: $what" "the signal backend missed a quarter of the CPU time: the machine is too loaded"
+		done
+		continue
+	fi
 	deep_json "$tmp/$b.json" > "$tmp/$b.j"
 	check "$b: the JSON's deep stacks are marked truncated and end in spin ($(wc -l < "$tmp/$b.j") stacks)" \
 		ends_in_spin "$tmp/$b.j" || diag "$tmp/$b.j"
@@ -91,6 +105,7 @@ for b in kernel signal; do
 	check "$b: HTML: the flame graph's stacks the same, the cut marked for its [truncated] frame ($(wc -l < "$tmp/$b.h"))" \
 		ends_in_spin "$tmp/$b.h" || diag "$tmp/$b.h"
 done
+[ -f "$tmp/signal.f" ] &&
 check "both backends give the same deep stack, in every format" \
 	bash -c "cat '$tmp/kernel.f' '$tmp/kernel.h' '$tmp/signal.f' '$tmp/signal.h' | sort -u | wc -l | grep -qx 1"
 check "... of the depth a sample keeps (128 frames in each)" \
