@@ -7,12 +7,14 @@
  * of the period already run to the next switch in, or no tick ever comes.
  *
  * Under the deterministic clock (vm-run --icount: METER_VM_ICOUNT set;
- * selftests/host/test_vm_icount runs this test so), guest time is the
- * instruction count and nothing on the host can delay an interrupt: the
- * ticks must be within 2% of the rate.  Under the ordinary VM clock, a
- * loaded host makes QEMU/TCG take interrupts late and perf's timer drops
- * the periods it overran, so the ticks must only reach TICKS_FLOOR of the
- * rate (a tick count that is broken: none, or a handful).
+ * selftests/host/test_vm_icount runs this test so on every test kernel),
+ * guest time is the instruction count and nothing on the host can delay
+ * an interrupt: the ticks must be within 2% of the rate.  Under the
+ * ordinary VM clock the rate is not checked, only logged: QEMU/TCG takes
+ * interrupts late when the host is busy, and guest time jumps past the
+ * periods while the VM waits for a host core (with the other host core
+ * busy, 17% of the rate at 1 kHz switching, where an idle host gives
+ * 90%), so a floor there measures the host, not meter.ko.
  *
  * Samples count periods of CPU time, a late interrupt weighing the
  * periods it overran (Documentation/netlink.md): samples per CPU-second
@@ -22,23 +24,6 @@
  */
 #include "kmod_util.h"
 
-/*
- * Fractions of the requested rate that the interrupts taken must reach
- * under the ordinary VM clock.  Measured under QEMU/TCG on 6.1: on an idle
- * host 100%, 92% and 49% at 100 Hz, 1 kHz and 10 kHz; with three other VMs
- * on the same two host cores 42% and 14% at 1 kHz and 10 kHz, and at the
- * worst (load average 6 on 2 cores) 59%, 26% and 3.5%.  The floors sit
- * under the worst figures.
- */
-#define TICKS_FLOOR_100HZ	0.50
-#define TICKS_FLOOR_1KHZ	0.20
-#define TICKS_FLOOR_10KHZ	0.03
-/*
- * A switch every 0.4 periods, on the VM clock: measured 34% with the
- * host's load average at 4 on its 2 cores (63% on perf's task clock, the
- * same boot; at 1 kHz without switches 49% and 62%).
- */
-#define TICKS_FLOOR_SWITCH	0.20
 /* under the deterministic clock */
 #define TICKS_EXACT		0.02
 
@@ -56,28 +41,26 @@ FIXTURE_VARIANT(rate) {
 	uint64_t period_ns;
 	uint64_t burn_ns;
 	uint64_t slice_ns;	/* sleep after each; 0: no sleep */
-	double ticks_floor;	/* on the VM clock */
 	const char *how;
 };
 
 FIXTURE_VARIANT_ADD(rate, hz100) {
 	.period_ns = 10000000, .burn_ns = 1000000000,	/* 100 samples */
-	.ticks_floor = TICKS_FLOOR_100HZ, .how = "",
+	.how = "",
 };
 
 FIXTURE_VARIANT_ADD(rate, khz1) {
 	.period_ns = 1000000, .burn_ns = 500000000,
-	.ticks_floor = TICKS_FLOOR_1KHZ, .how = "",
+	.how = "",
 };
 
 FIXTURE_VARIANT_ADD(rate, khz10) {
 	.period_ns = 100000, .burn_ns = 300000000,
-	.ticks_floor = TICKS_FLOOR_10KHZ, .how = "",
+	.how = "",
 };
 
 FIXTURE_VARIANT_ADD(rate, khz1_switching) {
 	.period_ns = 1000000, .burn_ns = 300000000, .slice_ns = 400000,
-	.ticks_floor = TICKS_FLOOR_SWITCH,
 	.how = ", switching out every 0.4 periods",	/* 750 switches */
 };
 
@@ -130,11 +113,11 @@ TEST_F(rate, interrupts_taken_per_cpu_second)
 	TH_LOG("%.0f Hz%s: %.1f ticks (interrupts taken) per CPU-second%s",
 	       want, variant->how, tps,
 	       self->exact ? " (deterministic clock: within 2%)" : "");
-	if (self->exact) {
-		EXPECT_GE(TICKS_EXACT * want, ku_abs(tps - want));
-	} else {
-		EXPECT_LE(variant->ticks_floor * want, tps);
-	}
+	if (!self->exact)
+		SKIP(return,
+		     "the VM clock's rate follows the host's load: %s",
+		     "test_vm_icount checks it on the deterministic clock");
+	EXPECT_GE(TICKS_EXACT * want, ku_abs(tps - want));
 }
 
 TEST_F(rate, samples_weigh_the_interrupts_taken)
