@@ -604,10 +604,10 @@ struct meter_profile *profile_corrected_copy(const struct meter_profile *p,
 int render_profile(const struct meter_profile *p, const struct render_opts *o,
 		   FILE *out, char *err, size_t errlen)
 {
-	struct meter_profile *corrected = NULL;
+	struct meter_profile *copy = NULL;
 	struct analysis *an;
 	enum render_order def;
-	bool failed;
+	bool failed = false;
 	int ret;
 
 	/* JSON keeps the samples as taken, and the costs that correct them */
@@ -627,15 +627,16 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 		interval_free(&iv);
 		goto done;
 	}
-	if (o->correct) {
-		corrected = profile_corrected_copy(p, &failed);
-		if (failed) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		if (corrected)
-			p = corrected;
+	/* one row per name; a correction's copy is merged so already */
+	copy = o->correct ? profile_corrected_copy(p, &failed) : NULL;
+	if (!copy && !failed)
+		copy = meter_profile_by_name(p, &failed);
+	if (failed) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
+	if (copy)
+		p = copy;
 	switch (o->format) {
 	case FMT_CALLGRAPH:
 	case FMT_DOT:
@@ -646,7 +647,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 	}
 	an = analysis_new(p, o, def);
 	if (!an) {
-		meter_profile_free(corrected);
+		meter_profile_free(copy);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -694,7 +695,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 	}
 	analysis_free(an);
 done:
-	meter_profile_free(corrected);
+	meter_profile_free(copy);
 	if (!ret && (fflush(out) || ferror(out)))
 		ret = -1;
 	if (ret)

@@ -59,6 +59,15 @@ size_t meter_profile_name_unknown_ids(struct meter_profile *p);
  */
 int meter_profile_merge(struct meter_profile *dst,
 			const struct meter_profile *src);
+/*
+ * A row is a name in every report: records of one name (a static inline
+ * function copied into each translation unit, a function in two
+ * processes) are one function.  Returns p's copy with one function per
+ * name, or NULL when p's names are already unique (*failed false) or on
+ * ENOMEM (*failed true).
+ */
+struct meter_profile *meter_profile_by_name(const struct meter_profile *p,
+					    bool *failed);
 /* What a failed merge's errno means, for a message. */
 const char *meter_profile_merge_strerror(int err);
 

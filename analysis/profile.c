@@ -675,6 +675,36 @@ out:
 	return ret;
 }
 
+struct meter_profile *meter_profile_by_name(const struct meter_profile *p,
+					    bool *failed)
+{
+	struct index_table names = { 0 };
+	struct meter_profile *c = NULL;
+	bool unique = true;
+	size_t i;
+
+	*failed = true;
+	if (table_init(&names, p->nfuncs))
+		return NULL;
+	for (i = 0; i < p->nfuncs && unique; i++) {
+		if (func_lookup(&names, p, p->funcs[i].name) != (size_t)-1)
+			unique = false;
+		else
+			func_insert(&names, p, i);
+	}
+	free(names.slot);
+	*failed = false;
+	if (unique)
+		return NULL;
+	c = meter_profile_new();
+	if (!c || meter_profile_merge(c, p)) {
+		meter_profile_free(c);
+		*failed = true;
+		return NULL;
+	}
+	return c;
+}
+
 /* a + b, or UINT64_MAX when it would not fit */
 static uint64_t sum_sat(uint64_t a, uint64_t b)
 {

@@ -18,6 +18,27 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* --threads: each thread's samples in the interval beside its total */
+static void top_threads(const struct interval *iv, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "\nThreads:\n%6s %8s  %6s %10s %10s  %-8s %s\n",
+		"%", "samples", "%", "samples", "tid", "state", "name");
+	for (i = 0; i < iv->nthreads; i++) {
+		const struct interval_thread *r = &iv->threads[i];
+		const struct meter_thread_row *t = r->t;
+
+		fprintf(out, "%6.2f %8" PRIu64 "  %6.2f %10" PRIu64 " %10"
+			PRIu32 "  %-*s%s\n", pct(r->samples, iv->samples),
+			r->samples, pct(t->samples, iv->now->samples),
+			t->samples, t->tid, t->name[0] ? 8 : 0,
+			t->exited ? "exited" : "running", t->name);
+	}
+	if (!iv->nthreads)
+		fprintf(out, "(no threads recorded)\n");
+}
+
 int render_top(const struct interval *iv, const struct render_opts *o,
 	       size_t max_rows, FILE *out)
 {
@@ -41,7 +62,9 @@ int render_top(const struct interval *iv, const struct render_opts *o,
 		const struct meter_func *f = r->f;
 		double share = pct(f->self_samples, p->samples);
 
-		if ((!r->self && !r->calls && !f->self_samples && !f->calls) ||
+		/* piped: only what the interval had; on a terminal, all */
+		if ((!r->self && !r->calls &&
+		     (!max_rows || (!f->self_samples && !f->calls))) ||
 		    (o->threshold > 0 && share < o->threshold &&
 		     pct(r->self, iv->samples) < o->threshold) ||
 		    (max_rows && shown >= max_rows)) {
@@ -58,5 +81,7 @@ int render_top(const struct interval *iv, const struct render_opts *o,
 	if (hidden && (o->threshold > 0 || max_rows))
 		fprintf(out, "(%zu more function%s)\n", hidden,
 			hidden == 1 ? "" : "s");
+	if (o->threads)
+		top_threads(iv, out);
 	return ferror(out) ? -1 : 0;
 }

@@ -23,7 +23,7 @@ REC=$DATA/recursive.json
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..42"
+echo "1..44"
 
 # --- flat profile ---------------------------------------------------------
 
@@ -226,6 +226,20 @@ else
 	check "dot: the graph is one balanced digraph block" \
 		bash -c "head -1 $tmp/dot | grep -q '^digraph meter {\$' && tail -1 $tmp/dot | grep -qx '}'"
 fi
+
+# --- a row is a name: two records of one name (a static inline function
+# copied into two translation units) are one row, in show and in watch's
+# top view alike -----------------------------------------------------------
+
+sed 's/"name": "g"/"name": "is_prime"/' "$DATA/narrow.json" > "$tmp/twice.json"
+"$STAT" -i "$tmp/twice.json" --no-correction -f flat > "$tmp/twice.flat" 2>&1
+"$STAT" -i "$tmp/twice.json" -f top > "$tmp/twice.top" 2>&1
+check "two records of one name: one flat row, their calls summed (102 + 2)" \
+	awk '$NF == "is_prime" { n++; c = $4 } END { exit !(n == 1 && c == 104) }' \
+	"$tmp/twice.flat" || diag "$tmp/twice.flat"
+check "two records of one name: one top row, their calls and samples summed" \
+	awk '$NF == "is_prime" { n++; c = $6; s = $5 } END { exit !(n == 1 && c == 104 && s == 1994) }' \
+	"$tmp/twice.top" || diag "$tmp/twice.top"
 
 echo "# $fails failed"
 [ "$fails" -eq 0 ]

@@ -20,7 +20,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_kernel.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..33"
+echo "1..35"
 
 if ! grep -q '^meter ' /proc/modules; then
 	echo "# meter.ko is not loaded"
@@ -176,16 +176,20 @@ wait $bgpid
 METER_BACKEND=kernel "$APPEL" $((ROUNDS * 20)) > /dev/null &
 bgpid=$!
 sleep 1
-timeout 120 "$STAT" watch $bgpid --interval 0.5 > top.out 2> top.err
+timeout 120 "$STAT" watch $bgpid --interval 0.5 --threads > top.out 2> top.err
 wait $bgpid
 "$STAT" delete $bgpid > /dev/null 2>&1
 # frames: "meter-stat: session" starts one; rows: %self samples calls (the
-# interval), %self samples calls (the totals), name
+# interval), %self samples calls (the totals), name; then --threads' rows:
+# % samples (the interval), % samples (the totals), tid, state, name
 top_rows() {
-	awk '/^meter-stat: session/ { frame++; run = ($0 ~ /running/) }
-	     NF == 7 && $1 ~ /^[0-9.]+$/ { print frame, run, $2, $3, $5, $6, $7 }' top.out
+	awk '/^meter-stat: session/ { frame++; run = ($0 ~ /running/); th = 0 }
+	     /^Threads:/ { th = 1 }
+	     th == '"$1"' && NF >= 6 && $1 ~ /^[0-9.]+$/ {
+		if (th) print frame, $2, $4, $5; else print frame, run, $2, $3, $5, $6, $7 }' top.out
 }
-top_rows > top.rows
+top_rows 0 > top.rows
+top_rows 1 > top.threads
 check "meter-stat watch (piped): plain lines, no escape sequences, 3 frames or more" \
 	bash -c "! grep -q \$'\\033' top.out && [ \$(grep -c '^meter-stat: session' top.out) -ge 3 ]" ||
 	{ head -n 20 top.out > top.head; diag top.head; diag top.err; }
@@ -194,6 +198,12 @@ check "meter-stat watch: a running program's call counts are live (is_prime > 0 
 check "meter-stat watch: each interval's calls and samples are the totals' change since the last frame" \
 	awk '{ k = $7 } (k in c) && $1 == f[k] + 1 { n++; if ($4 != $6 - c[k] || $3 != $5 - s[k]) bad++ }
 	     { f[k] = $1; c[k] = $6; s[k] = $5 } END { exit !(n >= 4 && !bad) }' top.rows || diag top.rows
+check "meter-stat watch (piped): each row had samples or calls in its interval" \
+	awk '{ n++ } $3 == 0 && $4 == 0 { bad++ } END { exit !(n && !bad) }' top.rows || diag top.rows
+check "meter-stat watch --threads: the program's thread in every frame, its interval samples the change of its total" \
+	awk -v tid=$bgpid -v frames=$(grep -c '^meter-stat: session' top.out) \
+	    '$4 == tid { n++; if ($1 == last + 1 && $2 != $3 - total) bad++; last = $1; total = $3 }
+	     END { exit !(n == frames && n >= 3 && !bad) }' top.threads || diag top.threads
 check "meter-stat watch: rows sorted by the last interval's self samples" \
 	awk '$1 == fr && $3 > last { bad++ } { fr = $1; last = $3 } END { exit bad > 0 }' top.rows || diag top.rows
 check "meter-stat show -f top: the whole run as the interval (interval = total)" \
