@@ -495,10 +495,19 @@ int meter_session_name_funcs(struct meter_session *s, const u32 *ids,
 			     char **names, size_t n,
 			     struct netlink_ext_ack *extack)
 {
+	size_t limit = (size_t)meter_max_session_mb << 20, names_bytes = 0;
 	struct meter_func_slot *slot;
 	size_t i;
 	int ret;
 
+	/* names count against the session's bound, as its counters do */
+	for (i = 0; i < n; i++)
+		names_bytes += strlen(names[i]) + 1;
+	if (s->bytes + names_bytes > limit) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "names past the session's memory bound");
+		return -ENOSPC;
+	}
 	for (i = 0; i < n; i++) {
 		ret = meter_session_make_slot(s, ids[i], extack);
 		if (ret)

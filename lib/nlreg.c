@@ -4,6 +4,7 @@
  * says about itself.  Nothing here reads a session back.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,12 +85,18 @@ int meter_nl_unregister(struct meter_nl *nl, char *err, size_t errlen)
 }
 
 /*
- * The kernel keeps names of up to 255 bytes.  A longer one (C++ templates
- * run to thousands) is sent as its first bytes, cut at a character, then
- * "~#" and 16 hex digits of a hash of the whole name: two functions whose
+ * The kernel keeps names of up to METER_FUNC_NAME_MAX - 1 bytes (an older
+ * module 255: OLD_NAME_MAX).  A longer one (C++ templates run to
+ * thousands) is sent as its first bytes, cut at a character, then "~#"
+ * and 16 hex digits of a hash of the whole name: two functions whose
  * names only differ past the cut stay two rows, and the same function in
  * another process gets the same name, so merges still pair them.
  */
+#define OLD_NAME_MAX 256
+
+/* the longest name (with the NUL) the loaded module took */
+static _Atomic size_t name_max = METER_FUNC_NAME_MAX;
+
 static const char *kernel_name(const char *name, char *cut, size_t cutlen)
 {
 	uint64_t h = 14695981039346656037ULL;	/* FNV-1a */
@@ -108,46 +115,69 @@ static const char *kernel_name(const char *name, char *cut, size_t cutlen)
 	return cut;
 }
 
+/*
+ * One ADD_FUNCS request of f[*i...], names cut to max: *i moves past the
+ * functions sent; *long_name says one was longer than OLD_NAME_MAX.
+ */
+static int add_funcs_batch(struct meter_nl *nl, const struct meter_nl_func *f,
+			   size_t n, size_t *i, size_t max, bool *long_name,
+			   char *err, size_t errlen)
+{
+	struct nlattr *funcs, *one;
+	struct nl_msg *msg;
+	size_t used = 0;
+
+	msg = meter_nl_msg(nl, METER_CMD_ADD_FUNCS, 0,
+			   METER_NL_BATCH_BYTES + METER_FUNC_NAME_MAX + 64);
+	if (!msg)
+		return -ENOMEM;
+	funcs = nla_nest_start(msg, METER_A_FUNCS);
+	if (!funcs)
+		goto nomem;
+	*long_name = false;
+	for (; *i < n && used < METER_NL_BATCH_BYTES; (*i)++) {
+		char cut[METER_FUNC_NAME_MAX];
+		const char *name = kernel_name(f[*i].name ? f[*i].name : "",
+					       cut, max);
+
+		one = nla_nest_start(msg, METER_A_FUNC);
+		if (!one ||
+		    nla_put_u32(msg, METER_A_FUNC_ID, f[*i].id) ||
+		    nla_put_string(msg, METER_A_FUNC_NAME, name))
+			goto nomem;
+		nla_nest_end(msg, one);
+		used += 24 + strlen(name);
+		*long_name = *long_name || strlen(name) >= OLD_NAME_MAX;
+	}
+	nla_nest_end(msg, funcs);
+	return meter_nl_transact(nl, msg, NULL, NULL, "add functions", err,
+				 errlen);
+nomem:
+	nlmsg_free(msg);
+	return -ENOMEM;
+}
+
 int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,
 		       size_t n, char *err, size_t errlen)
 {
 	size_t i = 0;
-	int ret;
 
 	while (i < n) {
-		struct nlattr *funcs, *one;
-		struct nl_msg *msg;
-		size_t used = 0;
+		size_t from = i;
+		bool long_name;
+		int ret = add_funcs_batch(nl, f, n, &i, name_max, &long_name,
+					  err, errlen);
 
-		msg = meter_nl_msg(nl, METER_CMD_ADD_FUNCS, 0,
-				   METER_NL_BATCH_BYTES + 4096);
-		if (!msg)
-			return -ENOMEM;
-		funcs = nla_nest_start(msg, METER_A_FUNCS);
-		if (!funcs)
-			goto nomem;
-		for (; i < n && used < METER_NL_BATCH_BYTES; i++) {
-			char cut[METER_FUNC_NAME_MAX];
-			const char *name = kernel_name(f[i].name ? f[i].name :
-						       "", cut, sizeof(cut));
-
-			one = nla_nest_start(msg, METER_A_FUNC);
-			if (!one ||
-			    nla_put_u32(msg, METER_A_FUNC_ID, f[i].id) ||
-			    nla_put_string(msg, METER_A_FUNC_NAME, name))
-				goto nomem;
-			nla_nest_end(msg, one);
-			used += 24 + strlen(name);
+		/* An older module refuses a long name; a request applies
+		 * whole or not at all, so send it again, cut to its 255. */
+		if (ret == -EINVAL && long_name) {
+			name_max = OLD_NAME_MAX;
+			i = from;
+			ret = add_funcs_batch(nl, f, n, &i, name_max,
+					      &long_name, err, errlen);
 		}
-		nla_nest_end(msg, funcs);
-		ret = meter_nl_transact(nl, msg, NULL, NULL, "add functions",
-					err, errlen);
 		if (ret)
 			return ret;
-		continue;
-nomem:
-		nlmsg_free(msg);
-		return -ENOMEM;
 	}
 	return 0;
 }

@@ -7,8 +7,9 @@
  *
  *   lib_workload counts N        top() N times: mid 3N-ish, leaf known
  *   lib_workload threads T N     T threads, each calls leaf() N times
- *   lib_workload longnames       two records of 300-byte names differing
- *                                at the end, entered 3 and 5 times
+ *   lib_workload longnames       records of 300-byte names differing at
+ *                                the end, entered 3 and 5 times, and of
+ *                                3000-byte names, 7 and 11 times
  *   lib_workload named N         N threads (at most 8) named worker-0..,
  *                                each spins 20 ms
  *   lib_workload short T MS      T threads one after the other, each spins
@@ -333,22 +334,25 @@ NOINLINE static void *worker(void *arg)
 }
 
 /*
- * Two records whose names, 300 bytes, differ only in their last bytes:
- * entered 3 and 5 times (the explicit API).
+ * Records whose names differ only in their last bytes: two of 300 bytes,
+ * entered 3 and 5 times, and two of 3000 bytes (past what meter.ko keeps),
+ * entered 7 and 11 times (the explicit API).
  */
 __attribute__((no_instrument_function)) static void longnames(void)
 {
-	char name[310];
-	meter_record_t *r[2];
+	static const int len[4] = { 300, 300, 3000, 3000 };
+	static const int times[4] = { 3, 5, 7, 11 };
+	static char name[3010];
+	meter_record_t *r[4];
 	int i, k;
 
-	for (k = 0; k < 2; k++) {
-		memset(name, 'x', 300);
-		snprintf(name + 300, sizeof(name) - 300, "_%c", 'a' + k);
+	for (k = 0; k < 4; k++) {
+		memset(name, 'x', len[k]);
+		snprintf(name + len[k], sizeof(name) - len[k], "_%c", 'a' + k);
 		r[k] = meter_record_register(name);
 	}
-	for (k = 0; k < 2; k++)
-		for (i = 0; i < 3 + 2 * k; i++) {
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < times[k]; i++) {
 			meter_enter(r[k]);
 			sink++;
 			meter_leave(r[k]);

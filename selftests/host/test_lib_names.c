@@ -66,22 +66,26 @@ TEST_F(names, stripped_library_static_function_is_module_plus_offset)
 	EXPECT_EQ(1, unknown);
 }
 
-/* two 300-byte names differing at the end: two rows, whole names */
+/* 300- and 3000-byte names differing at the end: four rows, whole names */
 TEST(long_names_are_kept_whole_and_apart)
 {
+	static const int len[4] = { 300, 300, 3000, 3000 };
+	static const int times[4] = { 3, 5, 7, 11 };
 	const char *args[] = { "longnames", NULL };
-	char out[256], want[310];
+	static char want[3010];
 	struct meter_profile *p;
+	char out[256];
 	int status, k;
 
 	p = run_profile("lib_workload_manual", "signal", args, out,
 			sizeof(out), "longnames", NULL, &status);
 	ASSERT_EQ(0, status);
 	ASSERT_NE(NULL, p);
-	for (k = 0; k < 2; k++) {
-		memset(want, 'x', 300);
-		snprintf(want + 300, sizeof(want) - 300, "_%c", 'a' + k);
-		EXPECT_EQ(3 + 2 * k, calls_of(p, want)) TH_LOG("%c", 'a' + k);
+	for (k = 0; k < 4; k++) {
+		memset(want, 'x', len[k]);
+		snprintf(want + len[k], sizeof(want) - len[k], "_%c", 'a' + k);
+		EXPECT_EQ(times[k], calls_of(p, want))
+			TH_LOG("%c", 'a' + k);
 	}
 	meter_profile_free(p);
 	scratch_cleanup();

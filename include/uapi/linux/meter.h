@@ -205,7 +205,12 @@ struct meter_call_counts {
 
 /* Limits. */
 #define METER_FUNCS_MAX		(1U << 20)	/* highest function id */
-#define METER_FUNC_NAME_MAX	256		/* with the NUL */
+/*
+ * With the NUL.  A name and its function's other attributes fit one dump
+ * message of NLMSG_GOODSIZE (3 KiB on 4 KiB pages).  Modules before names
+ * this long took 256: libmeter cuts to that when the module refuses.
+ */
+#define METER_FUNC_NAME_MAX	2048
 #define METER_SAMPLE_DEPTH_MAX	128	/* frames kept per sampled stack */
 #define METER_PERIOD_MIN_NS	10000ULL	/* privileged floor, 10 us */
 #define METER_PERIOD_MAX_NS	1000000000ULL	/* 1 s */
