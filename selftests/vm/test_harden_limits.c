@@ -7,8 +7,8 @@
  * for everyone (max_threads, ENOSPC), the highest function id of an
  * unprivileged session (max_user_funcs) and of any session (max_funcs,
  * ENOSPC, for ADD_FUNCS and ADD_CALLS), a session's function memory
- * (max_session_mb, ENOMEM; a request that crosses it applies nothing),
- * and the pinned page charged to
+ * (max_session_mb, ENOMEM; a request that crosses it applies nothing;
+ * names count against it too, ENOSPC), and the pinned page charged to
  * RLIMIT_MEMLOCK (ENOMEM).  Each cap is lowered for its test and put
  * back; the case just under the cap succeeds.
  */
@@ -236,6 +236,32 @@ static void session_mb(struct res *r)
 	meter_nl_close(nl);
 }
 
+/*
+ * Names of 2000 bytes, 100 a request, until refused: ret = the refusal,
+ * ret2 = the names taken.
+ */
+static void names_mb(struct res *r)
+{
+	static struct meter_nl_func f[100];
+	static char name[2001];
+	struct meter_nl *nl = ku_open();
+	uint32_t k, taken = 0;
+
+	memset(name, 'n', sizeof(name) - 1);
+	r->ret = register_self(nl, NULL, 0);
+	while (!r->ret && taken < 4000) {
+		for (k = 0; k < 100; k++) {
+			f[k].id = taken + k + 1;
+			f[k].name = name;
+		}
+		r->ret = meter_nl_add_funcs(nl, f, 100, r->msg,
+					    sizeof(r->msg));
+		taken += r->ret ? 0 : 100;
+	}
+	r->ret2 = (int)taken;
+	meter_nl_close(nl);
+}
+
 /* With RLIMIT_MEMLOCK one page: the main thread pins it, a thread not. */
 static void memlock(struct res *r)
 {
@@ -386,6 +412,19 @@ TEST_F(cap, max_session_mb_a_request_crossing_it_is_refused_whole)
 	lower(self, "max_session_mb", 3);
 	EXPECT_EQ(1, in_child(session_mb, 0).ret3)
 		TH_LOG("id 1 lost its name to a refused ADD_FUNCS");
+}
+
+TEST_F(cap, max_session_mb_binds_the_names_with_enospc)
+{
+	struct res r;
+
+	lower(self, "max_session_mb", 3);
+	r = in_child(names_mb, 0);
+	EXPECT_EQ(-ENOSPC, r.ret) TH_LOG("%s", r.msg);
+	EXPECT_NE(NULL, strstr(r.msg, "memory bound")) TH_LOG("%s", r.msg);
+	/* 3 MiB of names at 2001 bytes each, less the session's tables */
+	EXPECT_GE(1572, r.ret2);
+	EXPECT_LT(1000, r.ret2);
 }
 
 TEST_F(cap, memlock_of_one_page_the_second_registration_is_enomem)
