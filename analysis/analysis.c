@@ -11,6 +11,7 @@
 
 #include "analysis.h"
 #include "interval.h"
+#include "names.h"
 
 /* --- edges: an open-addressing map from (caller, callee) --- */
 
@@ -417,6 +418,28 @@ static double sample_weight(const struct meter_profile *p)
 	       taken / (double)p->ticks : 1.0;
 }
 
+/* an->names: the rows' short names */
+static int short_names(struct analysis *an)
+{
+	const char **whole = malloc((an->n ? an->n : 1) * sizeof(*whole));
+	size_t i;
+	int ret = -1;
+
+	an->names = calloc(an->n ? an->n : 1, sizeof(*an->names));
+	if (!whole || !an->names)
+		goto out;
+	for (i = 0; i < an->n; i++)
+		whole[i] = an->nodes[i].f->name ? an->nodes[i].f->name : "";
+	ret = names_short(an->names, whole, an->n);
+out:
+	free(whole);
+	if (ret) {
+		free(an->names);
+		an->names = NULL;
+	}
+	return ret;
+}
+
 struct analysis *analysis_new(const struct meter_profile *p,
 			      const struct render_opts *o,
 			      enum render_order default_order)
@@ -451,7 +474,8 @@ struct analysis *analysis_new(const struct meter_profile *p,
 	an->weight = sample_weight(p);
 	if (self_sum + p->no_current + p->invalid > an->samples)
 		an->samples = self_sum + p->no_current + p->invalid;
-	if (build_edges(an) || link_edges(an))
+	if (build_edges(an) || link_edges(an) ||
+	    (!o->whole_names && short_names(an)))
 		goto fail;
 	analysis_sort(an, o->order == ORDER_DEFAULT ? default_order : o->order,
 		      o->inclusive);
@@ -480,6 +504,9 @@ void analysis_free(struct analysis *an)
 		free(an->nodes[i].in);
 		free(an->nodes[i].out);
 	}
+	for (i = 0; an->names && i < an->n; i++)
+		free(an->names[i]);
+	free(an->names);
 	free(an->nodes);
 	free(an->edges);
 	free(an->order);
@@ -528,13 +555,21 @@ double an_percent(const struct analysis *an, double samples)
 	return an->samples ? 100.0 * samples / (double)an->samples : 0.0;
 }
 
-const char *an_name(const struct analysis *an, size_t node)
+const char *an_whole_name(const struct analysis *an, size_t node)
 {
 	if (node == NODE_ROOT)
 		return "<spontaneous>";
 	return an->nodes[node].f->name && an->nodes[node].f->name[0] ?
 	       an->nodes[node].f->name : "???";
 }
+
+const char *an_name(const struct analysis *an, size_t node)
+{
+	if (node == NODE_ROOT || !an->names || !an->names[node][0])
+		return an_whole_name(an, node);
+	return an->names[node];
+}
+
 
 static int cmp_lines(const void *pa, const void *pb)
 {

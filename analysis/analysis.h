@@ -51,6 +51,7 @@ struct render_opts {
 	bool threads;		/* a table of the threads' samples */
 	bool correct;		/* take the instrumentation's estimated cost
 				   out (correct.c); off: as taken */
+	bool whole_names;	/* rows named in full, not short (names.h) */
 };
 
 #define NODE_ROOT ((size_t)-1)	/* the caller of a stack's root frame */
@@ -94,6 +95,7 @@ struct analysis {
 	uint64_t calls;		/* sum of calls */
 	double weight;		/* periods per tick taken, >= 1 (an_share_se) */
 	bool has_alloc;
+	char **names;		/* short names (names.h); NULL: whole ones */
 };
 
 /* NULL on ENOMEM. */
@@ -110,8 +112,12 @@ double an_seconds(const struct analysis *an, double samples);
 double an_percent(const struct analysis *an, double samples);
 double an_delivered_hz(const struct analysis *an);
 double an_unsampled_seconds(const struct analysis *an);
-/* A node's name, "???" when empty. */
+/* A node's name as rows show it (short unless whole_names), "???" when
+ * empty. */
 const char *an_name(const struct analysis *an, size_t node);
+/* A node's whole name, its identity (JSON, pprof, folded), "???" when
+ * empty. */
+const char *an_whole_name(const struct analysis *an, size_t node);
 
 /* One line of a node's entry: a caller or a callee and the edge's time. */
 struct an_line {

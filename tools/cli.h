@@ -23,6 +23,7 @@ enum {
 	OPT_THREADS,
 	OPT_CORRECT,
 	OPT_NO_CORRECTION,
+	OPT_WHOLE_NAMES,
 	OPT_CLI_LAST,
 };
 
@@ -37,7 +38,8 @@ enum {
 	{ "hide-subs", required_argument, NULL, OPT_HIDE_SUBS },	\
 	{ "threads", no_argument, NULL, OPT_THREADS },			\
 	{ "correct", no_argument, NULL, OPT_CORRECT },			\
-	{ "no-correction", no_argument, NULL, OPT_NO_CORRECTION }
+	{ "no-correction", no_argument, NULL, OPT_NO_CORRECTION },	\
+	{ "whole-names", no_argument, NULL, OPT_WHOLE_NAMES }
 
 #define CLI_REPORT_HELP							\
 "Report options:\n"							\
@@ -53,11 +55,14 @@ enum {
 "      --hide-self PCT  call graph: hide a function whose self time is\n" \
 "                       below PCT %% ...\n"				\
 "      --hide-subs PCT  ... and whose every edge is below PCT %%\n"	\
-"      --threads        flat and metering: a table of the threads' samples\n" \
+"      --threads        flat, metering and top: a table of the threads'\n" \
+"                       samples\n"					\
 "      --correct        take the instrumentation's estimated cost out of\n" \
 "                       the functions' times (Documentation/libmeter.md,\n" \
 "                       \"Correction\"); the totals stay as measured\n" \
-"      --no-correction  the samples as taken (the default)\n"
+"      --no-correction  the samples as taken (the default)\n"	\
+"      --whole-names    C++ names with their parameter lists and whole\n" \
+"                       template arguments (default: short where unique)\n"
 
 struct cli_report {
 	struct render_opts ro;

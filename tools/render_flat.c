@@ -1,19 +1,70 @@
 // SPDX-License-Identifier: MIT
 /*
  * The flat profile, as prof and gprof print it: % time, cumulative
- * seconds, self seconds, calls, self and total ms/call, name.  Ticks that
+ * seconds, self seconds, calls, self and total time a call, name.  Ticks that
  * found no current function or an invalid one are shown as rows of their
  * own so that the % time column adds up to 100.  A wall-clock profile
  * splits self seconds into on a CPU, runnable, and blocked.
  */
 #include <inttypes.h>
 
+#include <stdlib.h>
+
 #include "analysis.h"
 #include "render_common.h"
 
+/* The unit of the time-a-call columns: ms, us or ns. */
+struct per_unit {
+	const char *head;	/* "ms/call" */
+	double per_s;		/* units a second */
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The unit that shows the median function's total time a call with three
+ * digits or more: C++ functions of a few hundred nanoseconds a call read
+ * 0.0000 in ms (ninja's did).
+ */
+static struct per_unit per_unit(const struct analysis *an)
+{
+	static const struct per_unit units[] = {
+		{ "ms/call", 1e3 }, { "us/call", 1e6 }, { "ns/call", 1e9 },
+	};
+	double *per = malloc((an->n ? an->n : 1) * sizeof(*per)), median;
+	size_t i, n = 0, u = 0;
+
+	for (i = 0; per && i < an->n; i++) {
+		const struct an_node *x = &an->nodes[i];
+
+		if (x->f->calls && x->total)
+			per[n++] = an_seconds(an, (double)x->total) /
+				   (double)x->f->calls;
+	}
+	if (n) {
+		qsort(per, n, sizeof(*per), cmp_double);
+		median = per[n / 2];
+		while (u < 2 && median * units[u].per_s < 0.1)
+			u++;
+	}
+	free(per);
+	return units[u];
+}
+
+/* a time a call in 9 columns, as many decimals as fit */
+static void put_per(FILE *out, double v)
+{
+	fprintf(out, v < 1e4 ? "%9.4f " : v < 1e7 ? "%9.1f " : "%9.0f ", v);
+}
+
 static void row(FILE *out, double pct, double cum, double self,
 		const struct meter_func *f, const struct analysis *an,
-		const char *name)
+		double per_s, const char *name)
 {
 	fprintf(out, "%6.2f %10.3f %9.3f ", pct, cum, self);
 	if (an->p->wall && f) {
@@ -27,14 +78,15 @@ static void row(FILE *out, double pct, double cum, double self,
 		fprintf(out, "%9s %9s %9s ", "", "", "");
 	}
 	if (f && f->calls) {
-		double per = 1e3 / (double)f->calls;
+		double per = per_s / (double)f->calls;
 
-		fprintf(out, "%9" PRIu64 " %9.4f %9.4f  ", f->calls,
-			an_seconds(an, (double)f->self_samples) * per,
-			an_seconds(an, (double)(f->total_samples >
-						 f->self_samples ?
-						 f->total_samples :
-						 f->self_samples)) * per);
+		fprintf(out, "%9" PRIu64 " ", f->calls);
+		put_per(out, an_seconds(an, (double)f->self_samples) * per);
+		put_per(out, an_seconds(an, (double)(f->total_samples >
+						      f->self_samples ?
+						      f->total_samples :
+						      f->self_samples)) * per);
+		fputc(' ', out);
 	} else {
 		fprintf(out, "%9s %9s %9s  ", "", "", "");
 	}
@@ -45,6 +97,7 @@ int render_flat(const struct analysis *an, const struct render_opts *o,
 		FILE *out)
 {
 	const struct meter_profile *p = an->p;
+	struct per_unit unit = per_unit(an);
 	double cum = 0;
 	size_t i, hidden = 0;
 	char per[32];
@@ -64,12 +117,12 @@ int render_flat(const struct analysis *an, const struct render_opts *o,
 			"total");
 		fprintf(out, "%6s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n",
 			"time", "seconds", "seconds", "on-cpu", "runq",
-			"blocked", "calls", "ms/call", "ms/call", "name");
+			"blocked", "calls", unit.head, unit.head, "name");
 	} else {
 		fprintf(out, "%6s %10s %9s %9s %9s %9s\n", "%", "cumulative",
 			"self", "", "self", "total");
 		fprintf(out, "%6s %10s %9s %9s %9s %9s  %s\n", "time",
-			"seconds", "seconds", "calls", "ms/call", "ms/call",
+			"seconds", "seconds", "calls", unit.head, unit.head,
 			"name");
 	}
 	for (i = 0; i < an->n; i++) {
@@ -83,19 +136,19 @@ int render_flat(const struct analysis *an, const struct render_opts *o,
 		}
 		cum += an_seconds(an, (double)x->self);
 		row(out, pct, cum, an_seconds(an, (double)x->self), x->f, an,
-		    an_name(an, an->order[i]));
+		    unit.per_s, an_name(an, an->order[i]));
 	}
 	if (p->no_current) {
 		cum += an_seconds(an, (double)p->no_current);
 		row(out, an_percent(an, (double)p->no_current), cum,
 		    an_seconds(an, (double)p->no_current), NULL, an,
-		    "<no current function>");
+		    unit.per_s, "<no current function>");
 	}
 	if (p->invalid) {
 		cum += an_seconds(an, (double)p->invalid);
 		row(out, an_percent(an, (double)p->invalid), cum,
 		    an_seconds(an, (double)p->invalid), NULL, an,
-		    "<invalid>");
+		    unit.per_s, "<invalid>");
 	}
 	if (hidden)
 		fprintf(out, "\n%zu function%s below %g%% not shown "

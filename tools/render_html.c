@@ -197,8 +197,10 @@ static void flat_table(const struct analysis *an, FILE *out)
 
 		if (!nd->self && !nd->total && !nd->f->calls)
 			continue;
-		fprintf(out, "<tr data-node=\"%zu\"><td><a href=\"#f%zu\">",
-			x, x);
+		fprintf(out, "<tr data-node=\"%zu\"><td><a href=\"#f%zu\" "
+			"title=\"", x, x);
+		html_text(out, an_whole_name(an, x));
+		fputs("\">", out);
 		html_text(out, an_name(an, x));
 		fprintf(out, "</a></td><td>%.2f</td><td>%.2f</td>"
 			"<td>%.3f</td><td>%.2f</td><td>%.3f</td>"
@@ -281,7 +283,14 @@ static int call_graph(const struct analysis *an, FILE *out)
 		fprintf(out, "<div class=\"fn\" id=\"f%zu\" data-node=\"%zu\">"
 			"<h3>", x, x);
 		html_text(out, an_name(an, x));
-		fprintf(out, "</h3>\n<p class=\"sum\">total <b>%.2f %%</b> "
+		fputs("</h3>\n", out);
+		/* the whole name where the row shows a short one */
+		if (strcmp(an_name(an, x), an_whole_name(an, x))) {
+			fputs("<p class=\"whole\">", out);
+			html_text(out, an_whole_name(an, x));
+			fputs("</p>\n", out);
+		}
+		fprintf(out, "<p class=\"sum\">total <b>%.2f %%</b> "
 			"(%.3f s), self <b>%.2f %%</b> (%.3f s), "
 			"<b>%" PRIu64 "</b> calls%s "
 			"<button class=\"focus\" data-node=\"%zu\" hidden>"

@@ -355,7 +355,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		pb_msg(&b, 4, &tmp);
 	}
 	for (i = 0; i < an->n + nextra; i++) {
-		uint64_t name = str_add(&st, i < an->n ? an_name(an, i) :
+		uint64_t name = str_add(&st, i < an->n ? an_whole_name(an, i) :
 					extra[i - an->n]);
 
 		pb_uint(&tmp, 1, i + 1);

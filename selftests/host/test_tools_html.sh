@@ -36,7 +36,7 @@ check "the header facts: backend, rate, samples, CPU seconds, calls, lost, inval
 			grep -q \"<tr><th>\$k</th>\" '$tmp/appel.html' || exit 1
 		 done && grep -q '<tr><th>rate</th><td>1000 Hz' '$tmp/appel.html'"
 check "flat table without scripts: is_prime 95.24 % self, 1.29 points at 95 %, 200 calls" \
-	grep -q '<a href="#f[0-9]*">is_prime</a></td><td>95.24</td><td>1.29</td><td>1.000</td><td>95.24</td><td>1.000</td><td>200</td>' "$tmp/appel.html"
+	grep -q '<a href="#f[0-9]*" title="is_prime">is_prime</a></td><td>95.24</td><td>1.29</td><td>1.000</td><td>95.24</td><td>1.000</td><td>200</td>' "$tmp/appel.html"
 # f's entry: its caller main (100 %) and its callee is_prime (90 of 92 samples)
 awk '/<div class="fn" id="f[0-9]*" data-node="[0-9]*"><h3>f<\/h3>/ { on = 1 }
      on { print } on && /<\/div>/ { exit }' "$tmp/appel.html" > "$tmp/f"

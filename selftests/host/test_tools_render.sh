@@ -23,7 +23,7 @@ REC=$DATA/recursive.json
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_render.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..44"
+echo "1..47"
 
 # --- flat profile ---------------------------------------------------------
 
@@ -240,6 +240,23 @@ check "two records of one name: one flat row, their calls summed (102 + 2)" \
 check "two records of one name: one top row, their calls and samples summed" \
 	awk '$NF == "is_prime" { n++; c = $6; s = $5 } END { exit !(n == 1 && c == 104 && s == 1994) }' \
 	"$tmp/twice.top" || diag "$tmp/twice.top"
+
+# --- C++ names short unless --whole-names; a time a call in a unit that
+# shows it -------------------------------------------------------------------
+
+CXXSTR='std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >'
+sed -e "s/\"name\": \"is_prime\"/\"name\": \"Lexer::Read($CXXSTR*) const\"/" \
+    -e 's/"calls": \([0-9]*\),/"calls": \1000000,/' "$DATA/narrow.json" > "$tmp/cxx.json"
+"$STAT" -i "$tmp/cxx.json" -f flat > "$tmp/cxx.flat" 2>&1
+"$STAT" -i "$tmp/cxx.json" -f flat --whole-names > "$tmp/cxx.whole" 2>&1
+check "C++ name shown short by default (Lexer::Read, no parameter list)" \
+	awk '$NF == "Lexer::Read" { f = 1 } END { exit !f }' "$tmp/cxx.flat" || diag "$tmp/cxx.flat"
+check "--whole-names: the demangler's whole name" \
+	grep -qF "Lexer::Read($CXXSTR*) const" "$tmp/cxx.whole" || diag "$tmp/cxx.whole"
+check "nanoseconds a call: the column says ns/call and is_prime's 19.5 ns shows" \
+	bash -c "grep -q 'ns/call   ns/call' '$tmp/cxx.flat' &&
+		 awk '\$NF == \"Lexer::Read\" && \$5 > 19 && \$5 < 20 { f = 1 } END { exit !f }' '$tmp/cxx.flat'" ||
+	diag "$tmp/cxx.flat"
 
 echo "# $fails failed"
 [ "$fails" -eq 0 ]
