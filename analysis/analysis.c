@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "analysis.h"
+#include "idle.h"
 #include "interval.h"
 #include "names.h"
 
@@ -639,7 +640,7 @@ struct meter_profile *profile_corrected_copy(const struct meter_profile *p,
 int render_profile(const struct meter_profile *p, const struct render_opts *o,
 		   FILE *out, char *err, size_t errlen)
 {
-	struct meter_profile *copy = NULL;
+	struct meter_profile *copy = NULL, *idle = NULL;
 	struct analysis *an;
 	enum render_order def;
 	bool failed = false;
@@ -672,6 +673,15 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 	}
 	if (copy)
 		p = copy;
+	idle = o->hide_idle > 0 ? profile_without_idle(p, o->hide_idle,
+						       &failed) : NULL;
+	if (failed) {
+		meter_profile_free(copy);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (idle)
+		p = idle;
 	switch (o->format) {
 	case FMT_CALLGRAPH:
 	case FMT_DOT:
@@ -682,6 +692,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 	}
 	an = analysis_new(p, o, def);
 	if (!an) {
+		meter_profile_free(idle);
 		meter_profile_free(copy);
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -730,6 +741,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 	}
 	analysis_free(an);
 done:
+	meter_profile_free(idle);
 	meter_profile_free(copy);
 	if (!ret && (fflush(out) || ferror(out)))
 		ret = -1;

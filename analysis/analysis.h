@@ -52,6 +52,8 @@ struct render_opts {
 	bool correct;		/* take the instrumentation's estimated cost
 				   out (correct.c); off: as taken */
 	bool whole_names;	/* rows named in full, not short (names.h) */
+	double hide_idle;	/* percent: wall clock, threads on a CPU less
+				   than this set aside (idle.h); 0: none */
 };
 
 #define NODE_ROOT ((size_t)-1)	/* the caller of a stack's root frame */

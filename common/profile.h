@@ -123,6 +123,9 @@ struct meter_profile {
 	/* set by the reports' correction (analysis/correct.c), never stored */
 	bool corrected;
 	double corrected_samples;	/* samples taken out */
+	/* set by --hide-idle (analysis/idle.c), never stored */
+	size_t idle_threads;		/* threads set aside */
+	uint64_t idle_samples;		/* their samples */
 
 	struct meter_func *funcs;
 	size_t nfuncs, funcs_cap;

@@ -78,6 +78,11 @@ int cli_report_option(struct cli_report *r, int c, const char *arg)
 	case OPT_WHOLE_NAMES:
 		r->ro.whole_names = true;
 		return 1;
+	case OPT_HIDE_IDLE:
+		if (parse_percent(arg, &r->ro.hide_idle))
+			cli_die_usage("--hide-idle wants a percentage from 0 "
+				      "to 100, not '%s'", arg);
+		return 1;
 	case OPT_HIDE_SUBS:
 		if (parse_percent(arg, &r->ro.hide_subs))
 			cli_die_usage("--hide-subs wants a percentage from 0 "

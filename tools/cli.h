@@ -24,6 +24,7 @@ enum {
 	OPT_CORRECT,
 	OPT_NO_CORRECTION,
 	OPT_WHOLE_NAMES,
+	OPT_HIDE_IDLE,
 	OPT_CLI_LAST,
 };
 
@@ -39,7 +40,8 @@ enum {
 	{ "threads", no_argument, NULL, OPT_THREADS },			\
 	{ "correct", no_argument, NULL, OPT_CORRECT },			\
 	{ "no-correction", no_argument, NULL, OPT_NO_CORRECTION },	\
-	{ "whole-names", no_argument, NULL, OPT_WHOLE_NAMES }
+	{ "whole-names", no_argument, NULL, OPT_WHOLE_NAMES },		\
+	{ "hide-idle", required_argument, NULL, OPT_HIDE_IDLE }
 
 #define CLI_REPORT_HELP							\
 "Report options:\n"							\
@@ -62,7 +64,9 @@ enum {
 "                       \"Correction\"); the totals stay as measured\n" \
 "      --no-correction  the samples as taken (the default)\n"	\
 "      --whole-names    C++ names with their parameter lists and whole\n" \
-"                       template arguments (default: short where unique)\n"
+"                       template arguments (default: short where unique)\n" \
+"      --hide-idle PCT  wall clock: set aside the threads that were on a\n" \
+"                       CPU less than PCT %% of their time\n"
 
 struct cli_report {
 	struct render_opts ro;

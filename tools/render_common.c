@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idle.h"
 #include "render_common.h"
 #include "tree.h"
 
@@ -108,6 +109,11 @@ void render_header(const struct analysis *an, FILE *out)
 			"(%.2f %% of calls)\n", p->slow_entries,
 			an->calls ? 100.0 * (double)p->slow_entries /
 				    (double)an->calls : 0.0);
+	if (p->idle_threads)
+		fprintf(out, "%zu idle thread%s set aside (--hide-idle): "
+			"%.3f s of wall-clock time not in the rows below\n",
+			p->idle_threads, p->idle_threads == 1 ? "" : "s",
+			an_seconds(an, (double)p->idle_samples));
 	if (an_unsampled_seconds(an) > 0)
 		fprintf(out, "%.3f s more CPU time ran between the signal "
 			"backend's ticks (threads shorter than a tick) and is "
@@ -140,6 +146,17 @@ void put_padded(FILE *out, const char *s, int width)
 		fputc(' ', out);
 }
 
+/* wall clock: a thread's seconds on a CPU and off it, from the stacks */
+static void thread_wall(const struct analysis *an,
+			const struct meter_thread_row *t, FILE *out)
+{
+	uint64_t on, off;
+
+	thread_split(an->p, t, &on, &off);
+	fprintf(out, " %9.3f %9.3f", an_seconds(an, (double)on),
+		an_seconds(an, (double)off));
+}
+
 void render_threads(const struct analysis *an, const struct render_opts *o,
 		    FILE *out)
 {
@@ -151,18 +168,23 @@ void render_threads(const struct analysis *an, const struct render_opts *o,
 		return;
 	for (i = 0; i < p->nthreads; i++)
 		sum += p->threads[i].samples;
-	fprintf(out, "\nThreads:\n%10s %10s %7s %9s  %-8s %s\n", "tid",
-		"samples", "%", "seconds", "state", "name");
+	fprintf(out, "\nThreads:\n%10s %10s %7s %9s", "tid", "samples", "%",
+		"seconds");
+	if (p->wall)
+		fprintf(out, " %9s %9s", "on-cpu", "off-cpu");
+	fprintf(out, "  %-8s %s\n", "state", "name");
 	/* no trailing blanks: a row without a name ends at its state */
 	for (i = 0; i < p->nthreads; i++) {
 		const struct meter_thread_row *t = &p->threads[i];
 
-		fprintf(out, "%10" PRIu32 " %10" PRIu64 " %6.2f%% %9.3f  %-*s%s"
-			"\n", t->tid, t->samples, sum ? 100.0 *
+		fprintf(out, "%10" PRIu32 " %10" PRIu64 " %6.2f%% %9.3f",
+			t->tid, t->samples, sum ? 100.0 *
 			(double)t->samples / (double)sum : 0.0,
-			an_seconds(an, (double)t->samples),
-			t->name[0] ? 9 : 0, t->exited ? "exited" : "running",
-			t->name);
+			an_seconds(an, (double)t->samples));
+		if (p->wall)
+			thread_wall(an, t, out);
+		fprintf(out, "  %-*s%s\n", t->name[0] ? 9 : 0,
+			t->exited ? "exited" : "running", t->name);
 	}
 	if (!p->nthreads)
 		fprintf(out, "(no threads recorded)\n");

@@ -19,7 +19,7 @@ WALL=$DATA/wall.json
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_wall.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..23"
+echo "1..27"
 
 # --- text reports -------------------------------------------------------
 
@@ -134,5 +134,26 @@ check "meter-run --clock moon: usage error (2)" \
 "$STAT" -i "$DATA/appel.json" -f flat > "$tmp/cpu.flat" 2>&1
 check "a CPU-time profile: no wall-clock line, no on-cpu column" \
 	bash -c "! grep -Eq 'wall clock|on-cpu|wall-clock' '$tmp/cpu.flat'"
+
+# --- threads on wall-clock time: each one's time on and off the CPU, and
+# the idle ones set aside (a pool's waiting workers) -------------------------
+
+POOL=$DATA/pool.json
+"$STAT" -i "$POOL" -f flat --threads > "$tmp/pool.flat" 2>&1
+"$STAT" -i "$POOL" -f flat --threads --hide-idle 5 > "$tmp/pool.idle" 2>&1
+check "--threads on wall clock: each thread's seconds on a CPU and off it (worker-0: 0.005 and 1.995)" \
+	bash -c "grep -Eq '^ +501 +2000 +33.33% +2.000 +0.005 +1.995  exited +worker-0\$' '$tmp/pool.flat' &&
+		 grep -Eq '^ +500 +2000 +33.33% +2.000 +1.900 +0.100  exited +pool\$' '$tmp/pool.flat'" ||
+	diag "$tmp/pool.flat"
+check "--hide-idle 5: the two waiting workers set aside, said in the header (4.000 s)" \
+	bash -c "grep -q '^2 idle threads set aside (--hide-idle): 4.000 s' '$tmp/pool.idle' &&
+		 ! grep -q worker- '$tmp/pool.idle' && grep -Eq '^ +500 .* pool\$' '$tmp/pool.idle'" ||
+	diag "$tmp/pool.idle"
+check "--hide-idle 5: the rows lose the idle threads' samples (compress 2.000 s of 2.000, wait_for_work 0)" \
+	awk '$NF == "compress" { c = ($1 == "100.00" && $3 == "2.000") }
+	     $NF == "wait_for_work" { w = ($3 == "0.000") }
+	     END { exit !(c && w) }' "$tmp/pool.idle" || diag "$tmp/pool.idle"
+check "without --hide-idle the waiting workers top the profile (wait_for_work 66.50 %)" \
+	awk '$NF == "wait_for_work" && $1 == "66.50" { f = 1 } END { exit !f }' "$tmp/pool.flat"
 
 [ $fails = 0 ]
