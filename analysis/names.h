@@ -11,15 +11,23 @@
 
 #include <stddef.h>
 
+/* How much a short name leaves out, each level what the one before does */
+enum name_level {
+	NAME_WHOLE,		/* nothing: the whole name */
+	NAME_ALIASED,		/* libstdc++'s long spellings as std::string */
+	NAME_NO_PARAMS,		/* the function's own parameter list */
+	NAME_NO_SCOPE_ARGS,	/* its classes' template arguments, "<...>" */
+};
+
 /* whole with the aliases in place; malloc'ed, NULL on ENOMEM */
 char *name_alias(const char *whole);
-/* name_alias without the function's own parameter list */
-char *name_short(const char *whole);
+/* whole shortened to level; malloc'ed, NULL on ENOMEM */
+char *name_short(const char *whole, enum name_level level);
 
 /*
- * out[i]: the short name of whole[i], each malloc'ed; functions whose
- * short names would be equal keep their parameter lists (name_alias).
- * 0, or -1 on ENOMEM (out all NULL).
+ * out[i]: the short name of whole[i], each malloc'ed: the shortest level
+ * at which no other function of whole has the same name.  0, or -1 on
+ * ENOMEM (out all NULL).
  */
 int names_short(char **out, const char *const *whole, size_t n);
 

@@ -12,3 +12,14 @@ $(BUILD)/examples/%: examples/%.c lib/meter.h $(LIBMETER_SO)
 	$(CC) $(CFLAGS) -o $@ $< -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lmeter $(LDFLAGS)
 
 ALL_TARGETS += $(EXAMPLES)
+
+# wordfreq: C++ built as C++ usually is (-O2) with meter's GCC plugin,
+# libmeter linked by pkg-config's recipe (the user guide's C++ example)
+$(BUILD)/examples/wordfreq: examples/wordfreq.cc lib/meter.h $(LIBMETER_SO) \
+		$(METER_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror $(PLUGIN_FLAGS) -o $@ $< \
+		-L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' \
+		-Wl,--push-state,--no-as-needed -lmeter -Wl,--pop-state
+
+ALL_TARGETS += $(BUILD)/examples/wordfreq

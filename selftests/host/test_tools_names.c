@@ -2,8 +2,10 @@
 /*
  * Reports' short names (analysis/names.c) on names as the demangler gives
  * them: libstdc++'s long spellings by their aliases, the function's own
- * parameter list dropped (a lambda's, inside its name, kept), and
- * overloads keeping their lists so that two rows never read the same.
+ * parameter list dropped (a lambda's, inside its name, kept), its
+ * classes' template arguments elided (an operator's < and > are not
+ * brackets), and overloads or instantiations keeping what tells them
+ * apart, so that two rows never read the same.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +16,21 @@
 #define STR "std::__cxx11::basic_string<char, std::char_traits<char>, " \
 	    "std::allocator<char> >"
 
-static void expect_short(struct __test_metadata *_metadata,
-			 const char *whole, const char *want)
+static void expect_level(struct __test_metadata *_metadata,
+			 const char *whole, enum name_level level,
+			 const char *want)
 {
-	char *s = name_short(whole);
+	char *s = name_short(whole, level);
 
 	ASSERT_NE(NULL, s);
 	EXPECT_STREQ(want, s);
 	free(s);
+}
+
+static void expect_short(struct __test_metadata *_metadata,
+			 const char *whole, const char *want)
+{
+	expect_level(_metadata, whole, NAME_NO_PARAMS, want);
 }
 
 TEST(parameter_list_dropped)
@@ -43,7 +52,7 @@ TEST(string_spelled_as_its_alias)
 		     "Edge::GetBinding");
 	expect_short(_metadata, "std::vector<" STR ", std::allocator<" STR
 		     " > >::push_back",
-		     "std::vector<std::string, std::allocator<std::string > >"
+		     "std::vector<std::string, std::allocator<std::string> >"
 		     "::push_back");
 }
 
@@ -60,6 +69,52 @@ TEST(names_without_a_list_unchanged)
 	expect_short(_metadata, "(anonymous namespace)::helper",
 		     "(anonymous namespace)::helper");
 	expect_short(_metadata, "f(int", "f(int");
+}
+
+TEST(class_template_arguments_elided)
+{
+	expect_level(_metadata, "std::_Hashtable<" STR ", std::pair<" STR
+		     " const, long> >::_M_find_before_node(unsigned long) const",
+		     NAME_NO_SCOPE_ARGS, "std::_Hashtable<...>::_M_find_before_node");
+	/* a function template's own arguments stay, and short ones */
+	expect_level(_metadata, "Box<double>::grow(double)",
+		     NAME_NO_SCOPE_ARGS, "Box<double>::grow");
+	expect_level(_metadata, "void std::vector<int, std::allocator<int> >"
+		     "::emplace_back<int>(int&&)", NAME_NO_SCOPE_ARGS,
+		     "void std::vector<...>::emplace_back<int>");
+}
+
+TEST(operators_are_not_brackets)
+{
+	expect_level(_metadata, "Vec<std::pair<int, long>, 64ul>::operator<"
+		     "(Vec<int> const&) const", NAME_NO_SCOPE_ARGS,
+		     "Vec<...>::operator<");
+	expect_level(_metadata, "std::basic_ostream<char, std::char_traits"
+		     "<char> >& std::operator<< <std::char_traits<char> >"
+		     "(std::basic_ostream<char>&, char const*)",
+		     NAME_NO_SCOPE_ARGS,
+		     "std::basic_ostream<char, std::char_traits<char> >& "
+		     "std::operator<< <std::char_traits<char> >");
+	expect_level(_metadata, "Ptr<std::pair<int, long>, 64ul>::operator->() "
+		     "const", NAME_NO_SCOPE_ARGS, "Ptr<...>::operator->");
+}
+
+TEST(two_instantiations_keep_their_arguments)
+{
+	const char *whole[] = {
+		"Map<" STR ", long>::add(" STR " const&)",
+		"Map<" STR ", double>::add(" STR " const&)",
+		"Map<" STR ", long>::sorted() const",
+	};
+	char *out[3];
+	size_t i;
+
+	ASSERT_EQ(0, names_short(out, whole, 3));
+	EXPECT_STREQ("Map<std::string, long>::add", out[0]);
+	EXPECT_STREQ("Map<std::string, double>::add", out[1]);
+	EXPECT_STREQ("Map<...>::sorted", out[2]);
+	for (i = 0; i < 3; i++)
+		free(out[i]);
 }
 
 TEST(overloads_keep_their_lists_the_rest_are_short)
