@@ -606,6 +606,7 @@ static void __attribute__((constructor)) meter_loaded(void)
 bool meter_thread_ready(void)
 {
 	struct meter_thr *th;
+	uint32_t cur, depth;
 	bool first;
 
 	if (meter_have_page())
@@ -632,6 +633,16 @@ bool meter_thread_ready(void)
 		meter__tls.page = METER_NO_PAGE;
 		pthread_mutex_lock(&meter_g.lock);
 	}
+	/*
+	 * A forked child's page keeps the parent's frames, ids that its new
+	 * session learns only from the names sent after the registration:
+	 * until then the kernel sees no current function (registering is
+	 * libmeter's time), not ids it would count as invalid.
+	 */
+	cur = th->page->current_id;
+	depth = th->page->depth;
+	__atomic_store_n(&th->page->depth, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&th->page->current_id, 0, __ATOMIC_RELEASE);
 	if (thread_register_locked(th))
 		goto dead;
 	if (!th->listed) {
@@ -642,6 +653,8 @@ bool meter_thread_ready(void)
 	pthread_setspecific(thread_key, th);
 	meter_tstate = METER_T_LIVE;
 	meter_send_names_locked();
+	__atomic_store_n(&th->page->depth, depth, __ATOMIC_RELAXED);
+	__atomic_store_n(&th->page->current_id, cur, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&meter_g.lock);
 	meter__tls.page = th->page;
 	meter_busy = 0;
