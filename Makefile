@@ -57,8 +57,9 @@ LDLIBS ?=
 
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
-# What the analysis library needs beyond libnl: json-c reads JSON profiles.
-ANALYSIS_LIBS := $(NL_LIBS) -ljson-c
+# What the analysis library needs beyond libnl: json-c reads JSON profiles,
+# libstdc++ demangles the C++ names a program could not.
+ANALYSIS_LIBS := $(NL_LIBS) -ljson-c -lstdc++
 
 LIBMETER_A := $(BUILD)/lib/libmeter.a
 LIBMETER_SO := $(BUILD)/lib/libmeter.so

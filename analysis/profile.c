@@ -69,13 +69,37 @@ static int grow(void **arr, size_t *cap, size_t need, size_t sz)
 	return 0;
 }
 
+/* libstdc++'s demangler (the tools link it) */
+char *__cxa_demangle(const char *mangled, char *out, size_t *len,
+		     int *status);
+
+/*
+ * libmeter demangles a C++ name with the program's own libstdc++; a
+ * program that has none loaded (C++ that uses only header templates)
+ * sends its names mangled, and they are demangled here.
+ */
+static char *name_copy(const char *name)
+{
+	int status = -1;
+	char *out;
+
+	if (strncmp(name, "_Z", 2))
+		return strdup(name);
+	out = __cxa_demangle(name, NULL, NULL, &status);
+	if (status || !out) {
+		free(out);
+		return strdup(name);
+	}
+	return out;
+}
+
 struct meter_func *meter_profile_add_func(struct meter_profile *p,
 					  uint32_t id, const char *name)
 {
 	struct meter_func *f;
 	char *copy;
 
-	copy = strdup(name ? name : "");
+	copy = name_copy(name ? name : "");
 	if (!copy)
 		return NULL;
 	if (grow((void **)&p->funcs, &p->funcs_cap, p->nfuncs + 1,

@@ -51,8 +51,15 @@ $(LIBTEST_HOST)/lib_cxx_plugin: selftests/host/lib_cxx_workload.cc lib/meter.h $
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIBTEST_CXXFLAGS) $(PLUGIN_FLAGS_ALL) -o $@ $< $(LIBTEST_LINK)
 
+# 1000 C++ functions with 300-character names (test_lib_names,
+# test_lib_kernel_counts)
+$(LIBTEST_HOST)/lib_cxx_names: selftests/host/lib_cxx_names.cc lib/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CXX) $(LIBTEST_CXXFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)
+
 LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_cxx_manual $(LIBTEST_HOST)/lib_cxx_auto \
-	$(LIBTEST_HOST)/lib_cxx_plugin
+	$(LIBTEST_HOST)/lib_cxx_plugin \
+	$(LIBTEST_HOST)/lib_cxx_names
 
 # Naming: a program and two instrumented shared libraries, one stripped.
 $(LIBTEST_HOST)/liblibtest_dso.so: selftests/host/lib_names_dso.c

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "names.h"
 
 /* paths in these tests are short; snprintf truncation is checked by use */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -171,6 +172,57 @@ TAP_HELPER long long calls_of(const struct meter_profile *p, const char *name)
 	const struct meter_func *f = func_named(p, name);
 
 	return f ? (long long)f->calls : -1;
+}
+
+/*
+ * lib_cxx_names' Deep<Long, I>::run(), I in 0..999, in p: how many rows
+ * there are (one each, named whole, or cut with a hash past what the
+ * backend keeps), how many have other than I % 5 + 1 calls (whole names
+ * only), and how many distinct names reports give them (names.h).
+ */
+struct cxx_rows {
+	int rows, cut, bad_calls, report_names;
+};
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+TAP_HELPER struct cxx_rows cxx_names_rows(const struct meter_profile *p)
+{
+	struct cxx_rows r = { 0, 0, 0, 0 };
+	const char **whole = calloc(p->nfuncs + 1, sizeof(*whole));
+	char **shown = calloc(p->nfuncs + 1, sizeof(*shown));
+	size_t i, n = 0;
+
+	for (i = 0; whole && i < p->nfuncs; i++) {
+		const char *name = p->funcs[i].name, *at;
+
+		if (strncmp(name, "Deep<", 5))
+			continue;
+		whole[n++] = name;
+		r.rows++;
+		at = strstr(name, ">::run()");
+		if (!at) {
+			r.cut++;
+			continue;
+		}
+		while (at > name && at[-1] >= '0' && at[-1] <= '9')
+			at--;
+		if (p->funcs[i].calls != (uint64_t)(atoi(at) % 5 + 1))
+			r.bad_calls++;
+	}
+	if (shown && !names_short(shown, whole, n)) {
+		qsort(shown, n, sizeof(*shown), cmp_strp);
+		for (i = 0; i < n; i++)
+			r.report_names += !i || strcmp(shown[i], shown[i - 1]);
+		for (i = 0; i < n; i++)
+			free(shown[i]);
+	}
+	free(shown);
+	free(whole);
+	return r;
 }
 
 /*

@@ -91,4 +91,30 @@ TEST(long_names_are_kept_whole_and_apart)
 	scratch_cleanup();
 }
 
+/*
+ * A ninja-sized C++ program: 1000 functions whose 300-character names
+ * differ only at their end, built with the plugin at -O2: 1000 rows, each
+ * with its own calls, and 1000 distinct names in the reports.
+ */
+TEST(cxx_program_no_two_functions_merged)
+{
+	const char *args[] = { NULL };
+	struct cxx_rows r;
+	struct meter_profile *p;
+	char out[256];
+	int status;
+
+	p = run_profile("lib_cxx_names", "signal", args, out, sizeof(out),
+			"cxx_names", NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, p);
+	r = cxx_names_rows(p);
+	EXPECT_EQ(1000, r.rows);
+	EXPECT_EQ(0, r.cut);
+	EXPECT_EQ(0, r.bad_calls);
+	EXPECT_EQ(1000, r.report_names);
+	meter_profile_free(p);
+	scratch_cleanup();
+}
+
 TEST_HARNESS_MAIN

@@ -480,4 +480,18 @@ TEST_F(number, refused_or_read_exactly)
 	}
 }
 
+/* a program without libstdc++ loaded sends C++ names mangled */
+TEST(mangled_names_demangled_bad_ones_kept)
+{
+	struct meter_profile *p = meter_profile_new();
+
+	ASSERT_NE(NULL, meter_profile_add_func(p, 1, "_ZN5Lexer4ReadEPi"));
+	ASSERT_NE(NULL, meter_profile_add_func(p, 2, "_Zjunk"));
+	ASSERT_NE(NULL, meter_profile_add_func(p, 3, "_start"));
+	EXPECT_STREQ("Lexer::Read(int*)", p->funcs[0].name);
+	EXPECT_STREQ("_Zjunk", p->funcs[1].name);
+	EXPECT_STREQ("_start", p->funcs[2].name);
+	meter_profile_free(p);
+}
+
 TEST_HARNESS_MAIN

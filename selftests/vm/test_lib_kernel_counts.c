@@ -230,4 +230,27 @@ TEST(long_names_whole_or_cut_apart_for_the_kernel)
 	scratch_cleanup();
 }
 
+/*
+ * A ninja-sized C++ program on meter.ko: 1000 functions whose 300-character
+ * names differ only at their end (255 bytes used to merge them into one
+ * row): 1000 rows, whole, each with its own calls, and 1000 distinct names
+ * in the reports.
+ */
+TEST(cxx_program_no_two_functions_merged)
+{
+	const char *args[] = { NULL };
+	struct kernel_run r;
+	struct cxx_rows rows;
+
+	kernel_run(&r, "lib_cxx_names", args, "cxx_names", NULL);
+	ASSERT_KERNEL_RUN(&r);
+	rows = cxx_names_rows(r.p);
+	EXPECT_EQ(1000, rows.rows);
+	EXPECT_EQ(0, rows.cut);
+	EXPECT_EQ(0, rows.bad_calls);
+	EXPECT_EQ(1000, rows.report_names);
+	meter_profile_free(r.p);
+	scratch_cleanup();
+}
+
 TEST_HARNESS_MAIN
