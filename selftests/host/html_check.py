@@ -425,6 +425,24 @@ def run_checks(a):
         check_boxes(tap, 'deep stack (128 frames kept of 300)',
                     b.js(BOXES_JS), tree_of(dstacks),
                     sum(v for _, v in dstacks))
+        # C++ names of 270 characters, and a name of 400 with no space:
+        # the flat table fits the window, its last column (calls) in view
+        for what, path in (('C++ names', a.cxx_report),
+                           ('a 400-character name', a.wide_report)):
+            b.load(path)
+            fit = b.js('''(() => {
+                const t = document.querySelector('#flat-table');
+                const last = t.querySelector('tbody tr td:last-child');
+                return { table: t.getBoundingClientRect().right,
+                         calls: last.getBoundingClientRect().right,
+                         window: document.documentElement.clientWidth };
+                })()''')
+            tap.check('%s: the flat table fits the %d px window (its '
+                      'right edge at %.0f px, the calls column in view)'
+                      % (what, fit['window'], fit['table']),
+                      fit['table'] <= fit['window'] and
+                      fit['calls'] <= fit['window'], fit)
+        b.shot(os.path.join(a.shots, 'html-cxx.png'))
         # a program we did not write: Debian's lua5.4
         if a.real_report:
             rp, rstacks = profile_model(a.real_profile)
@@ -511,6 +529,8 @@ def main():
     ap.add_argument('--narrow-report')
     ap.add_argument('--deep-profile')
     ap.add_argument('--deep-report')
+    ap.add_argument('--cxx-report')
+    ap.add_argument('--wide-report')
     ap.add_argument('--real-profile')
     ap.add_argument('--real-report')
     ap.add_argument('--shots', default='.')

@@ -21,8 +21,8 @@ SHOTS=$ROOT/build/check
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_html.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-BROWSER_TESTS=30
-echo "1..$((11 + BROWSER_TESTS))"
+BROWSER_TESTS=32
+echo "1..$((12 + BROWSER_TESTS))"
 
 "$STAT" -i "$DATA/appel.json" -f html -o "$tmp/appel.html"
 check "one file: no external script, style, link or image" \
@@ -88,6 +88,16 @@ if realprogs_build "$ROOT/build/realprogs" > "$tmp/realprogs.log" 2>&1; then
 fi
 check "Debian's lua5.4 (GCC plugin) profiled, and its page written" \
 	test -s "$tmp/lua.html" || diag "$tmp/realprogs.log"
+# C++ names of 270 characters (1000 of them, one row each)
+METER_BACKEND=signal METER_QUIET=1 METER_OUTPUT="$tmp/cxx.json" \
+	"$ROOT/build/selftests/host/lib_cxx_names" > /dev/null 2>&1
+"$STAT" -i "$tmp/cxx.json" -f html -o "$tmp/cxx.html" 2> /dev/null
+# and a name of 400 characters with no space to break it at
+wide=$(printf 'x%.0s' $(seq 400))
+sed "s/\"name\": \"g\"/\"name\": \"$wide\"/" "$DATA/narrow.json" > "$tmp/wide.json"
+"$STAT" -i "$tmp/wide.json" -f html -o "$tmp/wide.html" 2> /dev/null
+check "a C++ program's page written (lib_cxx_names, 1000 long names), and one with a 400-character name" \
+	test -s "$tmp/cxx.html" -a -s "$tmp/wide.html"
 "$STAT" merge -f html -o "$tmp/merged.html" "$tmp/split.json" "$tmp/split.json"
 check "merge -f html: two runs in one page" \
 	grep -q '<tr><th>runs merged</th><td>2</td></tr>' "$tmp/merged.html"
@@ -103,6 +113,8 @@ python3 "$ROOT/selftests/host/html_check.py" --first $((n + 1)) \
 	--profile "$tmp/appel.json" --report "$tmp/report.html" \
 	--diff "$tmp/diff.html" --narrow-profile "$DATA/narrow.json" \
 	--narrow-report "$tmp/narrow.html" --deep-profile "$DATA/deep-kernel.json" \
-	--deep-report "$tmp/deep.html" --shots "$SHOTS" "${lua_args[@]}"
+	--deep-report "$tmp/deep.html" --cxx-report "$tmp/cxx.html" \
+	--wide-report "$tmp/wide.html" \
+	--shots "$SHOTS" "${lua_args[@]}"
 rc=$?
 exit $((fails > 0 || rc != 0))
