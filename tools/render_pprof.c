@@ -21,7 +21,8 @@
  * (`go tool pprof -sample_index=calls -top`).  The default sample type
  * is the time (cpu or wall), as the period's.  A sampled stack carries its
  * thread as the numeric label "tid" (`-tags`, `-tagfocus=tid=N`), as
- * perf_to_profile labels perf's samples, and in a profile of several
+ * perf_to_profile labels perf's samples, and its name as the string label
+ * "thread" (`-tagfocus=thread=worker-0`), and in a profile of several
  * processes its program as the string label "program"
  * (`-tagfocus=program=cc1`).
  *
@@ -141,9 +142,10 @@ static void value_type(struct pbuf *b, unsigned field, uint64_t type,
 
 /* A sample's labels: the keys' strings, and this sample's values. */
 struct labels {
-	uint64_t s_tid, s_program;	/* string indices of the keys */
+	uint64_t s_tid, s_program, s_thread;	/* the keys' strings */
 	uint32_t tid;			/* 0: no "tid" label */
 	uint64_t program;		/* string index; 0: no "program" */
+	uint64_t thread;		/* string index; 0: no "thread" */
 };
 
 /*
@@ -178,6 +180,11 @@ static void sample(struct pbuf *b, struct pbuf *tmp, struct pbuf *packed,
 		pb_uint(packed, 2, l->program);
 		pb_msg(tmp, 3, packed);
 	}
+	if (l->thread) {
+		pb_uint(packed, 1, l->s_thread);
+		pb_uint(packed, 2, l->thread);
+		pb_msg(tmp, 3, packed);
+	}
 	pb_msg(b, 2, tmp);
 }
 
@@ -196,6 +203,19 @@ static uint64_t program_label(const struct meter_profile *p,
 		c = "?";
 	for (i = 0; i < n; i++)
 		if (!strcmp(progs[i].command, c))
+			return str[i];
+	return 0;
+}
+
+/* The string of the name of stack s's thread (str: p->threads'); 0: none
+ * known. */
+static uint64_t thread_label(const struct meter_profile *p,
+			     const struct meter_stack *s, const uint64_t *str)
+{
+	size_t i;
+
+	for (i = 0; s->tid && i < p->nthreads; i++)
+		if (p->threads[i].tid == s->tid)
 			return str[i];
 	return 0;
 }
@@ -236,7 +256,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	struct strtab st = { 0 };
 	uint64_t *locs = NULL, *leaf = NULL;
 	uint64_t s_samples, s_count, s_cpu, s_ns, s_time, nocur_loc = 0;
-	uint64_t trunc_loc = 0, *prog_str = NULL;
+	uint64_t trunc_loc = 0, *prog_str = NULL, *thread_str = NULL;
 	struct labels lab = { 0 }, none;
 	struct meter_program *progs = NULL;
 	size_t nprogs = 0;
@@ -255,13 +275,19 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 	s_time = p->wall ? str_add(&st, "wall") : s_cpu;
 	lab.s_tid = str_add(&st, "tid");
 	lab.s_program = str_add(&st, "program");
+	lab.s_thread = str_add(&st, "thread");
 	none = lab;
 	/* a tree or runs merged: each stack's program as a label */
 	if (p->nprocs > 1)
 		nprogs = meter_programs(p, &progs);
 	prog_str = calloc(nprogs ? nprogs : 1, sizeof(*prog_str));
-	if (!prog_str)
+	thread_str = calloc(p->nthreads ? p->nthreads : 1,
+			    sizeof(*thread_str));
+	if (!prog_str || !thread_str)
 		goto out;
+	for (i = 0; i < p->nthreads; i++)
+		if (p->threads[i].name[0])
+			thread_str[i] = str_add(&st, p->threads[i].name);
 	for (i = 0; i < nprogs; i++)
 		prog_str[i] = str_add(&st, progs[i].command);
 	value_type(&b, 1, s_samples, s_count);
@@ -314,6 +340,7 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 		lab.tid = s->tid;
 		lab.program = program_label(p, progs, nprogs, prog_str,
 					    s->proc);
+		lab.thread = thread_label(p, s, thread_str);
 		sample(&b, &tmp, &packed, locs, n, s->samples, p->period_ns,
 		       p->wall ? s->state : -1, 0, &lab);
 	}
@@ -401,5 +428,6 @@ out:
 	free(leaf);
 	free(progs);
 	free(prog_str);
+	free(thread_str);
 	return ret;
 }

@@ -17,7 +17,7 @@ DATA=$ROOT/selftests/host/data
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_threads.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..8"
+echo "1..9"
 
 "$STAT" -i "$DATA/threads.json" -f json -o "$tmp/back.json"
 check "JSON: each stack's tid written back byte for byte" \
@@ -60,9 +60,18 @@ if command -v go > /dev/null 2>&1; then
 	check "pprof -tagfocus=tid=302: work 35 samples, nothing of main" \
 		bash -c "awk '\$NF == \"work\" && \$1 == 35 { f = 1 } END { exit !f }' '$tmp/focus' &&
 			 ! grep -Eq ' (main|merge)$' '$tmp/focus'" || diag "$tmp/focus"
+	# the thread's name as the label "thread"
+	sed 's/{"tid": 302, "samples": 35, "exited": true}/{"tid": 302, "samples": 35, "exited": true, "name": "worker-1"}/' \
+		"$DATA/threads.json" > "$tmp/named.json"
+	"$STAT" -i "$tmp/named.json" -f pprof -o "$tmp/named.pb.gz"
+	gopp -sample_index=samples -tagfocus=thread=worker-1 -top "$tmp/named.pb.gz" > "$tmp/named"
+	check "pprof -tagfocus=thread=worker-1: the named thread's work, 35 samples, nothing else" \
+		bash -c "awk '\$NF == \"work\" && \$1 == 35 { f = 1 } END { exit !f }' '$tmp/named' &&
+			 ! grep -Eq ' (main|merge)$' '$tmp/named'" || diag "$tmp/named"
 else
 	skip "pprof -tags" "go is not installed"
 	skip "pprof -tagfocus" "go is not installed"
+	skip "pprof -tagfocus=thread" "go is not installed"
 fi
 
 # a real run: waits' main thread parses, its second thread updates
