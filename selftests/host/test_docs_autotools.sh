@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # The user guide's recipes for an autotools and libtool project, run on a
-# small one (selftests/host/data/autotools: a libtool library and a
+# small one (selftests/host/data/twigs: a libtool library and a
 # program that calls it 300 times, and a probe for threads): configure as
 # usual, then give the plugin and libmeter at make time; the program, run
 # through libtool's wrapper script, counts its library's calls, by itself
@@ -22,7 +22,7 @@ if ! command -v autoreconf > /dev/null || ! command -v libtoolize > /dev/null; t
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_docs_autotools.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-cp -r "$ROOT/selftests/host/data/autotools/." "$tmp/"
+cp -r "$ROOT/selftests/host/data/twigs/." "$tmp/"
 cd "$tmp" || exit 1
 export PKG_CONFIG_PATH=$ROOT/build
 
