@@ -10,6 +10,8 @@
  *   max_user_sessions     live sessions per unprivileged user (64, 0: no
  *                         limit)
  *   max_finished          finished sessions kept (64)
+ *   max_user_finished     finished sessions kept per user (16); past it,
+ *                         and past max_finished, a user's own oldest goes
  *   max_finished_mb       memory kept by finished sessions (256 MB)
  *   evicted               finished sessions evicted since load (read-only)
  *   max_session_mb        memory of one session's tables (64 MB)
@@ -61,6 +63,10 @@ MODULE_PARM_DESC(max_finished, "Finished sessions kept");
  * Read-only: finished sessions evicted by the bounds above since load, so
  * that a tool that reads a tree of sessions can tell that some were lost.
  */
+unsigned int meter_max_user_finished = 16;
+module_param_named(max_user_finished, meter_max_user_finished, uint, 0644);
+MODULE_PARM_DESC(max_user_finished, "Finished sessions kept per user");
+
 unsigned long meter_evicted;
 module_param_named(evicted, meter_evicted, ulong, 0444);
 MODULE_PARM_DESC(evicted, "Finished sessions evicted since load (read-only)");

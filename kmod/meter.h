@@ -43,6 +43,7 @@ extern unsigned int meter_unpriv_period_min_ns;
 extern bool meter_allow_unprivileged;
 extern unsigned int meter_max_user_sessions;
 extern unsigned int meter_max_finished;
+extern unsigned int meter_max_user_finished;
 extern unsigned int meter_max_finished_mb;
 extern unsigned long meter_evicted;
 extern unsigned int meter_max_session_mb;

@@ -335,27 +335,61 @@ void meter_session_unlink(struct meter_session *s)
 	meter_session_put(s);
 }
 
-/* Evicts the oldest finished sessions beyond the bounds.  meter_mutex. */
+/* The finished sessions of s's user, and the oldest of them. */
+static unsigned int meter_user_finished(const struct meter_session *s,
+					struct meter_session **oldest)
+{
+	struct meter_session *o;
+	unsigned int n = 0;
+
+	*oldest = NULL;
+	list_for_each_entry(o, &meter_sessions, node) {
+		if (READ_ONCE(o->state) != METER_STATE_EXITED ||
+		    !uid_eq(o->uid, s->uid))
+			continue;
+		n++;
+		if (!*oldest || o->end_ns < (*oldest)->end_ns)
+			*oldest = o;
+	}
+	return n;
+}
+
+/*
+ * The finished session to evict, or NULL: the oldest of a user past
+ * max_user_finished; past the global bounds, the oldest of the user who
+ * keeps the most.  One user's many short runs evict that user's own
+ * results, never another's.  The walk is quadratic in the finished
+ * sessions, which the bounds keep few.
+ */
+static struct meter_session *meter_evict_victim(void)
+{
+	u64 limit = (u64)meter_max_finished_mb << 20, bytes = 0;
+	struct meter_session *s, *oldest, *victim = NULL;
+	unsigned int n = 0, most = 0, mine;
+
+	list_for_each_entry(s, &meter_sessions, node) {
+		if (READ_ONCE(s->state) != METER_STATE_EXITED)
+			continue;
+		n++;
+		bytes += s->bytes;
+		mine = meter_user_finished(s, &oldest);
+		if (mine > meter_max_user_finished)
+			return oldest;
+		if (mine > most) {
+			most = mine;
+			victim = oldest;
+		}
+	}
+	return n > meter_max_finished || bytes > limit ? victim : NULL;
+}
+
+/* Evicts finished sessions beyond the bounds.  meter_mutex. */
 void meter_sessions_evict(void)
 {
-	u64 limit = (u64)meter_max_finished_mb << 20;
+	struct meter_session *victim;
 
-	for (;;) {
-		struct meter_session *s, *oldest = NULL;
-		unsigned int n = 0;
-		u64 bytes = 0;
-
-		list_for_each_entry(s, &meter_sessions, node) {
-			if (READ_ONCE(s->state) != METER_STATE_EXITED)
-				continue;
-			n++;
-			bytes += s->bytes;
-			if (!oldest || s->end_ns < oldest->end_ns)
-				oldest = s;
-		}
-		if (!oldest || (n <= meter_max_finished && bytes <= limit))
-			return;
-		meter_session_unlink(oldest);
+	while ((victim = meter_evict_victim())) {
+		meter_session_unlink(victim);
 		/* read locklessly through sysfs */
 		WRITE_ONCE(meter_evicted, meter_evicted + 1);
 	}
