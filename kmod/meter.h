@@ -22,6 +22,7 @@
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -219,6 +220,8 @@ meter_session_slot_tick(struct meter_session *s, u32 id)
 {
 	struct meter_func_slot *chunk;
 
+	/* id comes from the user's page: no speculation past its bound */
+	id = array_index_nospec(id, METER_FUNCS_MAX + 1);
 	/* Pairs with smp_store_release() in meter_session_slot(). */
 	chunk = smp_load_acquire(&s->chunks[id >> METER_CHUNK_SHIFT]);
 	if (!chunk)
@@ -249,6 +252,10 @@ struct meter_thread {
 					 */
 	u32 state;			/* enum meter_thread_state, cmpxchg */
 	u64 samples;			/* written by the thread's tick only */
+	u64 samples_reset;		/* samples at the last reset; under
+					 * session->lock (a reset never writes
+					 * samples: a tick could undo it)
+					 */
 	u64 clock_seen;			/* task clock accounted, ns (tick) */
 	struct page *page;
 	const struct meter_page *kpage;	/* kernel mapping of the page */

@@ -65,8 +65,12 @@ static u32 meter_sample_frames(struct meter_session *s,
 	n = depth - first;
 	for (i = 0; i < n; i++) {
 		u32 k = first + i;
-		u32 id = k < METER_STACK_CAP ? READ_ONCE(pg->stack[k]) :
-					       READ_ONCE(pg->deep[k - lo]);
+		/* k and lo come from the user's page */
+		u32 id = k < METER_STACK_CAP ?
+			 READ_ONCE(pg->stack[array_index_nospec(k,
+							METER_STACK_CAP)]) :
+			 READ_ONCE(pg->deep[array_index_nospec(k - lo,
+							METER_DEEP_WINDOW)]);
 
 		if (!meter_id_ok(s, id, max_id))
 			return 0;

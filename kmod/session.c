@@ -449,7 +449,7 @@ int meter_session_reset(struct meter_session *s)
 	raw_spin_lock_irqsave(&s->lock, flags);
 	swap(s->stacks, fresh);
 	list_for_each_entry(t, &s->threads, node)
-		WRITE_ONCE(t->samples, 0);
+		t->samples_reset = READ_ONCE(t->samples);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	meter_stacks_free(&fresh);
 	return 0;
@@ -483,6 +483,7 @@ struct meter_func_slot *meter_session_slot(struct meter_session *s, u32 id,
 
 	if (!id || id > METER_FUNCS_MAX)
 		return NULL;
+	id = array_index_nospec(id, METER_FUNCS_MAX + 1);
 	chunk = s->chunks[id >> METER_CHUNK_SHIFT];
 	if (!chunk) {
 		if (!create ||

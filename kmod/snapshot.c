@@ -358,7 +358,8 @@ int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 		if (sn->nthreads == nthreads)
 			break;
 		sn->threads[sn->nthreads].tid = t->tid;
-		sn->threads[sn->nthreads].samples = READ_ONCE(t->samples);
+		sn->threads[sn->nthreads].samples = READ_ONCE(t->samples) -
+						    t->samples_reset;
 		sn->threads[sn->nthreads].state = READ_ONCE(t->state);
 		memcpy(sn->threads[sn->nthreads].comm, t->comm,
 		       TASK_COMM_LEN);
