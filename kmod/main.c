@@ -10,7 +10,7 @@
  *   max_user_sessions     live sessions per unprivileged user (64, 0: no
  *                         limit)
  *   max_finished          finished sessions kept (64)
- *   max_user_finished     finished sessions kept per user (16); past it,
+ *   max_user_finished     finished sessions kept per user (64); past it,
  *                         and past max_finished, a user's own oldest goes
  *   max_finished_mb       memory kept by finished sessions (256 MB)
  *   evicted               finished sessions evicted since load (read-only)
@@ -63,7 +63,7 @@ MODULE_PARM_DESC(max_finished, "Finished sessions kept");
  * Read-only: finished sessions evicted by the bounds above since load, so
  * that a tool that reads a tree of sessions can tell that some were lost.
  */
-unsigned int meter_max_user_finished = 16;
+unsigned int meter_max_user_finished = 64;
 module_param_named(max_user_finished, meter_max_user_finished, uint, 0644);
 MODULE_PARM_DESC(max_user_finished, "Finished sessions kept per user");
 

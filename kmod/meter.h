@@ -196,7 +196,9 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 					   struct netlink_ext_ack *extack);
 bool meter_task_restricted(struct task_struct *tsk);
 struct meter_session *meter_session_lookup(u64 cookie, pid_t pid);
-bool meter_session_may_read(const struct meter_session *s);
+/* The reader's pid namespace sees the session's process. */
+bool meter_session_visible(const struct meter_session *s);
+bool meter_session_may_read(struct meter_session *s, bool privileged);
 void meter_session_get(struct meter_session *s);
 void meter_session_put(struct meter_session *s);
 void meter_session_finish(struct meter_session *s);
@@ -245,6 +247,9 @@ struct meter_thread {
 	struct hlist_node hnode;	/* meter_reg_hash, RCU */
 	struct meter_session *session;	/* referenced while resources held */
 	struct task_struct *task;	/* identity; referenced (wall) */
+	struct pid *pid;		/* referenced with the record: its
+					 * tid in a reader's pid namespace
+					 */
 	struct mm_struct *mm;		/* mmgrab'd until release */
 	pid_t tid;
 	char comm[TASK_COMM_LEN];	/* at registration, then at its end;
@@ -286,6 +291,7 @@ struct meter_thread_reg {
 	u64 call_cost_ps;
 	u64 counts_addr;	/* 0: no live counts */
 	u32 clock;		/* enum meter_clock of a new session */
+	bool privileged;	/* the sender and the socket's opener */
 };
 
 int meter_thread_register(struct meter_thread_reg *reg,
@@ -356,7 +362,8 @@ struct meter_snap_func {
 
 struct meter_snap_thread {
 	u64 samples;
-	u32 tid;
+	u32 tid;			/* in the reader's pid namespace */
+	u32 global_tid;			/* as the stacks key it */
 	u32 state;
 	char comm[TASK_COMM_LEN];
 };

@@ -80,8 +80,37 @@ static const struct nla_policy meter_select_policy[METER_A_MAX + 1] = {
 
 /* --- helpers --- */
 
+/*
+ * CAP_PERFMON (or CAP_SYS_ADMIN) held by the sender and by whoever opened
+ * the socket: a privileged process handed an unprivileged user's socket
+ * does not lend it its privileges (netlink_capable()).
+ */
+static bool meter_nl_privileged(const struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_PERFMON) ||
+	       netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+/*
+ * A tid as the sender's pid namespace numbers it (libmeter's gettid()),
+ * as the module keys threads: the global one; 0 when there is none.
+ */
+static pid_t meter_global_tid(u32 tid)
+{
+	struct pid *pid;
+	pid_t nr = 0;
+
+	rcu_read_lock();
+	pid = find_vpid(tid);
+	if (pid)
+		nr = pid_nr(pid);
+	rcu_read_unlock();
+	return nr;
+}
+
 /* The session named by COOKIE or PID that the caller may read. */
-static struct meter_session *meter_select(struct nlattr **attrs,
+static struct meter_session *meter_select(const struct sk_buff *skb,
+					  struct nlattr **attrs,
 					  struct netlink_ext_ack *extack,
 					  int *err)
 {
@@ -98,12 +127,13 @@ static struct meter_session *meter_select(struct nlattr **attrs,
 	/* Sessions finish in the exit probe, which cannot evict. */
 	meter_sessions_evict();
 	s = meter_session_lookup(cookie, pid);
-	if (!s) {
+	/* one the reader's pid namespace does not see is not there */
+	if (!s || !meter_session_visible(s)) {
 		NL_SET_ERR_MSG_MOD(extack, "no such session");
 		*err = -ENOENT;
 		return NULL;
 	}
-	if (!meter_session_may_read(s)) {
+	if (!meter_session_may_read(s, meter_nl_privileged(skb))) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "session belongs to another user (needs CAP_PERFMON)");
 		*err = -EPERM;
@@ -161,6 +191,7 @@ static int meter_genl_register(struct sk_buff *skb, struct genl_info *info)
 		reg.counts_addr = nla_get_u64(a[METER_A_COUNTS_ADDR]);
 	if (a[METER_A_CLOCK])
 		reg.clock = nla_get_u32(a[METER_A_CLOCK]);
+	reg.privileged = meter_nl_privileged(skb);
 	ret = meter_thread_register(&reg, info->extack);
 	if (ret)
 		goto err_free;
@@ -289,8 +320,9 @@ static int meter_genl_add_calls(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 
-	tid = info->attrs[METER_A_TID] ? nla_get_u32(info->attrs[METER_A_TID]) :
-					 task_pid_nr(current);
+	tid = info->attrs[METER_A_TID] ?
+	      meter_global_tid(nla_get_u32(info->attrs[METER_A_TID])) :
+	      task_pid_nr(current);
 	if (info->attrs[METER_A_SLOW_ENTRIES])
 		slow = nla_get_u64(info->attrs[METER_A_SLOW_ENTRIES]);
 	mutex_lock(&meter_mutex);
@@ -317,7 +349,8 @@ static int meter_genl_set_period(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	period = meter_period_clamp(nla_get_u64(info->attrs[METER_A_PERIOD_NS]),
-				    perfmon_capable(), info->extack, &ret);
+				    meter_nl_privileged(skb), info->extack,
+				    &ret);
 	if (ret)
 		return ret;
 	mutex_lock(&meter_mutex);
@@ -343,7 +376,7 @@ static int meter_genl_session_get(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&meter_mutex);
-	s = meter_select(info->attrs, info->extack, &ret);
+	s = meter_select(skb, info->attrs, info->extack, &ret);
 	if (s) {
 		raw_spin_lock_irqsave(&s->lock, flags);
 		meter_session_info_fill(s, &si);
@@ -370,6 +403,7 @@ err_free:
 static int meter_genl_session_dump(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
+	bool priv = meter_nl_privileged(cb->skb);
 	struct meter_session_info si;
 	struct meter_session *s;
 	unsigned long flags;
@@ -378,7 +412,8 @@ static int meter_genl_session_dump(struct sk_buff *skb,
 	mutex_lock(&meter_mutex);
 	meter_sessions_evict();
 	list_for_each_entry(s, &meter_sessions, node) {
-		if (s->seq <= (u64)cb->args[0] || !meter_session_may_read(s))
+		if (s->seq <= (u64)cb->args[0] ||
+		    !meter_session_may_read(s, priv))
 			continue;
 		raw_spin_lock_irqsave(&s->lock, flags);
 		meter_session_info_fill(s, &si);
@@ -405,7 +440,7 @@ static int meter_genl_session_reset(struct sk_buff *skb, struct genl_info *info)
 	int ret;
 
 	mutex_lock(&meter_mutex);
-	s = meter_select(info->attrs, info->extack, &ret);
+	s = meter_select(skb, info->attrs, info->extack, &ret);
 	if (s)
 		ret = meter_session_reset(s);
 	if (ret == -ENOMEM)
@@ -421,7 +456,7 @@ static int meter_genl_session_del(struct sk_buff *skb, struct genl_info *info)
 	int ret;
 
 	mutex_lock(&meter_mutex);
-	s = meter_select(info->attrs, info->extack, &ret);
+	s = meter_select(skb, info->attrs, info->extack, &ret);
 	if (s && READ_ONCE(s->state) == METER_STATE_LIVE) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "session is live (its process is running)");
@@ -462,7 +497,7 @@ static int meter_genl_profile_start(struct netlink_callback *cb)
 	if (!sn)
 		return -ENOMEM;
 	mutex_lock(&meter_mutex);
-	s = meter_select(meter_dump_attrs(cb), extack, &ret);
+	s = meter_select(cb->skb, meter_dump_attrs(cb), extack, &ret);
 	if (s)
 		ret = meter_snap_take(s, sn);
 	mutex_unlock(&meter_mutex);

@@ -251,14 +251,28 @@ struct meter_session *meter_session_lookup(u64 cookie, pid_t pid)
 }
 
 /*
- * The reader's credentials against the snapshot taken at registration:
- * the same euid for an ordinary session, CAP_PERFMON or CAP_SYS_ADMIN
- * for any (and for a restricted one).
+ * At every read: the reader sees the session's process in its own pid
+ * namespace (a container sees only its own), and is privileged
+ * (CAP_PERFMON or CAP_SYS_ADMIN, of the sender and the socket's opener)
+ * or has the euid that made the session, which must not be restricted:
+ * set-id at registration, or non-dumpable then or since (a process that
+ * calls prctl(PR_SET_DUMPABLE, 0) after registering is seen here; the
+ * mm is the session's while it lives).
  */
-bool meter_session_may_read(const struct meter_session *s)
+bool meter_session_visible(const struct meter_session *s)
 {
-	if (perfmon_capable())
+	return pid_nr_ns(s->tgid, task_active_pid_ns(current)) != 0;
+}
+
+bool meter_session_may_read(struct meter_session *s, bool privileged)
+{
+	if (!meter_session_visible(s))
+		return false;
+	if (privileged)
 		return true;
+	if (READ_ONCE(s->state) == METER_STATE_LIVE &&
+	    get_dumpable(s->mm) != SUID_DUMP_USER)
+		WRITE_ONCE(s->restricted, true);
 	return !READ_ONCE(s->restricted) && uid_eq(current_euid(), s->uid);
 }
 
@@ -280,8 +294,10 @@ static void meter_session_free_work(struct work_struct *work)
 	struct meter_thread *t, *tmp;
 	u32 c, i;
 
-	list_for_each_entry_safe(t, tmp, &s->threads, node)
+	list_for_each_entry_safe(t, tmp, &s->threads, node) {
+		put_pid(t->pid);
 		kfree(t);
+	}
 	for (c = 0; c < METER_NCHUNKS; c++) {
 		struct meter_func_slot *chunk = s->chunks[c];
 

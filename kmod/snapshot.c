@@ -20,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/pid_namespace.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <net/netlink.h>
 
@@ -308,9 +309,47 @@ static void meter_snap_stacks(struct meter_session *s, struct meter_snap *sn,
 	}
 }
 
+static int meter_tid_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The stacks key threads by their global tid; a reply gives the reader's
+ * view (0 where its pid namespace does not see the thread), mapped
+ * through the threads' records.  Pairs of (global, reader's) tids.
+ */
+static void meter_snap_stack_tids(struct meter_snap *sn)
+{
+	u32 *map, i;
+
+	map = kvmalloc_array(max(sn->nthreads, 1U), 2 * sizeof(u32),
+			     GFP_KERNEL_ACCOUNT);
+	if (!map) {
+		for (i = 0; i < sn->nstacks; i++)
+			sn->stacks[i].tid = 0;
+		return;
+	}
+	for (i = 0; i < sn->nthreads; i++) {
+		map[2 * i] = sn->threads[i].global_tid;
+		map[2 * i + 1] = sn->threads[i].tid;
+	}
+	sort(map, sn->nthreads, 2 * sizeof(u32), meter_tid_cmp, NULL);
+	for (i = 0; i < sn->nstacks; i++) {
+		u32 *m = bsearch(&sn->stacks[i].tid, map, sn->nthreads,
+				 2 * sizeof(u32), meter_tid_cmp);
+
+		sn->stacks[i].tid = m ? m[1] : 0;
+	}
+	kvfree(map);
+}
+
 /* Caller holds meter_mutex. */
 int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 {
+	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct meter_stacks *st = &s->stacks;
 	u32 nfuncs, nused, pool_used, nthreads = 0;
 	struct meter_thread *t;
@@ -357,7 +396,8 @@ int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 	list_for_each_entry(t, &s->threads, node) {
 		if (sn->nthreads == nthreads)
 			break;
-		sn->threads[sn->nthreads].tid = t->tid;
+		sn->threads[sn->nthreads].global_tid = t->tid;
+		sn->threads[sn->nthreads].tid = pid_nr_ns(t->pid, ns);
 		sn->threads[sn->nthreads].samples = READ_ONCE(t->samples) -
 						    t->samples_reset;
 		sn->threads[sn->nthreads].state = READ_ONCE(t->state);
@@ -366,6 +406,7 @@ int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 		sn->nthreads++;
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	meter_snap_stack_tids(sn);
 
 	sn->si.nfuncs = sn->nfuncs;
 	sn->si.nstacks = sn->nstacks;

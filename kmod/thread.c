@@ -315,7 +315,7 @@ int meter_thread_register(struct meter_thread_reg *reg,
 	u64 page_addr = reg->page_addr, period_ns = reg->period_ns;
 	struct task_struct *tsk = current;
 	struct mm_struct *mm = tsk->mm;
-	bool priv = perfmon_capable();
+	bool priv = reg->privileged;
 	struct meter_session *s = NULL;
 	struct meter_thread *t, *old;
 	const struct meter_page *kpage;
@@ -420,6 +420,7 @@ int meter_thread_register(struct meter_thread_reg *reg,
 	t->session = s;
 	t->task = get_task_struct(tsk);
 	t->tid = task_pid_nr(tsk);
+	t->pid = get_pid(task_pid(tsk));
 	meter_thread_comm(t->comm, tsk);
 	mmgrab(mm);
 	t->mm = mm;
@@ -458,6 +459,7 @@ int meter_thread_register(struct meter_thread_reg *reg,
 	return 0;
 
 err_thread:
+	put_pid(t->pid);
 	put_task_struct(tsk);
 	mmdrop(mm);
 	meter_session_put(s);

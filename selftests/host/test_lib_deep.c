@@ -86,15 +86,23 @@ TEST_F(past_capacity, the_bottom_keeps_its_self_time)
 	EXPECT_GE(spin->self_samples * 10, self->p->samples * 8);
 }
 
+/*
+ * spin runs at depth 3000 only: its samples are truncated stacks that end
+ * in it (compared with spin's own samples, not with all truncated ones:
+ * the descent through the slow path takes its share of those, more on a
+ * VM whose host is busy)
+ */
 TEST_F(past_capacity, the_leaf_past_the_capacity_is_the_running_function)
 {
+	const struct meter_func *spin = func_named(self->p, "spin");
 	uint64_t leaf_spin, with_main, truncated;
 
+	ASSERT_NE(NULL, spin);
 	SKIP_IF_SIGNAL_STARVED(self->p);
 	truncated_ends(self->p, "spin", "main", &truncated, &leaf_spin,
 		       &with_main);
 	ASSERT_LT(0, truncated);
-	EXPECT_GE(leaf_spin * 10, truncated * 9);
+	EXPECT_GE(leaf_spin * 10, spin->self_samples * 9);
 	EXPECT_EQ(0, with_main) TH_LOG("the root is what is dropped");
 }
 
@@ -196,7 +204,8 @@ TEST_F(leaf_kept, deeper_stacks_end_in_the_running_function)
 	truncated_ends(self->p, "spin", "main", &truncated, &leaf_spin,
 		       &with_main);
 	ASSERT_LT(0, truncated);
-	EXPECT_GE(leaf_spin * 10, truncated * 9);
+	ASSERT_NE(NULL, func_named(self->p, "spin"));
+	EXPECT_GE(leaf_spin * 10, func_named(self->p, "spin")->self_samples * 9);
 	EXPECT_EQ(0, with_main) TH_LOG("the root is what is dropped");
 }
 

@@ -27,7 +27,7 @@ ALL=-fplugin-arg-meter-tiny=0
 
 # name -> calls, from a profile's flat rows ("%time cum self calls ... name")
 calls_table() { # json
-	"$STAT" -i "$1" -f flat 2> /dev/null | flat_rows /dev/stdin |
+	"$STAT" -i "$1" -f flat --whole-names 2> /dev/null | flat_rows /dev/stdin |
 		awk 'NF >= 7 { name = $7; for (i = 8; i <= NF; i++) name = name " " $i;
 			       print $4 "\t" name }' | sort -t "$(printf '\t')" -k2
 }

@@ -124,7 +124,11 @@ TEST_F(robust, past_the_capacity_the_leaf_runs_and_keeps_its_caller)
 	truncated_ends(self->r.p, "spin", "main", &truncated, &leaf_spin,
 		       &with_main);
 	ASSERT_LT(0, truncated);
-	EXPECT_GE(leaf_spin * 10, truncated * 9);
+	/* spin's samples, not all truncated ones: the descent through the
+	 * slow path takes a share of those, more on a busy host */
+	ASSERT_NE(NULL, func_named(self->r.p, "spin"));
+	EXPECT_GE(leaf_spin * 10,
+		  func_named(self->r.p, "spin")->self_samples * 9);
 	EXPECT_EQ(0, with_main);
 	leaf_callers(self->r.p, "spin", "deep", &at_spin, &from_deep);
 	ASSERT_LT(0, at_spin);
@@ -164,7 +168,9 @@ TEST_F(robust, deeper_than_kept_ends_in_the_running_function)
 	truncated_ends(self->r.p, "spin", "main", &truncated, &leaf_spin,
 		       &with_main);
 	ASSERT_LT(0, truncated);
-	EXPECT_GE(leaf_spin * 10, truncated * 9);
+	ASSERT_NE(NULL, func_named(self->r.p, "spin"));
+	EXPECT_GE(leaf_spin * 10,
+		  func_named(self->r.p, "spin")->self_samples * 9);
 	EXPECT_EQ(0, with_main);
 }
 
