@@ -145,27 +145,6 @@ int an_node_lines(const struct analysis *an, size_t node, bool callers,
  */
 double an_share_se(const struct analysis *an, double s);
 
-/* The renderers (render_*.c).  Return 0 or -1 with errno set. */
-struct interval;
-/* max_rows: 0 for every row. */
-int render_top(const struct interval *iv, const struct render_opts *o,
-	       size_t max_rows, FILE *out);
-int render_flat(const struct analysis *an, const struct render_opts *o,
-		FILE *out);
-int render_callgraph(const struct analysis *an, const struct render_opts *o,
-		     FILE *out);
-int render_metering(const struct analysis *an, const struct render_opts *o,
-		    FILE *out);
-int render_folded(const struct analysis *an, const struct render_opts *o,
-		  FILE *out);
-int render_pprof(const struct analysis *an, const struct render_opts *o,
-		 FILE *out);
-int render_dot(const struct analysis *an, const struct render_opts *o,
-	       FILE *out);
-int render_json(const struct meter_profile *p, FILE *out);
-int render_html(const struct analysis *an, const struct render_opts *o,
-		FILE *out);
-
 /*
  * correct.c: takes the calibrated instrumentation cost out of p's samples
  * (sets p->corrected); 0, or -1 on ENOMEM.  The line that reports says so.
@@ -179,19 +158,5 @@ struct meter_profile *profile_corrected_copy(const struct meter_profile *p,
 					     bool *failed);
 void profile_correction_line(const struct meter_profile *p, FILE *out,
 			     const char *prefix);
-
-/* Renders p in o->format.  Returns 0, or -1 with a message in err. */
-int render_profile(const struct meter_profile *p, const struct render_opts *o,
-		   FILE *out, char *err, size_t errlen);
-
-/* Option helpers shared by meter-run and meter-stat. */
-int parse_format(const char *s, enum render_format *out);
-int parse_order(const char *s, enum render_order *out);
-int parse_percent(const char *s, double *out);
-/* "1ms", "100us", "250000ns", "0.5s", a bare number is nanoseconds. */
-int parse_duration_ns(const char *s, uint64_t *out);
-int parse_seconds(const char *s, double *out);
-/* A short human form: "1 ms", "100 us", "1.5 s". */
-void format_duration(uint64_t ns, char *buf, size_t len);
 
 #endif /* METER_TOOLS_ANALYSIS_H */

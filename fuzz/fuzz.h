@@ -15,8 +15,9 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "analysis.h"
+#include "report.h"
 #include "render_diff.h"
+#include "units.h"
 
 /* A broken promise is a crash: libFuzzer keeps the input that aborted. */
 #define FUZZ_CHECK(cond, ...)						\

@@ -10,8 +10,9 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "analysis.h"
 #include "nldump.h"
+#include "report.h"
+#include "units.h"
 
 enum {
 	OPT_ORDER = 0x100,

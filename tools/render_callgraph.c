@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "analysis.h"
+#include "report.h"
 #include "render_common.h"
 
 static void print_ref(const struct analysis *an, FILE *out,

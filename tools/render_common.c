@@ -6,6 +6,7 @@
 
 #include "idle.h"
 #include "render_common.h"
+#include "report.h"
 #include "tree.h"
 
 /* Wall clock: where the threads' time went, on the CPU or off it. */

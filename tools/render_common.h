@@ -5,7 +5,8 @@
 
 #include <stdio.h>
 
-#include "analysis.h"
+#include "report.h"
+#include "units.h"
 
 /* The lines that say what was profiled and how (period, samples...). */
 void render_header(const struct analysis *an, FILE *out);

@@ -11,6 +11,7 @@
 #include "diff.h"
 #include "html.h"
 #include "render_common.h"
+#include "report.h"
 #include "render_diff.h"
 
 static const char *presence_word(enum diff_presence p)

@@ -11,7 +11,7 @@
  */
 #include <inttypes.h>
 
-#include "analysis.h"
+#include "report.h"
 
 static void put_label(FILE *out, const char *s)
 {

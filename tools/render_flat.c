@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "analysis.h"
+#include "report.h"
 #include "render_common.h"
 
 /* The unit of the time-a-call columns: ms, us or ns. */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "report.h"
 
 static void put_name(FILE *out, const char *s)
 {

@@ -15,6 +15,7 @@
 #include "html.h"
 #include "tree.h"
 #include "render_common.h"
+#include "report.h"
 
 void html_text(FILE *out, const char *s)
 {

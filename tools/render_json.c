@@ -2,7 +2,7 @@
 /* JSON: the schema of Documentation/json-format.md, common/profile_write.c. */
 #include <errno.h>
 
-#include "analysis.h"
+#include "report.h"
 
 int render_json(const struct meter_profile *p, FILE *out)
 {

@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "report.h"
 #include "render_common.h"
 
 int render_metering(const struct analysis *an, const struct render_opts *o,

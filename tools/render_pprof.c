@@ -42,7 +42,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "analysis.h"
+#include "report.h"
 #include "tree.h"
 
 struct pbuf {

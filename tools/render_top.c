@@ -12,6 +12,7 @@
 
 #include "interval.h"
 #include "render_common.h"
+#include "report.h"
 
 static double pct(uint64_t part, uint64_t whole)
 {

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
-# meter-run and meter-stat, their command-line helpers and the renderers
-# they share.  Linked statically against libmeter-analysis.a (the profile
+# meter-run and meter-stat, their command-line helpers (cli.c, units.c)
+# and the reports they share (report.c over the render_*.c renderers).  Linked statically against libmeter-analysis.a (the profile
 # model, its JSON form, the netlink client), so the tools need only libnl
 # and zlib (the pprof writer's gzip) at run time, and no libmeter.
 
-TOOLS_COMMON_SRCS := tools/cli.c tools/render_common.c \
+TOOLS_COMMON_SRCS := tools/cli.c tools/units.c tools/report.c tools/render_common.c \
 	tools/render_flat.c tools/render_callgraph.c tools/render_metering.c \
 	tools/render_json.c tools/render_folded.c tools/render_pprof.c \
 	tools/render_dot.c tools/render_top.c tools/render_html.c \
