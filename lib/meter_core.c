@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * libmeter core: the record registry, the per-thread page and shadow stack,
- * lazy registration, the slow paths of enter and leave, thread exit,
- * process exit and fork.  The fast paths are inline in meter.h (manual)
+ * libmeter core: the per-thread page and shadow stack, lazy registration,
+ * the slow paths of enter and leave, thread exit, process exit and fork
+ * (the record registry: meter_registry.c).  The fast paths are inline in meter.h (manual)
  * and in meter_auto.c (-finstrument-functions).
  *
  * Shadow stack.  The page holds the ids (the kernel reads them); the rest
@@ -89,138 +89,6 @@ void *meter_map(size_t bytes)
 }
 
 #define ID_ARRAY_BYTES ((size_t)(METER_FUNCS_MAX + 1) * sizeof(uint64_t))
-
-/* ------------------------------------------------------------------ */
-/* registry                                                            */
-
-static bool registry_ready(void)
-{
-	if (!meter_g.recs)
-		meter_g.recs = meter_map((size_t)(METER_FUNCS_MAX + 1) *
-					 sizeof(struct meter_rec_info));
-	return meter_g.recs != NULL;
-}
-
-
-/* Hands out the next id; the lock is held.  0 when none is left. */
-uint32_t meter_record_new_locked(uint32_t kind, const char *name,
-				 uintptr_t addr)
-{
-	uint32_t id = atomic_load_explicit(&meter_g.next_id,
-					   memory_order_relaxed);
-
-	if (id >= METER_CALIB_ID || !registry_ready())
-		return 0;
-	meter_g.recs[id].kind = kind;
-	meter_g.recs[id].addr = addr;
-	if (name) {
-		/* whole: the kernel's copy is cut where it is sent (nlreg.c) */
-		meter_g.recs[id].name = strdup(name);
-		if (!meter_g.recs[id].name)
-			return 0;
-	}
-	atomic_store_explicit(&meter_g.next_id, id + 1, memory_order_release);
-	return id;
-}
-
-uint32_t meter_record_new(uint32_t kind, const char *name, uintptr_t addr)
-{
-	uint32_t id;
-
-	pthread_mutex_lock(&meter_g.lock);
-	id = meter_record_new_locked(kind, name, addr);
-	if (id && meter_tstate == METER_T_LIVE)
-		meter_send_names_locked();
-	pthread_mutex_unlock(&meter_g.lock);
-	return id;
-}
-
-const char *meter_rec_name(uint32_t id)
-{
-	struct meter_rec_info *r = &meter_g.recs[id];
-
-	if (!r->name && r->kind == METER_REC_AUTO)
-		r->name = meter_symbol_name(r->addr);
-	return r->name ? r->name : "?";
-}
-
-static struct meter_record **modules;	/* section starts seen */
-static size_t nmodules;
-
-/* A METER_FUNCTION() or GCC plugin record's id; the lock is held. */
-static uint32_t manual_record_new_locked(const struct meter_record *r)
-{
-	uint32_t id = meter_record_new_locked(METER_REC_MANUAL, r->name, 0);
-
-	if (id)
-		meter_g.recs[id].flat = r->flags & METER__REC_FLAT;
-	return id;
-}
-
-void meter__module_records(struct meter_record *start,
-			   struct meter_record *stop)
-{
-	struct meter_record **m;
-	struct meter_record *r;
-	size_t i;
-
-	pthread_mutex_lock(&meter_g.lock);
-	for (i = 0; i < nmodules; i++)
-		if (modules[i] == start)
-			goto out;
-	m = realloc(modules, (nmodules + 1) * sizeof(*m));
-	if (!m)
-		goto out;
-	modules = m;
-	modules[nmodules++] = start;
-	for (r = start; r < stop; r++) {
-		if (r->magic != METER__RECORD_MAGIC ||
-		    __atomic_load_n(&r->id, __ATOMIC_ACQUIRE))
-			continue;
-		__atomic_store_n(&r->id, manual_record_new_locked(r),
-				 __ATOMIC_RELEASE);
-	}
-	/* a module loaded later (dlopen) names its functions at once */
-	if (meter_tstate == METER_T_LIVE)
-		meter_send_names_locked();
-out:
-	pthread_mutex_unlock(&meter_g.lock);
-}
-
-/* A record met before its module's constructor ran. */
-static uint32_t manual_record_id(struct meter_record *rec)
-{
-	uint32_t id;
-
-	pthread_mutex_lock(&meter_g.lock);
-	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
-	if (!id && rec->magic == METER__RECORD_MAGIC) {
-		id = manual_record_new_locked(rec);
-		__atomic_store_n(&rec->id, id, __ATOMIC_RELEASE);
-		if (id && meter_tstate == METER_T_LIVE)
-			meter_send_names_locked();
-	}
-	pthread_mutex_unlock(&meter_g.lock);
-	return id;
-}
-
-meter_record_t *meter_record_register(const char *name)
-{
-	meter_record_t *rec = aligned_alloc(_Alignof(meter_record_t),
-					    sizeof(*rec));
-
-	if (!rec)
-		return NULL;
-	memset(rec, 0, sizeof(*rec));
-	rec->magic = METER__RECORD_MAGIC;
-	rec->id = meter_record_new(METER_REC_API, name ? name : "?", 0);
-	if (!rec->id) {
-		free(rec);
-		return NULL;
-	}
-	rec->name = meter_g.recs[rec->id].name;
-	return rec;
-}
 
 /* ------------------------------------------------------------------ */
 /* kernel backend: names and counts                                    */
@@ -447,7 +315,7 @@ static void process_init_locked(void)
 		meter_g.alloc_calls_done = meter_map(ID_ARRAY_BYTES);
 		meter_g.alloc_bytes_done = meter_map(ID_ARRAY_BYTES);
 	}
-	registry_ready();
+	meter_registry_ready();
 	pthread_key_create(&thread_key, thread_exit);
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 	meter_g.start_ns = meter_now_ns(CLOCK_BOOTTIME);
@@ -734,7 +602,7 @@ struct meter__frame meter__enter_slow(struct meter_record *rec,
 	if (!meter_thread_ready())
 		return f;
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
-	if (!id && !(id = manual_record_id(rec)))
+	if (!id && !(id = meter_manual_record_id(rec)))
 		return f;
 	meter_count_slow();
 	meter_counts()[id]++;
@@ -759,7 +627,7 @@ struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 	if (!meter_thread_ready())
 		return f;
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
-	if (!id && !(id = manual_record_id(rec)))
+	if (!id && !(id = meter_manual_record_id(rec)))
 		return f;
 	meter_count_slow();
 	pg = meter__tls.page;

@@ -212,18 +212,25 @@ static inline void meter_count_slow(void)
 				 __ATOMIC_RELAXED);
 }
 
-/* meter_core.c */
-bool meter_thread_ready(void) METER_HIDDEN;	/* registers lazily */
+/* meter_registry.c */
+/* The id table, mapped once; false when it cannot be. */
+bool meter_registry_ready(void) METER_HIDDEN;
 uint32_t meter_record_new(uint32_t kind, const char *name,
 			  uintptr_t addr) METER_HIDDEN;
 /* The same with meter_g.lock held, names not sent. */
 uint32_t meter_record_new_locked(uint32_t kind, const char *name,
 				 uintptr_t addr) METER_HIDDEN;
+/* A METER_FUNCTION() or plugin record met before its module's
+ * constructor ran: its id, given now (0: none left). */
+uint32_t meter_manual_record_id(struct meter_record *rec) METER_HIDDEN;
+const char *meter_rec_name(uint32_t id) METER_HIDDEN;
+
+/* meter_core.c */
+bool meter_thread_ready(void) METER_HIDDEN;	/* registers lazily */
 /* Names new ids to the kernel; meter_g.lock held. */
 void meter_send_names_locked(void) METER_HIDDEN;
 uint64_t meter_now_ns(clockid_t clk) METER_HIDDEN;
 void *meter_map(size_t bytes) METER_HIDDEN;
-const char *meter_rec_name(uint32_t id) METER_HIDDEN;
 
 /* meter_auto.c */
 uint32_t meter_auto_find(uintptr_t addr) METER_HIDDEN;
