@@ -16,20 +16,13 @@
 
 #include <json-c/json.h>
 
+#include "json_schema.h"
 #include "model.h"
 
 #define JSON_DEPTH_MAX		64
 #define JSON_DEPTH_TEXT		"64"
 /* json-c takes the length as an int */
 #define JSON_INPUT_MAX		((size_t)INT_MAX)
-
-/* Keeps an error message on one line whatever the input held. */
-static void one_line(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
 
 /* The 1-based line and column of byte off of s. */
 static void where(const char *s, size_t off, size_t *line, size_t *col)
@@ -52,207 +45,27 @@ static void where(const char *s, size_t off, size_t *line, size_t *col)
 /* Schema: tree -> profile                                             */
 /* ------------------------------------------------------------------ */
 
-struct schema {
-	char *err;
-	size_t errlen;
-	bool failed;
-};
-
-static void serr(struct schema *sc, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void serr(struct schema *sc, const char *fmt, ...)
-{
-	char msg[220];
-	va_list ap;
-
-	if (sc->failed)
-		return;
-	sc->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(sc->err, sc->errlen, "not a valid meter profile: %s", msg);
-	one_line(sc->err);
-}
-
-static struct json_object *get(struct json_object *obj, const char *key)
-{
-	struct json_object *v = NULL;
-
-	/* a repeated key: the last one wins (json-c keeps the last) */
-	return json_object_object_get_ex(obj, key, &v) ? v : NULL;
-}
-
-static const char *type_name(struct json_object *v)
-{
-	switch (json_object_get_type(v)) {
-	case json_type_null:
-		return "null";
-	case json_type_boolean:
-		return "a boolean";
-	case json_type_double:
-	case json_type_int:
-		return "a number";
-	case json_type_string:
-		return "a string";
-	case json_type_array:
-		return "an array";
-	default:
-		return "an object";
-	}
-}
-
-static bool is_type(struct json_object *v, enum json_type t)
-{
-	return v && json_object_get_type(v) == t;
-}
-
-/* A string value, or NULL; one holding \u0000 is an error. */
-static const char *str_value(struct schema *sc, struct json_object *v)
-{
-	const char *s;
-
-	if (!is_type(v, json_type_string))
-		return NULL;
-	s = json_object_get_string(v);
-	if (strlen(s) != (size_t)json_object_get_string_len(v)) {
-		serr(sc, "a string holds \\u0000, which the reader refuses");
-		return NULL;
-	}
-	return s;
-}
-
-/*
- * An unsigned integer value no larger than max; what names it in an error
- * ("functions[3]: \"calls\"").  json-c saturates integers past 2^64 - 1 to
- * 2^64 - 1, so that value is refused too: an overflow cannot pass for it.
- * as_string also takes a decimal string (cookies: exact in jq and
- * JavaScript, which read numbers as doubles).
- */
-static uint64_t uint_value(struct schema *sc, struct json_object *v,
-			   const char *what, uint64_t max, bool as_string)
-{
-	uint64_t n;
-
-	if (max == UINT64_MAX && !as_string)
-		max = UINT64_MAX - 1;
-	if (as_string && is_type(v, json_type_string)) {
-		const char *s = str_value(sc, v);
-		char *end;
-
-		errno = 0;
-		n = s && *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
-		if (!s || *s < '0' || *s > '9' || *end || errno || n > max) {
-			serr(sc, "%s must be a decimal integer of at most %"
-			     PRIu64 ", not \"%.30s\"", what, max, s ? s : "");
-			return 0;
-		}
-		return n;
-	}
-	if (is_type(v, json_type_double) ||
-	    (is_type(v, json_type_int) && json_object_get_int64(v) < 0)) {
-		serr(sc, "%s must be a non-negative integer, not %.30s", what,
-		     json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
-		return 0;
-	}
-	if (!is_type(v, json_type_int)) {
-		serr(sc, "%s must be a number, not %s", what, type_name(v));
-		return 0;
-	}
-	n = json_object_get_uint64(v);
-	if (n > max) {
-		serr(sc, "%s is out of range (at most %" PRIu64 ")", what, max);
-		return 0;
-	}
-	return n;
-}
-
-/*
- * obj's key as an unsigned integer no larger than max; absent is 0 unless
- * required.  ctx names the enclosing element ("" or "functions[3]").
- */
-static uint64_t get_uint_as(struct schema *sc, struct json_object *obj,
-			    const char *ctx, const char *key, uint64_t max,
-			    bool required, bool as_string)
-{
-	struct json_object *v = get(obj, key);
-	char what[120];
-
-	if (sc->failed)
-		return 0;
-	if (!v) {
-		if (required)
-			serr(sc, "%s%s\"%s\" is missing", ctx, *ctx ? ": " : "",
-			     key);
-		return 0;
-	}
-	snprintf(what, sizeof(what), "%s%s\"%s\"", ctx, *ctx ? ": " : "", key);
-	return uint_value(sc, v, what, max, as_string);
-}
-
-static uint64_t get_uint(struct schema *sc, struct json_object *obj,
-			 const char *ctx, const char *key, uint64_t max,
-			 bool required)
-{
-	return get_uint_as(sc, obj, ctx, key, max, required, false);
-}
-
-static bool get_bool(struct schema *sc, struct json_object *obj,
-		     const char *ctx, const char *key)
-{
-	struct json_object *v = get(obj, key);
-
-	if (sc->failed || !v)
-		return false;
-	if (!is_type(v, json_type_boolean)) {
-		serr(sc, "%s%s\"%s\" must be true or false, not %s", ctx,
-		     *ctx ? ": " : "", key, type_name(v));
-		return false;
-	}
-	return json_object_get_boolean(v);
-}
-
-static struct json_object *get_array(struct schema *sc,
-				     struct json_object *obj, const char *key)
-{
-	struct json_object *v = get(obj, key);
-
-	if (sc->failed)
-		return NULL;
-	if (!v) {
-		serr(sc, "\"%s\" is missing", key);
-		return NULL;
-	}
-	if (!is_type(v, json_type_array)) {
-		serr(sc, "\"%s\" must be an array, not %s", key,
-		     type_name(v));
-		return NULL;
-	}
-	return v;
-}
-
 /* "clock" (absent: cpu) and, for the wall clock, the off-CPU parts. */
 static int read_clock(struct schema *sc, struct json_object *root,
 		      struct meter_profile *p)
 {
-	struct json_object *v = get(root, "clock");
-	const char *c = str_value(sc, v);
+	struct json_object *v = js_get(root, "clock");
+	const char *c = js_str_value(sc, v);
 
 	if (v && (!c || (strcmp(c, "cpu") && strcmp(c, "wall")))) {
-		serr(sc, "\"clock\" must be \"cpu\" or \"wall\"");
+		js_serr(sc, "\"clock\" must be \"cpu\" or \"wall\"");
 		return -1;
 	}
 	p->wall = c && !strcmp(c, "wall");
 	p->samples_off[METER_OFF_RUNQ] =
-		get_uint(sc, root, "", "samples_runq", p->samples, false);
+		js_get_uint(sc, root, "", "samples_runq", p->samples, false);
 	p->samples_off[METER_OFF_BLOCKED] =
-		get_uint(sc, root, "", "samples_blocked",
+		js_get_uint(sc, root, "", "samples_blocked",
 			 p->samples - p->samples_off[METER_OFF_RUNQ], false);
 	if (!sc->failed && !p->wall &&
 	    (p->samples_off[METER_OFF_RUNQ] ||
 	     p->samples_off[METER_OFF_BLOCKED])) {
-		serr(sc, "off-CPU samples in a profile whose \"clock\" is not \"wall\"");
+		js_serr(sc, "off-CPU samples in a profile whose \"clock\" is not \"wall\"");
 		return -1;
 	}
 	return sc->failed ? -1 : 0;
@@ -262,8 +75,8 @@ static int read_clock(struct schema *sc, struct json_object *root,
 static uint8_t read_state(struct schema *sc, struct json_object *o,
 			  const char *ctx, const struct meter_profile *p)
 {
-	struct json_object *v = get(o, "state");
-	const char *st = str_value(sc, v);
+	struct json_object *v = js_get(o, "state");
+	const char *st = js_str_value(sc, v);
 
 	if (!v || sc->failed)
 		return METER_STATE_ONCPU;
@@ -275,7 +88,7 @@ static uint8_t read_state(struct schema *sc, struct json_object *o,
 		if (!strcmp(st, "blocked"))
 			return 1 + METER_OFF_BLOCKED;
 	}
-	serr(sc, "%s: \"state\" must be \"cpu\", \"runq\" or \"blocked\", in a wall-clock profile",
+	js_serr(sc, "%s: \"state\" must be \"cpu\", \"runq\" or \"blocked\", in a wall-clock profile",
 	     ctx);
 	return METER_STATE_ONCPU;
 }
@@ -285,20 +98,20 @@ static uint8_t read_state(struct schema *sc, struct json_object *o,
 static int32_t read_pid(struct schema *sc, struct json_object *obj,
 			const char *ctx)
 {
-	struct json_object *v = get(obj, "pid");
+	struct json_object *v = js_get(obj, "pid");
 	const char *sep = *ctx ? ": " : "";
 	int64_t n;
 
 	if (!v || sc->failed)
 		return 0;
-	if (!is_type(v, json_type_int)) {
-		serr(sc, "%s%s\"pid\" must be an integer, not %.30s", ctx, sep,
+	if (!js_is_type(v, json_type_int)) {
+		js_serr(sc, "%s%s\"pid\" must be an integer, not %.30s", ctx, sep,
 		     json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 		return 0;
 	}
 	n = json_object_get_int64(v);
 	if (n < INT32_MIN || n > INT32_MAX) {
-		serr(sc, "%s%s\"pid\" is out of range (a signed 32-bit "
+		js_serr(sc, "%s%s\"pid\" is out of range (a signed 32-bit "
 		     "integer)", ctx, sep);
 		return 0;
 	}
@@ -312,71 +125,71 @@ static int read_header(struct schema *sc, struct json_object *root,
 	const char *str;
 	uint64_t version;
 
-	str = str_value(sc, get(root, "format"));
+	str = js_str_value(sc, js_get(root, "format"));
 	if (!str || strcmp(str, METER_JSON_FORMAT)) {
-		serr(sc, "\"format\" is not \"%s\"", METER_JSON_FORMAT);
+		js_serr(sc, "\"format\" is not \"%s\"", METER_JSON_FORMAT);
 		return -1;
 	}
-	version = get_uint(sc, root, "", "version", UINT32_MAX, true);
+	version = js_get_uint(sc, root, "", "version", UINT32_MAX, true);
 	if (!sc->failed && version != METER_JSON_VERSION) {
-		serr(sc, "version %" PRIu64 " is not supported (this reader "
+		js_serr(sc, "version %" PRIu64 " is not supported (this reader "
 		     "knows version %d)", version, METER_JSON_VERSION);
 		return -1;
 	}
 
-	v = get(root, "command");
-	str = str_value(sc, v);
+	v = js_get(root, "command");
+	str = js_str_value(sc, v);
 	if (str) {
 		p->command = strdup(str);
 		if (!p->command) {
-			serr(sc, "out of memory");
+			js_serr(sc, "out of memory");
 			return -1;
 		}
-	} else if (v && !is_type(v, json_type_null)) {
-		serr(sc, "\"command\" must be a string or null");
+	} else if (v && !js_is_type(v, json_type_null)) {
+		js_serr(sc, "\"command\" must be a string or null");
 		return -1;
 	}
-	v = get(root, "backend");
-	str = str_value(sc, v);
+	v = js_get(root, "backend");
+	str = js_str_value(sc, v);
 	if (str) {
 		if (strlen(str) >= sizeof(p->backend)) {
-			serr(sc, "\"backend\" is longer than %zu characters",
+			js_serr(sc, "\"backend\" is longer than %zu characters",
 			     sizeof(p->backend) - 1);
 			return -1;
 		}
 		strcpy(p->backend, str);
 	} else if (v) {
-		serr(sc, "\"backend\" must be a string");
+		js_serr(sc, "\"backend\" must be a string");
 		return -1;
 	}
 
 	p->pid = read_pid(sc, root, "");
-	p->uid = (uint32_t)get_uint(sc, root, "", "uid", UINT32_MAX, false);
-	p->cookie = get_uint_as(sc, root, "", "cookie", UINT64_MAX, false,
+	p->uid = (uint32_t)js_get_uint(sc, root, "", "uid", UINT32_MAX, false);
+	p->cookie = js_get_uint_as(sc, root, "", "cookie", UINT64_MAX, false,
 				true);
-	p->parent_cookie = get_uint_as(sc, root, "", "parent_cookie",
+	p->parent_cookie = js_get_uint_as(sc, root, "", "parent_cookie",
 				       UINT64_MAX, false, true);
-	p->exited = get_bool(sc, root, "", "exited");
-	p->runs = (uint32_t)get_uint(sc, root, "", "runs", UINT32_MAX, false);
+	p->exited = js_get_bool(sc, root, "", "exited");
+	p->runs = (uint32_t)js_get_uint(sc, root, "", "runs", UINT32_MAX, false);
 	if (!p->runs)
 		p->runs = 1;
-	p->period_ns = get_uint(sc, root, "", "period_ns", UINT64_MAX, true);
-	p->start_ns = get_uint(sc, root, "", "start_ns", UINT64_MAX, false);
-	p->end_ns = get_uint(sc, root, "", "end_ns", UINT64_MAX, false);
-	p->samples = get_uint(sc, root, "", "samples", UINT64_MAX, true);
-	p->ticks = get_uint(sc, root, "", "ticks", UINT64_MAX, false);
-	p->no_current = get_uint(sc, root, "", "no_current", UINT64_MAX,
+	p->period_ns = js_get_uint(sc, root, "", "period_ns", UINT64_MAX, true);
+	p->start_ns = js_get_uint(sc, root, "", "start_ns", UINT64_MAX, false);
+	p->end_ns = js_get_uint(sc, root, "", "end_ns", UINT64_MAX, false);
+	p->samples = js_get_uint(sc, root, "", "samples", UINT64_MAX, true);
+	p->ticks = js_get_uint(sc, root, "", "ticks", UINT64_MAX, false);
+	p->no_current = js_get_uint(sc, root, "", "no_current", UINT64_MAX,
 				 false);
-	p->invalid = get_uint(sc, root, "", "invalid", UINT64_MAX, false);
-	p->lost = get_uint(sc, root, "", "lost", UINT64_MAX, false);
-	p->truncated = get_uint(sc, root, "", "truncated", UINT64_MAX, false);
-	p->call_cost_ps = get_uint(sc, root, "", "call_cost_ps", UINT64_MAX,
+	p->invalid = js_get_uint(sc, root, "", "invalid", UINT64_MAX, false);
+	p->lost = js_get_uint(sc, root, "", "lost", UINT64_MAX, false);
+	p->truncated = js_get_uint(sc, root, "", "truncated", UINT64_MAX, false);
+	p->call_cost_ps = js_get_uint(sc, root, "", "call_cost_ps", UINT64_MAX,
 				   false);
-	p->flat_call_cost_ps = get_uint(sc, root, "", "flat_call_cost_ps",
+	p->flat_call_cost_ps = js_get_uint(sc, root, "", "flat_call_cost_ps",
 					UINT64_MAX, false);
-	p->slow_entries = get_uint(sc, root, "", "slow_entries", UINT64_MAX,
+	p->slow_entries = js_get_uint(sc, root, "", "slow_entries", UINT64_MAX,
 				   false);
-	p->unsampled_ns = get_uint(sc, root, "", "unsampled_ns", UINT64_MAX,
+	p->unsampled_ns = js_get_uint(sc, root, "", "unsampled_ns", UINT64_MAX,
 				   false);
 	return sc->failed ? -1 : read_clock(sc, root, p);
 }
@@ -391,7 +204,7 @@ static int cmp_u32(const void *a, const void *b)
 static int read_functions(struct schema *sc, struct json_object *root,
 			  struct meter_profile *p)
 {
-	struct json_object *arr = get_array(sc, root, "functions");
+	struct json_object *arr = js_get_array(sc, root, "functions");
 	uint32_t *ids;
 	size_t i, n;
 	char ctx[48];
@@ -406,48 +219,48 @@ static int read_functions(struct schema *sc, struct json_object *root,
 		uint32_t id;
 
 		snprintf(ctx, sizeof(ctx), "functions[%zu]", i);
-		if (!is_type(o, json_type_object)) {
-			serr(sc, "%s must be an object, not %s", ctx,
-			     type_name(o));
+		if (!js_is_type(o, json_type_object)) {
+			js_serr(sc, "%s must be an object, not %s", ctx,
+			     js_type_name(o));
 			return -1;
 		}
-		id = (uint32_t)get_uint(sc, o, ctx, "id", UINT32_MAX, true);
-		name = str_value(sc, get(o, "name"));
+		id = (uint32_t)js_get_uint(sc, o, ctx, "id", UINT32_MAX, true);
+		name = js_str_value(sc, js_get(o, "name"));
 		if (sc->failed)
 			return -1;
 		if (!id) {
-			serr(sc, "%s: \"id\" must be at least 1", ctx);
+			js_serr(sc, "%s: \"id\" must be at least 1", ctx);
 			return -1;
 		}
 		if (!name) {
-			serr(sc, "%s: \"name\" must be a string", ctx);
+			js_serr(sc, "%s: \"name\" must be a string", ctx);
 			return -1;
 		}
 		f = meter_profile_add_func(p, id, name);
 		if (!f) {
-			serr(sc, "out of memory");
+			js_serr(sc, "out of memory");
 			return -1;
 		}
-		f->calls = get_uint(sc, o, ctx, "calls", UINT64_MAX, false);
-		f->self_samples = get_uint(sc, o, ctx, "self_samples",
+		f->calls = js_get_uint(sc, o, ctx, "calls", UINT64_MAX, false);
+		f->self_samples = js_get_uint(sc, o, ctx, "self_samples",
 					   UINT64_MAX, false);
-		f->total_samples = get_uint(sc, o, ctx, "total_samples",
+		f->total_samples = js_get_uint(sc, o, ctx, "total_samples",
 					    UINT64_MAX, false);
-		f->alloc_calls = get_uint(sc, o, ctx, "alloc_calls",
+		f->alloc_calls = js_get_uint(sc, o, ctx, "alloc_calls",
 					  UINT64_MAX, false);
-		f->alloc_bytes = get_uint(sc, o, ctx, "alloc_bytes",
+		f->alloc_bytes = js_get_uint(sc, o, ctx, "alloc_bytes",
 					  UINT64_MAX, false);
-		f->flat = get_bool(sc, o, ctx, "flat");
+		f->flat = js_get_bool(sc, o, ctx, "flat");
 		f->self_off[METER_OFF_RUNQ] =
-			get_uint(sc, o, ctx, "self_runq", f->self_samples,
+			js_get_uint(sc, o, ctx, "self_runq", f->self_samples,
 				 false);
 		f->self_off[METER_OFF_BLOCKED] =
-			get_uint(sc, o, ctx, "self_blocked", f->self_samples -
+			js_get_uint(sc, o, ctx, "self_blocked", f->self_samples -
 				 f->self_off[METER_OFF_RUNQ], false);
 		if (sc->failed)
 			return -1;
 		if (!p->wall && (f->self_off[0] || f->self_off[1])) {
-			serr(sc, "%s: off-CPU samples in a profile whose \"clock\" is not \"wall\"",
+			js_serr(sc, "%s: off-CPU samples in a profile whose \"clock\" is not \"wall\"",
 			     ctx);
 			return -1;
 		}
@@ -455,7 +268,7 @@ static int read_functions(struct schema *sc, struct json_object *root,
 	/* Ids must be unique. */
 	ids = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(*ids));
 	if (!ids) {
-		serr(sc, "out of memory");
+		js_serr(sc, "out of memory");
 		return -1;
 	}
 	for (i = 0; i < p->nfuncs; i++)
@@ -463,7 +276,7 @@ static int read_functions(struct schema *sc, struct json_object *root,
 	qsort(ids, p->nfuncs, sizeof(*ids), cmp_u32);
 	for (i = 1; i < p->nfuncs; i++) {
 		if (ids[i] == ids[i - 1]) {
-			serr(sc, "function id %" PRIu32 " appears twice",
+			js_serr(sc, "function id %" PRIu32 " appears twice",
 			     ids[i]);
 			free(ids);
 			return -1;
@@ -476,7 +289,7 @@ static int read_functions(struct schema *sc, struct json_object *root,
 static int read_stacks(struct schema *sc, struct json_object *root,
 		       struct meter_profile *p)
 {
-	struct json_object *arr = get_array(sc, root, "stacks");
+	struct json_object *arr = js_get_array(sc, root, "stacks");
 	uint32_t *frames = NULL;
 	size_t i, k, n, depth;
 	char ctx[48];
@@ -492,24 +305,24 @@ static int read_stacks(struct schema *sc, struct json_object *root,
 		uint32_t *nf;
 
 		snprintf(ctx, sizeof(ctx), "stacks[%zu]", i);
-		if (!is_type(o, json_type_object)) {
-			serr(sc, "%s must be an object, not %s", ctx,
-			     type_name(o));
+		if (!js_is_type(o, json_type_object)) {
+			js_serr(sc, "%s must be an object, not %s", ctx,
+			     js_type_name(o));
 			goto fail;
 		}
-		fr = get(o, "frames");
-		if (!is_type(fr, json_type_array)) {
-			serr(sc, "%s: \"frames\" must be an array", ctx);
+		fr = js_get(o, "frames");
+		if (!js_is_type(fr, json_type_array)) {
+			js_serr(sc, "%s: \"frames\" must be an array", ctx);
 			goto fail;
 		}
 		depth = json_object_array_length(fr);
 		if (depth > UINT32_MAX) {
-			serr(sc, "%s: too many frames", ctx);
+			js_serr(sc, "%s: too many frames", ctx);
 			goto fail;
 		}
 		nf = realloc(frames, (depth ? depth : 1) * sizeof(*frames));
 		if (!nf) {
-			serr(sc, "out of memory");
+			js_serr(sc, "out of memory");
 			goto fail;
 		}
 		frames = nf;
@@ -517,33 +330,33 @@ static int read_stacks(struct schema *sc, struct json_object *root,
 			char what[96];
 
 			snprintf(what, sizeof(what), "%s.frames[%zu]", ctx, k);
-			frames[k] = (uint32_t)uint_value(sc,
+			frames[k] = (uint32_t)js_uint_value(sc,
 				json_object_array_get_idx(fr, k), what,
 				UINT32_MAX, false);
 			if (sc->failed)
 				goto fail;
 			if (!meter_profile_find(p, frames[k])) {
-				serr(sc, "%s names function id %" PRIu32
+				js_serr(sc, "%s names function id %" PRIu32
 				     ", which is not in \"functions\"", what,
 				     frames[k]);
 				goto fail;
 			}
 		}
-		samples = get_uint(sc, o, ctx, "samples", UINT64_MAX, true);
+		samples = js_get_uint(sc, o, ctx, "samples", UINT64_MAX, true);
 		if (sc->failed)
 			goto fail;
 		s = meter_profile_add_stack(p, frames, (uint32_t)depth,
 					    samples);
 		if (!s) {
-			serr(sc, "out of memory");
+			js_serr(sc, "out of memory");
 			goto fail;
 		}
-		s->truncated = get_bool(sc, o, ctx, "truncated");
+		s->truncated = js_get_bool(sc, o, ctx, "truncated");
 		s->state = read_state(sc, o, ctx, p);
-		s->tid = (uint32_t)get_uint(sc, o, ctx, "tid", UINT32_MAX,
+		s->tid = (uint32_t)js_get_uint(sc, o, ctx, "tid", UINT32_MAX,
 					    false);
 		/* checked against "processes" once they are read */
-		s->proc = (uint32_t)get_uint(sc, o, ctx, "proc", 0xffffff,
+		s->proc = (uint32_t)js_get_uint(sc, o, ctx, "proc", 0xffffff,
 					     false);
 		if (sc->failed)
 			goto fail;
@@ -559,17 +372,17 @@ fail:
 static int read_thread_name(struct schema *sc, struct json_object *o,
 			    const char *ctx, struct meter_thread_row *t)
 {
-	struct json_object *v = get(o, "name");
+	struct json_object *v = js_get(o, "name");
 	const char *s;
 
 	if (sc->failed)
 		return -1;
 	if (!v)
 		return 0;
-	s = str_value(sc, v);
+	s = js_str_value(sc, v);
 	if (!s) {
 		if (!sc->failed)
-			serr(sc, "%s: \"name\" must be a string", ctx);
+			js_serr(sc, "%s: \"name\" must be a string", ctx);
 		return -1;
 	}
 	meter_thread_name_set(t, s, strlen(s));
@@ -579,15 +392,15 @@ static int read_thread_name(struct schema *sc, struct json_object *o,
 static int read_threads(struct schema *sc, struct json_object *root,
 			struct meter_profile *p)
 {
-	struct json_object *arr = get(root, "threads");
+	struct json_object *arr = js_get(root, "threads");
 	size_t i, n;
 	char ctx[48];
 
 	if (!arr)
 		return 0;	/* optional */
-	if (!is_type(arr, json_type_array)) {
-		serr(sc, "\"threads\" must be an array, not %s",
-		     type_name(arr));
+	if (!js_is_type(arr, json_type_array)) {
+		js_serr(sc, "\"threads\" must be an array, not %s",
+		     js_type_name(arr));
 		return -1;
 	}
 	n = json_object_array_length(arr);
@@ -598,21 +411,21 @@ static int read_threads(struct schema *sc, struct json_object *root,
 		uint64_t samples;
 
 		snprintf(ctx, sizeof(ctx), "threads[%zu]", i);
-		if (!is_type(o, json_type_object)) {
-			serr(sc, "%s must be an object, not %s", ctx,
-			     type_name(o));
+		if (!js_is_type(o, json_type_object)) {
+			js_serr(sc, "%s must be an object, not %s", ctx,
+			     js_type_name(o));
 			return -1;
 		}
-		tid = (uint32_t)get_uint(sc, o, ctx, "tid", UINT32_MAX, true);
-		samples = get_uint(sc, o, ctx, "samples", UINT64_MAX, false);
+		tid = (uint32_t)js_get_uint(sc, o, ctx, "tid", UINT32_MAX, true);
+		samples = js_get_uint(sc, o, ctx, "samples", UINT64_MAX, false);
 		if (sc->failed)
 			return -1;
 		t = meter_profile_add_thread(p, tid, samples);
 		if (!t) {
-			serr(sc, "out of memory");
+			js_serr(sc, "out of memory");
 			return -1;
 		}
-		t->exited = get_bool(sc, o, ctx, "exited");
+		t->exited = js_get_bool(sc, o, ctx, "exited");
 		t->pid = read_pid(sc, o, ctx);
 		if (read_thread_name(sc, o, ctx, t))
 			return -1;
@@ -624,13 +437,13 @@ static int read_threads(struct schema *sc, struct json_object *root,
 static int read_procs(struct schema *sc, struct json_object *root,
 		      struct meter_profile *p)
 {
-	struct json_object *arr = get(root, "processes");
+	struct json_object *arr = js_get(root, "processes");
 	size_t i, n = 0;
 	char ctx[48];
 
-	if (arr && !is_type(arr, json_type_array)) {
-		serr(sc, "\"processes\" must be an array, not %s",
-		     type_name(arr));
+	if (arr && !js_is_type(arr, json_type_array)) {
+		js_serr(sc, "\"processes\" must be an array, not %s",
+		     js_type_name(arr));
 		return -1;
 	}
 	if (arr)
@@ -642,36 +455,36 @@ static int read_procs(struct schema *sc, struct json_object *root,
 		const char *cmd;
 
 		snprintf(ctx, sizeof(ctx), "processes[%zu]", i);
-		if (!is_type(o, json_type_object)) {
-			serr(sc, "%s must be an object, not %s", ctx,
-			     type_name(o));
+		if (!js_is_type(o, json_type_object)) {
+			js_serr(sc, "%s must be an object, not %s", ctx,
+			     js_type_name(o));
 			return -1;
 		}
-		c = get(o, "command");
-		cmd = str_value(sc, c);
+		c = js_get(o, "command");
+		cmd = js_str_value(sc, c);
 		if (sc->failed)
 			return -1;
 		if (c && !cmd) {
-			serr(sc, "%s: \"command\" must be a string", ctx);
+			js_serr(sc, "%s: \"command\" must be a string", ctx);
 			return -1;
 		}
 		r = meter_profile_add_proc(p, read_pid(sc, o, ctx), cmd);
 		if (!r) {
-			serr(sc, "out of memory");
+			js_serr(sc, "out of memory");
 			return -1;
 		}
-		r->cookie = get_uint_as(sc, o, ctx, "cookie", UINT64_MAX,
+		r->cookie = js_get_uint_as(sc, o, ctx, "cookie", UINT64_MAX,
 					false, true);
-		r->parent_cookie = get_uint_as(sc, o, ctx, "parent_cookie",
+		r->parent_cookie = js_get_uint_as(sc, o, ctx, "parent_cookie",
 					       UINT64_MAX, false, true);
-		r->samples = get_uint(sc, o, ctx, "samples", UINT64_MAX, true);
-		r->calls = get_uint(sc, o, ctx, "calls", UINT64_MAX, false);
+		r->samples = js_get_uint(sc, o, ctx, "samples", UINT64_MAX, true);
+		r->calls = js_get_uint(sc, o, ctx, "calls", UINT64_MAX, false);
 		if (sc->failed)
 			return -1;
 	}
 	for (i = 0; i < p->nstacks; i++)
 		if (p->stacks[i].proc > p->nprocs) {
-			serr(sc, "stacks[%zu]: \"proc\" %" PRIu32 " names no "
+			js_serr(sc, "stacks[%zu]: \"proc\" %" PRIu32 " names no "
 			     "process (%zu listed)", i, p->stacks[i].proc,
 			     p->nprocs);
 			return -1;
@@ -777,7 +590,7 @@ static struct json_object *parse(const char *buf, size_t len, char *err,
 		 "nested deeper than " JSON_DEPTH_TEXT " levels" :
 		 e != json_tokener_success ? json_tokener_error_desc(e) :
 		 "trailing data after the profile");
-	one_line(err);
+	js_one_line(err);
 	return NULL;
 }
 

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The JSON reader's schema checks (json_schema.h): a value of the wanted
+ * type, or the first error in one line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json_schema.h"
+
+void js_one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+void js_serr(struct schema *sc, const char *fmt, ...)
+{
+	char msg[220];
+	va_list ap;
+
+	if (sc->failed)
+		return;
+	sc->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(sc->err, sc->errlen, "not a valid meter profile: %s", msg);
+	js_one_line(sc->err);
+}
+
+struct json_object *js_get(struct json_object *obj, const char *key)
+{
+	struct json_object *v = NULL;
+
+	/* a repeated key: the last one wins (json-c keeps the last) */
+	return json_object_object_get_ex(obj, key, &v) ? v : NULL;
+}
+
+const char *js_type_name(struct json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+	case json_type_int:
+		return "a number";
+	case json_type_string:
+		return "a string";
+	case json_type_array:
+		return "an array";
+	default:
+		return "an object";
+	}
+}
+
+bool js_is_type(struct json_object *v, enum json_type t)
+{
+	return v && json_object_get_type(v) == t;
+}
+
+/* A string value, or NULL; one holding \u0000 is an error. */
+const char *js_str_value(struct schema *sc, struct json_object *v)
+{
+	const char *s;
+
+	if (!js_is_type(v, json_type_string))
+		return NULL;
+	s = json_object_get_string(v);
+	if (strlen(s) != (size_t)json_object_get_string_len(v)) {
+		js_serr(sc, "a string holds \\u0000, which the reader refuses");
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * An unsigned integer value no larger than max; what names it in an error
+ * ("functions[3]: \"calls\"").  json-c saturates integers past 2^64 - 1 to
+ * 2^64 - 1, so that value is refused too: an overflow cannot pass for it.
+ * as_string also takes a decimal string (cookies: exact in jq and
+ * JavaScript, which read numbers as doubles).
+ */
+uint64_t js_uint_value(struct schema *sc, struct json_object *v,
+			   const char *what, uint64_t max, bool as_string)
+{
+	uint64_t n;
+
+	if (max == UINT64_MAX && !as_string)
+		max = UINT64_MAX - 1;
+	if (as_string && js_is_type(v, json_type_string)) {
+		const char *s = js_str_value(sc, v);
+		char *end;
+
+		errno = 0;
+		n = s && *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
+		if (!s || *s < '0' || *s > '9' || *end || errno || n > max) {
+			js_serr(sc, "%s must be a decimal integer of at most %"
+			     PRIu64 ", not \"%.30s\"", what, max, s ? s : "");
+			return 0;
+		}
+		return n;
+	}
+	if (js_is_type(v, json_type_double) ||
+	    (js_is_type(v, json_type_int) && json_object_get_int64(v) < 0)) {
+		js_serr(sc, "%s must be a non-negative integer, not %.30s", what,
+		     json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		return 0;
+	}
+	if (!js_is_type(v, json_type_int)) {
+		js_serr(sc, "%s must be a number, not %s", what, js_type_name(v));
+		return 0;
+	}
+	n = json_object_get_uint64(v);
+	if (n > max) {
+		js_serr(sc, "%s is out of range (at most %" PRIu64 ")", what, max);
+		return 0;
+	}
+	return n;
+}
+
+/*
+ * obj's key as an unsigned integer no larger than max; absent is 0 unless
+ * required.  ctx names the enclosing element ("" or "functions[3]").
+ */
+uint64_t js_get_uint_as(struct schema *sc, struct json_object *obj,
+			    const char *ctx, const char *key, uint64_t max,
+			    bool required, bool as_string)
+{
+	struct json_object *v = js_get(obj, key);
+	char what[120];
+
+	if (sc->failed)
+		return 0;
+	if (!v) {
+		if (required)
+			js_serr(sc, "%s%s\"%s\" is missing", ctx, *ctx ? ": " : "",
+			     key);
+		return 0;
+	}
+	snprintf(what, sizeof(what), "%s%s\"%s\"", ctx, *ctx ? ": " : "", key);
+	return js_uint_value(sc, v, what, max, as_string);
+}
+
+uint64_t js_get_uint(struct schema *sc, struct json_object *obj,
+			 const char *ctx, const char *key, uint64_t max,
+			 bool required)
+{
+	return js_get_uint_as(sc, obj, ctx, key, max, required, false);
+}
+
+bool js_get_bool(struct schema *sc, struct json_object *obj,
+		     const char *ctx, const char *key)
+{
+	struct json_object *v = js_get(obj, key);
+
+	if (sc->failed || !v)
+		return false;
+	if (!js_is_type(v, json_type_boolean)) {
+		js_serr(sc, "%s%s\"%s\" must be true or false, not %s", ctx,
+		     *ctx ? ": " : "", key, js_type_name(v));
+		return false;
+	}
+	return json_object_get_boolean(v);
+}
+
+struct json_object *js_get_array(struct schema *sc,
+				     struct json_object *obj, const char *key)
+{
+	struct json_object *v = js_get(obj, key);
+
+	if (sc->failed)
+		return NULL;
+	if (!v) {
+		js_serr(sc, "\"%s\" is missing", key);
+		return NULL;
+	}
+	if (!js_is_type(v, json_type_array)) {
+		js_serr(sc, "\"%s\" must be an array, not %s", key,
+		     js_type_name(v));
+		return NULL;
+	}
+	return v;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JSON reader's schema checks (json_schema.c): typed look-ups in a
+ * json-c tree that record the first error, in one line, and let the
+ * reader (profile_json.c) go on without checking after each.  Internal
+ * to meter; not installed.
+ */
+#ifndef METER_JSON_SCHEMA_H
+#define METER_JSON_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+/* Where the first error goes; failed once it has. */
+struct schema {
+	char *err;
+	size_t errlen;
+	bool failed;
+};
+
+/* Keeps an error message on one line whatever the input held. */
+void js_one_line(char *s);
+
+void js_serr(struct schema *sc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+struct json_object *js_get(struct json_object *obj, const char *key);
+
+const char *js_type_name(struct json_object *v);
+
+bool js_is_type(struct json_object *v, enum json_type t);
+
+/* A string value, or NULL; one holding \u0000 is an error. */
+const char *js_str_value(struct schema *sc, struct json_object *v);
+
+/*
+ * An unsigned integer value no larger than max; what names it in an error
+ * ("functions[3]: \"calls\"").  json-c saturates integers past 2^64 - 1 to
+ * 2^64 - 1, so that value is refused too: an overflow cannot pass for it.
+ * as_string also takes a decimal string (cookies: exact in jq and
+ * JavaScript, which read numbers as doubles).
+ */
+uint64_t js_uint_value(struct schema *sc, struct json_object *v,
+			   const char *what, uint64_t max, bool as_string);
+
+/*
+ * obj's key as an unsigned integer no larger than max; absent is 0 unless
+ * required.  ctx names the enclosing element ("" or "functions[3]").
+ */
+uint64_t js_get_uint_as(struct schema *sc, struct json_object *obj,
+			    const char *ctx, const char *key, uint64_t max,
+			    bool required, bool as_string);
+
+uint64_t js_get_uint(struct schema *sc, struct json_object *obj,
+			 const char *ctx, const char *key, uint64_t max,
+			 bool required);
+
+bool js_get_bool(struct schema *sc, struct json_object *obj,
+		     const char *ctx, const char *key);
+
+struct json_object *js_get_array(struct schema *sc,
+				     struct json_object *obj, const char *key);
+
+#endif /* METER_JSON_SCHEMA_H */
