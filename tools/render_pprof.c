@@ -248,76 +248,97 @@ static int write_gzip(FILE *out, const uint8_t *d, size_t n)
 	return ret == Z_STREAM_END && !ferror(out) ? 0 : -1;
 }
 
-int render_pprof(const struct analysis *an, const struct render_opts *o,
-		 FILE *out)
-{
-	const struct meter_profile *p = an->p;
-	struct pbuf b = { 0 }, tmp = { 0 }, packed = { 0 }, sub = { 0 };
-	struct strtab st = { 0 };
-	uint64_t *locs = NULL, *leaf = NULL;
-	uint64_t s_samples, s_count, s_cpu, s_ns, s_time, nocur_loc = 0;
-	uint64_t trunc_loc = 0, *prog_str = NULL, *thread_str = NULL;
-	struct labels lab = { 0 }, none;
-	struct meter_program *progs = NULL;
-	size_t nprogs = 0;
-	const int nst = 1 + METER_OFF_KINDS;	/* leaf[] per state */
+/* What the writing of one profile carries from part to part. */
+struct pprof {
+	const struct analysis *an;
+	const struct meter_profile *p;
+	struct pbuf b, tmp, packed, sub;	/* the message, scratch */
+	struct strtab st;
+	uint64_t s_count, s_cpu, s_ns, s_time;	/* strings */
+	struct labels lab, none;
+	struct meter_program *progs;
+	size_t nprogs;
+	uint64_t *prog_str, *thread_str;	/* label strings */
+	uint64_t *locs;				/* one stack's locations */
+	uint64_t *leaf;		/* per function and state: samples as leaf */
 	const char *extra[2];	/* pseudo functions after p->funcs */
-	size_t i, k, maxd = 1, nextra = 0;
-	char line[600];
-	int ret = -1;
+	size_t nextra;
+	uint64_t trunc_loc, nocur_loc;
+};
 
-	(void)o;
-	str_add(&st, "");	/* index 0 is always "" */
-	s_samples = str_add(&st, "samples");
-	s_count = str_add(&st, "count");
-	s_cpu = str_add(&st, "cpu");
-	s_ns = str_add(&st, "nanoseconds");
-	s_time = p->wall ? str_add(&st, "wall") : s_cpu;
-	lab.s_tid = str_add(&st, "tid");
-	lab.s_program = str_add(&st, "program");
-	lab.s_thread = str_add(&st, "thread");
-	none = lab;
+#define PPROF_STATES (1 + METER_OFF_KINDS)
+
+/* The string table's fixed entries, the sample types and label strings. */
+static int pprof_types(struct pprof *x)
+{
+	const struct meter_profile *p = x->p;
+	uint64_t s_samples;
+	size_t i;
+
+	str_add(&x->st, "");	/* index 0 is always "" */
+	s_samples = str_add(&x->st, "samples");
+	x->s_count = str_add(&x->st, "count");
+	x->s_cpu = str_add(&x->st, "cpu");
+	x->s_ns = str_add(&x->st, "nanoseconds");
+	x->s_time = p->wall ? str_add(&x->st, "wall") : x->s_cpu;
+	x->lab.s_tid = str_add(&x->st, "tid");
+	x->lab.s_program = str_add(&x->st, "program");
+	x->lab.s_thread = str_add(&x->st, "thread");
+	x->none = x->lab;
 	/* a tree or runs merged: each stack's program as a label */
 	if (p->nprocs > 1)
-		nprogs = meter_programs(p, &progs);
-	prog_str = calloc(nprogs ? nprogs : 1, sizeof(*prog_str));
-	thread_str = calloc(p->nthreads ? p->nthreads : 1,
-			    sizeof(*thread_str));
-	if (!prog_str || !thread_str)
-		goto out;
+		x->nprogs = meter_programs(p, &x->progs);
+	x->prog_str = calloc(x->nprogs ? x->nprogs : 1, sizeof(uint64_t));
+	x->thread_str = calloc(p->nthreads ? p->nthreads : 1,
+			       sizeof(uint64_t));
+	if (!x->prog_str || !x->thread_str)
+		return -1;
 	for (i = 0; i < p->nthreads; i++)
 		if (p->threads[i].name[0])
-			thread_str[i] = str_add(&st, p->threads[i].name);
-	for (i = 0; i < nprogs; i++)
-		prog_str[i] = str_add(&st, progs[i].command);
-	value_type(&b, 1, s_samples, s_count);
-	value_type(&b, 1, s_time, s_ns);
+			x->thread_str[i] = str_add(&x->st, p->threads[i].name);
+	for (i = 0; i < x->nprogs; i++)
+		x->prog_str[i] = str_add(&x->st, x->progs[i].command);
+	value_type(&x->b, 1, s_samples, x->s_count);
+	value_type(&x->b, 1, x->s_time, x->s_ns);
 	if (p->wall) {
-		value_type(&b, 1, s_cpu, s_ns);
-		value_type(&b, 1, str_add(&st, "runq"), s_ns);
-		value_type(&b, 1, str_add(&st, "blocked"), s_ns);
+		value_type(&x->b, 1, x->s_cpu, x->s_ns);
+		value_type(&x->b, 1, str_add(&x->st, "runq"), x->s_ns);
+		value_type(&x->b, 1, str_add(&x->st, "blocked"), x->s_ns);
 	}
-	value_type(&b, 1, str_add(&st, "calls"), s_count);
+	value_type(&x->b, 1, str_add(&x->st, "calls"), x->s_count);
+	return 0;
+}
+
+/* The pseudo functions ([truncated], [no current function]), scratch. */
+static int pprof_extras(struct pprof *x)
+{
+	const struct meter_profile *p = x->p;
+	size_t i, maxd = 1, n = x->an->n;
 
 	for (i = 0; i < p->nstacks; i++) {
 		if (p->stacks[i].depth > maxd)
 			maxd = p->stacks[i].depth;
 		if (p->stacks[i].truncated && p->stacks[i].samples &&
-		    !trunc_loc) {
-			extra[nextra++] = "[truncated]";
-			trunc_loc = an->n + nextra;
+		    !x->trunc_loc) {
+			x->extra[x->nextra++] = "[truncated]";
+			x->trunc_loc = n + x->nextra;
 		}
 	}
 	if (p->no_current) {
-		extra[nextra++] = "[no current function]";
-		nocur_loc = an->n + nextra;
+		x->extra[x->nextra++] = "[no current function]";
+		x->nocur_loc = n + x->nextra;
 	}
-	locs = malloc((maxd + 1) * sizeof(*locs));
-	leaf = calloc((an->n ? an->n : 1) * nst, sizeof(*leaf));
-	if (!locs || !leaf)
-		goto out;
+	x->locs = malloc((maxd + 1) * sizeof(*x->locs));
+	x->leaf = calloc((n ? n : 1) * PPROF_STATES, sizeof(*x->leaf));
+	return x->locs && x->leaf ? 0 : -1;
+}
 
-	/* Location and function i + 1 stand for p->funcs[i]. */
+/* One sample per sampled stack; location i + 1 is p->funcs[i]. */
+static void pprof_stacks(struct pprof *x)
+{
+	const struct meter_profile *p = x->p;
+	size_t i, k;
+
 	for (i = 0; i < p->nstacks; i++) {
 		const struct meter_stack *s = &p->stacks[i];
 		size_t n = 0;
@@ -329,105 +350,144 @@ int render_pprof(const struct analysis *an, const struct render_opts *o,
 				meter_profile_find(p, s->frames[k]);
 
 			if (f)
-				locs[n++] = (uint64_t)(f - p->funcs) + 1;
+				x->locs[n++] = (uint64_t)(f - p->funcs) + 1;
 		}
 		if (!n)
 			continue;
-		leaf[(locs[0] - 1) * nst + s->state] += s->samples;
+		x->leaf[(x->locs[0] - 1) * PPROF_STATES + s->state] +=
+			s->samples;
 		/* The kernel kept the leaf-most frames: mark the cut. */
 		if (s->truncated)
-			locs[n++] = trunc_loc;
-		lab.tid = s->tid;
-		lab.program = program_label(p, progs, nprogs, prog_str,
-					    s->proc);
-		lab.thread = thread_label(p, s, thread_str);
-		sample(&b, &tmp, &packed, locs, n, s->samples, p->period_ns,
-		       p->wall ? s->state : -1, 0, &lab);
+			x->locs[n++] = x->trunc_loc;
+		x->lab.tid = s->tid;
+		x->lab.program = program_label(p, x->progs, x->nprogs,
+					       x->prog_str, s->proc);
+		x->lab.thread = thread_label(p, s, x->thread_str);
+		sample(&x->b, &x->tmp, &x->packed, x->locs, n, s->samples,
+		       p->period_ns, p->wall ? s->state : -1, 0, &x->lab);
 	}
-	for (i = 0; i < an->n; i++) {
+}
+
+/*
+ * Per function: the self samples no kept stack holds (the stack table was
+ * full), as one-frame samples, and its call count; then the ticks with no
+ * current function.
+ */
+static void pprof_functions(struct pprof *x)
+{
+	const struct meter_profile *p = x->p;
+	int wall_on = p->wall ? METER_STATE_ONCPU : -1;
+	size_t i;
+
+	for (i = 0; i < x->an->n; i++) {
 		const struct meter_func *f = &p->funcs[i];
-		uint64_t want[1 + METER_OFF_KINDS];
+		const uint64_t *leaf = &x->leaf[i * PPROF_STATES];
+		uint64_t want[PPROF_STATES];
 		int k;
 
 		want[0] = f->self_samples - f->self_off[METER_OFF_RUNQ] -
 			  f->self_off[METER_OFF_BLOCKED];
 		for (k = 0; k < METER_OFF_KINDS; k++)
 			want[1 + k] = f->self_off[k];
-		for (k = 0; k < nst; k++) {
-			if (want[k] <= leaf[i * nst + k])
-				continue;
-			locs[0] = i + 1;
-			sample(&b, &tmp, &packed, locs, 1,
-			       want[k] - leaf[i * nst + k], p->period_ns,
-			       p->wall ? k : -1, 0, &none);
-		}
-		if (f->calls) {
-			locs[0] = i + 1;
-			sample(&b, &tmp, &packed, locs, 1, 0, p->period_ns,
-			       p->wall ? METER_STATE_ONCPU : -1, f->calls,
-			       &none);
-		}
+		x->locs[0] = i + 1;
+		for (k = 0; k < PPROF_STATES; k++)
+			if (want[k] > leaf[k])
+				sample(&x->b, &x->tmp, &x->packed, x->locs, 1,
+				       want[k] - leaf[k], p->period_ns,
+				       p->wall ? k : -1, 0, &x->none);
+		if (f->calls)
+			sample(&x->b, &x->tmp, &x->packed, x->locs, 1, 0,
+			       p->period_ns, wall_on, f->calls, &x->none);
 	}
 	if (p->no_current) {
-		locs[0] = nocur_loc;
-		sample(&b, &tmp, &packed, locs, 1, p->no_current,
-		       p->period_ns, p->wall ? METER_STATE_ONCPU : -1, 0,
-		       &none);
+		x->locs[0] = x->nocur_loc;
+		sample(&x->b, &x->tmp, &x->packed, x->locs, 1, p->no_current,
+		       p->period_ns, wall_on, 0, &x->none);
 	}
+}
 
-	for (i = 0; i < an->n + nextra; i++) {
-		pb_uint(&tmp, 1, i + 1);
-		pb_uint(&sub, 1, i + 1);
-		pb_msg(&tmp, 4, &sub);
-		pb_msg(&b, 4, &tmp);
-	}
-	for (i = 0; i < an->n + nextra; i++) {
-		uint64_t name = str_add(&st, i < an->n ? an_whole_name(an, i) :
-					extra[i - an->n]);
+/* Locations and functions: one each per function, whole names. */
+static void pprof_locations(struct pprof *x)
+{
+	size_t i, n = x->an->n + x->nextra;
 
-		pb_uint(&tmp, 1, i + 1);
-		pb_uint(&tmp, 2, name);
-		pb_uint(&tmp, 3, name);
-		pb_msg(&b, 5, &tmp);
+	for (i = 0; i < n; i++) {
+		pb_uint(&x->tmp, 1, i + 1);
+		pb_uint(&x->sub, 1, i + 1);
+		pb_msg(&x->tmp, 4, &x->sub);
+		pb_msg(&x->b, 4, &x->tmp);
 	}
+	for (i = 0; i < n; i++) {
+		uint64_t name = str_add(&x->st, i < x->an->n ?
+					an_whole_name(x->an, i) :
+					x->extra[i - x->an->n]);
+
+		pb_uint(&x->tmp, 1, i + 1);
+		pb_uint(&x->tmp, 2, name);
+		pb_uint(&x->tmp, 3, name);
+		pb_msg(&x->b, 5, &x->tmp);
+	}
+}
+
+/* Duration, period, default sample type and the comments. */
+static void pprof_trailer(struct pprof *x)
+{
+	const struct meter_profile *p = x->p;
+	char line[600];
+
 	if (p->end_ns > p->start_ns && p->start_ns)
-		pb_uint(&b, 10, p->end_ns - p->start_ns);
-	value_type(&b, 11, s_time, s_ns);
-	pb_uint(&b, 12, p->period_ns);
-
+		pb_uint(&x->b, 10, p->end_ns - p->start_ns);
+	value_type(&x->b, 11, x->s_time, x->s_ns);
+	pb_uint(&x->b, 12, p->period_ns);
 	snprintf(line, sizeof(line), "meter: %s pid %" PRId32 " backend %s, "
 		 "%" PRIu32 " run%s, %" PRIu64 " samples",
 		 p->command ? p->command : "???", p->pid,
 		 p->backend[0] ? p->backend : "unknown", p->runs,
-		 p->runs == 1 ? "" : "s", an->samples);
-	pb_uint(&b, 13, str_add(&st, line));
-	pb_uint(&b, 14, s_time);
+		 p->runs == 1 ? "" : "s", x->an->samples);
+	pb_uint(&x->b, 13, str_add(&x->st, line));
+	pb_uint(&x->b, 14, x->s_time);
 	if (p->call_cost_ps) {
 		snprintf(line, sizeof(line), "call_cost_ps %" PRIu64,
 			 p->call_cost_ps);
-		pb_uint(&b, 13, str_add(&st, line));
+		pb_uint(&x->b, 13, str_add(&x->st, line));
 	}
 	if (p->corrected) {
 		snprintf(line, sizeof(line), "instrumentation correction: "
 			 "%.1f samples taken out", p->corrected_samples);
-		pb_uint(&b, 13, str_add(&st, line));
+		pb_uint(&x->b, 13, str_add(&x->st, line));
 	}
-	pb_put(&b, st.out.d, st.out.n);
-	if (b.oom || tmp.oom || packed.oom || sub.oom || st.out.oom) {
+	pb_put(&x->b, x->st.out.d, x->st.out.n);
+}
+
+int render_pprof(const struct analysis *an, const struct render_opts *o,
+		 FILE *out)
+{
+	struct pprof x = { .an = an, .p = an->p };
+	int ret = -1;
+
+	(void)o;
+	if (pprof_types(&x) || pprof_extras(&x))
+		goto out;
+	pprof_stacks(&x);
+	pprof_functions(&x);
+	pprof_locations(&x);
+	pprof_trailer(&x);
+	if (x.b.oom || x.tmp.oom || x.packed.oom || x.sub.oom ||
+	    x.st.out.oom) {
 		errno = ENOMEM;
 		goto out;
 	}
-	ret = write_gzip(out, b.d, b.n);
+	ret = write_gzip(out, x.b.d, x.b.n);
 out:
-	free(b.d);
-	free(tmp.d);
-	free(packed.d);
-	free(sub.d);
-	free(st.out.d);
-	free(locs);
-	free(leaf);
-	free(progs);
-	free(prog_str);
-	free(thread_str);
+	free(x.b.d);
+	free(x.tmp.d);
+	free(x.packed.d);
+	free(x.sub.d);
+	free(x.st.out.d);
+	free(x.locs);
+	free(x.leaf);
+	free(x.progs);
+	free(x.prog_str);
+	free(x.thread_str);
 	return ret;
 }
