@@ -309,32 +309,30 @@ static int meter_thread_start(struct meter_thread *t, u32 clock,
 	return 0;
 }
 
-int meter_thread_register(struct meter_thread_reg *reg,
-			  struct netlink_ext_ack *extack)
+/*
+ * What REGISTER asks, checked before anything is taken: privilege, a user
+ * thread, the addresses, the period (clamped into *period_ns), and not a
+ * second registration (a registration from before an exec is ended).
+ */
+static int meter_reg_check(const struct meter_thread_reg *reg,
+			   struct task_struct *tsk, u64 *period_ns,
+			   struct netlink_ext_ack *extack)
 {
-	u64 page_addr = reg->page_addr, period_ns = reg->period_ns;
-	struct task_struct *tsk = current;
-	struct mm_struct *mm = tsk->mm;
-	bool priv = reg->privileged;
-	struct meter_session *s = NULL;
-	struct meter_thread *t, *old;
-	const struct meter_page *kpage;
-	unsigned long flags;
-	bool created = false, registered;
-	struct page *page;
+	struct meter_thread *old;
+	bool registered;
 	int ret;
 
-	if (!priv && !meter_allow_unprivileged) {
+	if (!reg->privileged && !meter_allow_unprivileged) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "unprivileged registration is disabled");
 		return -EPERM;
 	}
-	if (!mm || (tsk->flags & PF_EXITING)) {
+	if (!tsk->mm || (tsk->flags & PF_EXITING)) {
 		NL_SET_ERR_MSG_MOD(extack, "a kernel or exiting thread cannot register");
 		return -EINVAL;
 	}
-	if (!page_addr || !PAGE_ALIGNED(page_addr) ||
-	    page_addr > TASK_SIZE - PAGE_SIZE) {
+	if (!reg->page_addr || !PAGE_ALIGNED(reg->page_addr) ||
+	    reg->page_addr > TASK_SIZE - PAGE_SIZE) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "page address is not a page-aligned user address");
 		return -EINVAL;
@@ -344,13 +342,14 @@ int meter_thread_register(struct meter_thread_reg *reg,
 				   "counters address is not an aligned user address with room for every id");
 		return -EINVAL;
 	}
-	period_ns = meter_period_clamp(period_ns, priv, extack, &ret);
+	*period_ns = meter_period_clamp(reg->period_ns, reg->privileged,
+					extack, &ret);
 	if (ret)
 		return ret;
 
 	rcu_read_lock();
 	old = meter_thread_find(tsk);
-	registered = old && old->mm == mm;
+	registered = old && old->mm == tsk->mm;
 	if (old && !registered)
 		meter_thread_end(old, METER_END_EXEC);	/* before an exec */
 	rcu_read_unlock();
@@ -358,8 +357,25 @@ int meter_thread_register(struct meter_thread_reg *reg,
 		NL_SET_ERR_MSG_MOD(extack, "thread is already registered");
 		return -EEXIST;
 	}
+	return 0;
+}
 
-	ret = meter_page_check_vma(mm, page_addr, extack);
+static void meter_page_unpin(struct mm_struct *mm, struct page *page)
+{
+	unpin_user_page(page);
+	account_locked_vm(mm, 1, false);
+}
+
+/*
+ * Pins the thread's page, charged to RLIMIT_MEMLOCK: private anonymous
+ * memory of the sender's own mm, with the page's magic and version.
+ */
+static int meter_page_pin(struct mm_struct *mm, u64 page_addr,
+			  struct page **page, const struct meter_page **kpage,
+			  struct netlink_ext_ack *extack)
+{
+	int ret = meter_page_check_vma(mm, page_addr, extack);
+
 	if (ret)
 		return ret;
 	ret = account_locked_vm(mm, 1, true);
@@ -368,27 +384,105 @@ int meter_thread_register(struct meter_thread_reg *reg,
 		return ret;
 	}
 	ret = pin_user_pages_fast(page_addr, 1, FOLL_WRITE | FOLL_LONGTERM,
-				  &page);
+				  page);
 	if (ret != 1) {
 		NL_SET_ERR_MSG_MOD(extack, "cannot pin the page");
-		ret = ret < 0 ? ret : -EFAULT;
-		goto err_unaccount;
+		account_locked_vm(mm, 1, false);
+		return ret < 0 ? ret : -EFAULT;
 	}
 	/* The VMA check raced with munmap/mmap: trust only the page. */
-	if (!PageAnon(page)) {
+	if (!PageAnon(*page)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "page is not private anonymous memory");
 		ret = -EINVAL;
-		goto err_unpin;
+		goto err;
 	}
-	kpage = page_address(page);
-	if (READ_ONCE(kpage->magic) != METER_PAGE_MAGIC ||
-	    READ_ONCE(kpage->version) != METER_PAGE_VERSION) {
+	*kpage = page_address(*page);
+	if (READ_ONCE((*kpage)->magic) != METER_PAGE_MAGIC ||
+	    READ_ONCE((*kpage)->version) != METER_PAGE_VERSION) {
 		NL_SET_ERR_MSG_MOD(extack, "bad page magic or version");
 		ret = -EINVAL;
-		goto err_unpin;
+		goto err;
 	}
+	return 0;
+err:
+	meter_page_unpin(mm, *page);
+	return ret;
+}
 
+/*
+ * The session tsk's thread joins, made if there is none; a joiner whose
+ * credentials differ restricts it.  Caller holds meter_mutex.
+ */
+static struct meter_session *meter_reg_session(struct meter_thread_reg *reg,
+					       struct task_struct *tsk,
+					       u64 period_ns, bool *created,
+					       struct netlink_ext_ack *extack)
+{
+	struct meter_session *s = meter_session_find_live(tsk);
+	int ret = meter_check_caps(reg->privileged, !s, extack);
+
+	if (ret)
+		return ERR_PTR(ret);
+	if (!s) {
+		s = meter_session_create(tsk, reg, period_ns, reg->privileged,
+					 extack);
+		*created = !IS_ERR(s);
+	} else if (!uid_eq(current_euid(), s->uid) ||
+		   meter_task_restricted(tsk)) {
+		/* Credentials changed since the session began: privileged
+		 * readers only from now on.
+		 */
+		WRITE_ONCE(s->restricted, true);
+	}
+	return s;
+}
+
+/* The started thread into its session and the registry; its tick on. */
+static void meter_thread_publish(struct meter_thread *t,
+				 struct task_struct *tsk, u64 period_ns)
+{
+	struct meter_session *s = t->session;
+	unsigned long flags;
+
+	atomic_inc(&s->threads_held);
+	atomic_inc(&meter_threads_held);
+	raw_spin_lock_irqsave(&s->lock, flags);
+	list_add_tail(&t->node, &s->threads);
+	s->threads_live++;
+	s->threads_total++;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+
+	raw_spin_lock_irqsave(&meter_reg_lock, flags);
+	hash_add_rcu(meter_reg_hash, &t->hnode, (unsigned long)tsk);
+	raw_spin_unlock_irqrestore(&meter_reg_lock, flags);
+
+	if (s->clock == METER_CLOCK_WALL)
+		hrtimer_start(&t->timer, ns_to_ktime(period_ns),
+			      HRTIMER_MODE_REL_HARD);
+	else if (meter_cputimer_on(t))
+		meter_cputimer_hook(t);
+}
+
+int meter_thread_register(struct meter_thread_reg *reg,
+			  struct netlink_ext_ack *extack)
+{
+	struct task_struct *tsk = current;
+	struct mm_struct *mm = tsk->mm;
+	const struct meter_page *kpage;
+	struct meter_session *s;
+	struct meter_thread *t;
+	bool created = false;
+	struct page *page;
+	u64 period_ns;
+	int ret;
+
+	ret = meter_reg_check(reg, tsk, &period_ns, extack);
+	if (ret)
+		return ret;
+	ret = meter_page_pin(mm, reg->page_addr, &page, &kpage, extack);
+	if (ret)
+		return ret;
 	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t) {
 		ret = -ENOMEM;
@@ -396,23 +490,10 @@ int meter_thread_register(struct meter_thread_reg *reg,
 	}
 
 	mutex_lock(&meter_mutex);
-	s = meter_session_find_live(tsk);
-	ret = meter_check_caps(priv, !s, extack);
-	if (ret)
+	s = meter_reg_session(reg, tsk, period_ns, &created, extack);
+	if (IS_ERR(s)) {
+		ret = PTR_ERR(s);
 		goto err_unlock;
-	if (!s) {
-		s = meter_session_create(tsk, reg, period_ns, priv, extack);
-		if (IS_ERR(s)) {
-			ret = PTR_ERR(s);
-			goto err_unlock;
-		}
-		created = true;
-	} else if (!uid_eq(current_euid(), s->uid) ||
-		   meter_task_restricted(tsk)) {
-		/* Credentials changed since the session began: privileged
-		 * readers only from now on.
-		 */
-		WRITE_ONCE(s->restricted, true);
 	}
 	period_ns = s->period_ns;
 
@@ -433,24 +514,7 @@ int meter_thread_register(struct meter_thread_reg *reg,
 	ret = meter_thread_start(t, s->clock, period_ns, extack);
 	if (ret)
 		goto err_thread;
-
-	atomic_inc(&s->threads_held);
-	atomic_inc(&meter_threads_held);
-	raw_spin_lock_irqsave(&s->lock, flags);
-	list_add_tail(&t->node, &s->threads);
-	s->threads_live++;
-	s->threads_total++;
-	raw_spin_unlock_irqrestore(&s->lock, flags);
-
-	raw_spin_lock_irqsave(&meter_reg_lock, flags);
-	hash_add_rcu(meter_reg_hash, &t->hnode, (unsigned long)tsk);
-	raw_spin_unlock_irqrestore(&meter_reg_lock, flags);
-
-	if (s->clock == METER_CLOCK_WALL)
-		hrtimer_start(&t->timer, ns_to_ktime(period_ns),
-			      HRTIMER_MODE_REL_HARD);
-	else if (meter_cputimer_on(t))
-		meter_cputimer_hook(t);
+	meter_thread_publish(t, tsk, period_ns);
 	reg->cookie = s->cookie;
 	reg->period_ns = period_ns;
 	reg->clock = s->clock;
@@ -469,9 +533,7 @@ err_unlock:
 	mutex_unlock(&meter_mutex);
 	kfree(t);
 err_unpin:
-	unpin_user_page(page);
-err_unaccount:
-	account_locked_vm(mm, 1, false);
+	meter_page_unpin(mm, page);
 	return ret;
 }
 
