@@ -208,7 +208,7 @@ static int link_edges(struct analysis *an)
 
 static const struct analysis *sort_an;
 static bool sort_inclusive;
-static enum render_order sort_key;
+static enum an_order sort_key;
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
 {
@@ -354,7 +354,7 @@ out:
 	free(done);
 }
 
-void analysis_sort(struct analysis *an, enum render_order order,
+void analysis_sort(struct analysis *an, enum an_order order,
 		   bool inclusive)
 {
 	size_t i;
@@ -440,8 +440,8 @@ out:
 }
 
 struct analysis *analysis_new(const struct meter_profile *p,
-			      const struct render_opts *o,
-			      enum render_order default_order)
+			      const struct an_opts *o,
+			      enum an_order default_order)
 {
 	struct analysis *an = calloc(1, sizeof(*an));
 	uint64_t self_sum = 0;

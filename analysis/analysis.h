@@ -9,8 +9,8 @@
  * to X's total however deep the recursion.  Shares are measured from the
  * stacks, never apportioned by call counts as gprof does.
  */
-#ifndef METER_TOOLS_ANALYSIS_H
-#define METER_TOOLS_ANALYSIS_H
+#ifndef METER_ANALYSIS_H
+#define METER_ANALYSIS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,20 +19,7 @@
 
 #include "model.h"
 
-enum render_format {
-	FMT_TEXT,	/* flat profile, then call graph */
-	FMT_FLAT,
-	FMT_CALLGRAPH,
-	FMT_METERING,
-	FMT_JSON,
-	FMT_FOLDED,
-	FMT_PPROF,
-	FMT_DOT,
-	FMT_TOP,	/* per function: the interval beside the totals */
-	FMT_HTML,	/* one self-contained page (tools/render_html.c) */
-};
-
-enum render_order {
+enum an_order {
 	ORDER_DEFAULT,	/* per renderer: flat/metering self, graph topological */
 	ORDER_SELF,
 	ORDER_TOTAL,
@@ -41,19 +28,13 @@ enum render_order {
 	ORDER_TOPOLOGICAL,
 };
 
-struct render_opts {
-	enum render_format format;
-	enum render_order order;
-	double threshold;	/* percent; rows below are not shown */
+/* What the analysis of a profile takes from a report's options. */
+struct an_opts {
+	enum an_order order;
 	bool inclusive;		/* METERING's :inclusive */
 	double hide_self;	/* percent, Racket's hide-self */
 	double hide_subs;	/* percent, Racket's hide-subs */
-	bool threads;		/* a table of the threads' samples */
-	bool correct;		/* take the instrumentation's estimated cost
-				   out (correct.c); off: as taken */
 	bool whole_names;	/* rows named in full, not short (names.h) */
-	double hide_idle;	/* percent: wall clock, threads on a CPU less
-				   than this set aside (idle.h); 0: none */
 };
 
 #define NODE_ROOT ((size_t)-1)	/* the caller of a stack's root frame */
@@ -102,12 +83,12 @@ struct analysis {
 
 /* NULL on ENOMEM. */
 struct analysis *analysis_new(const struct meter_profile *p,
-			      const struct render_opts *o,
-			      enum render_order default_order);
+			      const struct an_opts *o,
+			      enum an_order default_order);
 void analysis_free(struct analysis *an);
 
 /* Re-sorts an->order. */
-void analysis_sort(struct analysis *an, enum render_order order,
+void analysis_sort(struct analysis *an, enum an_order order,
 		   bool inclusive);
 
 double an_seconds(const struct analysis *an, double samples);
@@ -159,4 +140,4 @@ struct meter_profile *profile_corrected_copy(const struct meter_profile *p,
 void profile_correction_line(const struct meter_profile *p, FILE *out,
 			     const char *prefix);
 
-#endif /* METER_TOOLS_ANALYSIS_H */
+#endif /* METER_ANALYSIS_H */

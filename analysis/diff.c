@@ -157,15 +157,16 @@ static void finish_row(struct diff *d, struct diff_row *r)
 
 
 int diff_build(struct diff *d, const struct meter_profile *base,
-	       const struct meter_profile *new, const struct render_opts *o)
+	       const struct meter_profile *new, const struct an_opts *o,
+	       bool correct)
 {
-	struct render_opts ro = *o;
+	struct an_opts ro = *o;
 	struct name_ix *bx = NULL, *nx = NULL;
 	bool failed = false;
 	size_t i, cap;
 
 	memset(d, 0, sizeof(*d));
-	if (o->correct) {
+	if (correct) {
 		d->base_c = profile_corrected_copy(base, &failed);
 		if (!failed)
 			d->new_c = profile_corrected_copy(new, &failed);
@@ -173,7 +174,6 @@ int diff_build(struct diff *d, const struct meter_profile *base,
 			goto nomem;
 	}
 	/* every function, whatever the thresholds say */
-	ro.threshold = 0;
 	ro.hide_self = ro.hide_subs = 0;
 	d->base = analysis_new(d->base_c ? d->base_c : base, &ro, ORDER_NAME);
 	d->new = analysis_new(d->new_c ? d->new_c : new, &ro, ORDER_NAME);

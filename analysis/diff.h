@@ -50,7 +50,8 @@ struct diff {
  * then by the size of the change.  0 or -1 (ENOMEM); diff_free either way.
  */
 int diff_build(struct diff *d, const struct meter_profile *base,
-	       const struct meter_profile *new, const struct render_opts *o);
+	       const struct meter_profile *new, const struct an_opts *o,
+	       bool correct);
 void diff_free(struct diff *d);
 
 /*

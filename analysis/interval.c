@@ -23,7 +23,7 @@ static uint64_t since(uint64_t now, uint64_t then)
 	return now >= then ? now - then : now;
 }
 
-static enum render_order sort_key;
+static enum an_order sort_key;
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
 {
@@ -98,7 +98,7 @@ static int threads_build(struct interval *iv,
 }
 
 int interval_build(struct interval *iv, const struct meter_profile *now,
-		   const struct meter_profile *prev, enum render_order order)
+		   const struct meter_profile *prev, enum an_order order)
 {
 	struct meter_profile *prev_copy = NULL;
 	const struct meter_func **old = NULL;

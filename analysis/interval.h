@@ -38,7 +38,7 @@ struct interval {
  * zero.  0, or -1 out of memory.
  */
 int interval_build(struct interval *iv, const struct meter_profile *now,
-		   const struct meter_profile *prev, enum render_order order);
+		   const struct meter_profile *prev, enum an_order order);
 void interval_free(struct interval *iv);
 
 #endif

@@ -108,12 +108,13 @@ static inline char *fuzz_write_json(const struct meter_profile *p,
  */
 static inline void fuzz_consume(const struct meter_profile *p)
 {
-	static const enum render_format formats[] = {
+	static const enum report_format formats[] = {
 		FMT_TEXT, FMT_FLAT, FMT_CALLGRAPH, FMT_METERING, FMT_JSON,
 		FMT_FOLDED, FMT_PPROF, FMT_DOT, FMT_TOP, FMT_HTML,
 	};
-	struct render_opts o = { .threshold = 0.5, .hide_self = 1,
-				 .hide_subs = 1, .threads = true };
+	struct report_opts o = { .threshold = 0.5,
+				 .an = { .hide_self = 1, .hide_subs = 1 },
+				 .threads = true };
 	struct meter_profile *back, *all;
 	char err[300], *a, *b;
 	size_t i, alen, blen;
@@ -122,8 +123,8 @@ static inline void fuzz_consume(const struct meter_profile *p)
 	for (i = 0; i < 2 * sizeof(formats) / sizeof(formats[0]); i++) {
 		o.format = formats[i / 2];
 		o.correct = i % 2;
-		o.inclusive = i % 2;
-		o.order = (enum render_order)(i % (ORDER_TOPOLOGICAL + 1));
+		o.an.inclusive = i % 2;
+		o.an.order = (enum an_order)(i % (ORDER_TOPOLOGICAL + 1));
 		FUZZ_CHECK(!render_profile(p, &o, fuzz_sink(), err,
 					   sizeof(err)),
 			   "render format %d: %s", (int)o.format, err);

@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	enum render_format fmt = (enum render_format)-1;
-	enum render_order ord = (enum render_order)-1;
+	enum report_format fmt = (enum report_format)-1;
+	enum an_order ord = (enum an_order)-1;
 	struct meter_nl_sel sel;
 	char *s = malloc(size + 1), buf[64];
 	uint64_t ns;

@@ -27,7 +27,7 @@ void cli_report_init(struct cli_report *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->ro.format = FMT_TEXT;
-	r->ro.order = ORDER_DEFAULT;
+	r->ro.an.order = ORDER_DEFAULT;
 }
 
 int cli_report_option(struct cli_report *r, int c, const char *arg)
@@ -46,7 +46,7 @@ int cli_report_option(struct cli_report *r, int c, const char *arg)
 		r->output = arg;
 		return 1;
 	case OPT_ORDER:
-		if (parse_order(arg, &r->ro.order))
+		if (parse_order(arg, &r->ro.an.order))
 			cli_die_usage("unknown order '%s' (self, total, calls, "
 				      "name, topological)", arg);
 		return 1;
@@ -56,13 +56,13 @@ int cli_report_option(struct cli_report *r, int c, const char *arg)
 				      "to 100, not '%s'", arg);
 		return 1;
 	case OPT_INCLUSIVE:
-		r->ro.inclusive = true;
+		r->ro.an.inclusive = true;
 		return 1;
 	case OPT_EXCLUSIVE:
-		r->ro.inclusive = false;
+		r->ro.an.inclusive = false;
 		return 1;
 	case OPT_HIDE_SELF:
-		if (parse_percent(arg, &r->ro.hide_self))
+		if (parse_percent(arg, &r->ro.an.hide_self))
 			cli_die_usage("--hide-self wants a percentage from 0 "
 				      "to 100, not '%s'", arg);
 		return 1;
@@ -76,7 +76,7 @@ int cli_report_option(struct cli_report *r, int c, const char *arg)
 		r->ro.correct = false;
 		return 1;
 	case OPT_WHOLE_NAMES:
-		r->ro.whole_names = true;
+		r->ro.an.whole_names = true;
 		return 1;
 	case OPT_HIDE_IDLE:
 		if (parse_percent(arg, &r->ro.hide_idle))
@@ -84,7 +84,7 @@ int cli_report_option(struct cli_report *r, int c, const char *arg)
 				      "to 100, not '%s'", arg);
 		return 1;
 	case OPT_HIDE_SUBS:
-		if (parse_percent(arg, &r->ro.hide_subs))
+		if (parse_percent(arg, &r->ro.an.hide_subs))
 			cli_die_usage("--hide-subs wants a percentage from 0 "
 				      "to 100, not '%s'", arg);
 		return 1;

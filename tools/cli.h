@@ -70,7 +70,7 @@ enum {
 "                       CPU less than PCT %% of their time\n"
 
 struct cli_report {
-	struct render_opts ro;
+	struct report_opts ro;
 	bool format_set;	/* -f given */
 	const char *output;	/* NULL: stdout */
 };

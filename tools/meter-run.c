@@ -319,7 +319,7 @@ static void periodic_report(const struct run_opts *o,
 {
 	struct meter_profile *p = run_kernel_collect(rr, o->follow_fork, false,
 						 true, NULL);
-	struct render_opts ro = o->r.ro;
+	struct report_opts ro = o->r.ro;
 	char err[256];
 
 	if (!p && !run_kernel()) {

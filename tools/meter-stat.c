@@ -442,7 +442,7 @@ static int watch_one(const struct meter_profile *p,
 		p->exited ? "exited" : "running", interval);
 	if (r->ro.format != FMT_TOP)
 		return cli_write_report(p, r, out);
-	if (interval_build(&iv, p, prev, r->ro.order)) {
+	if (interval_build(&iv, p, prev, r->ro.an.order)) {
 		fprintf(stderr, "%s: out of memory\n", cli_prog);
 		ret = -1;
 	} else {

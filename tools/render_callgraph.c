@@ -50,7 +50,7 @@ static int print_lines(const struct analysis *an, FILE *out, size_t node,
 	return 0;
 }
 
-int render_callgraph(const struct analysis *an, const struct render_opts *o,
+int render_callgraph(const struct analysis *an, const struct report_opts *o,
 		     FILE *out)
 {
 	const char *rule = " -----------------------------------------------"
@@ -121,8 +121,8 @@ int render_callgraph(const struct analysis *an, const struct render_opts *o,
 		if (hidden)
 			fprintf(out, "%zu function%s hidden (--hide-self %g%%, "
 				"--hide-subs %g%%).\n", hidden,
-				hidden == 1 ? "" : "s", o->hide_self,
-				o->hide_subs);
+				hidden == 1 ? "" : "s", o->an.hide_self,
+				o->an.hide_subs);
 	}
 	(void)shown;
 	return ferror(out) ? -1 : 0;

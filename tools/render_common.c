@@ -158,7 +158,7 @@ static void thread_wall(const struct analysis *an,
 		an_seconds(an, (double)off));
 }
 
-void render_threads(const struct analysis *an, const struct render_opts *o,
+void render_threads(const struct analysis *an, const struct report_opts *o,
 		    FILE *out)
 {
 	const struct meter_profile *p = an->p;

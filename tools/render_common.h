@@ -12,7 +12,7 @@
 void render_header(const struct analysis *an, FILE *out);
 
 /* With --threads: each thread's samples and share. */
-void render_threads(const struct analysis *an, const struct render_opts *o,
+void render_threads(const struct analysis *an, const struct report_opts *o,
 		    FILE *out);
 
 /* Prints s left-aligned in width columns, counting UTF-8 characters. */

@@ -48,7 +48,7 @@ static void text_share(FILE *out, const struct diff_share *s)
 		100 * s->change, 100 * s->band);
 }
 
-static int diff_text(const struct diff *d, const struct render_opts *o,
+static int diff_text(const struct diff *d, const struct report_opts *o,
 		     FILE *out)
 {
 	size_t i;
@@ -263,7 +263,7 @@ static int diff_html(const struct diff *d, FILE *out)
 }
 
 int render_diff(const struct meter_profile *base,
-		const struct meter_profile *new, const struct render_opts *o,
+		const struct meter_profile *new, const struct report_opts *o,
 		FILE *out, char *err, size_t errlen)
 {
 	struct diff d;
@@ -274,7 +274,7 @@ int render_diff(const struct meter_profile *base,
 			 "the other on wall-clock time: they do not compare");
 		return -1;
 	}
-	if (diff_build(&d, base, new, o)) {
+	if (diff_build(&d, base, new, &o->an, o->correct)) {
 		diff_free(&d);
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -12,7 +12,7 @@
  * if o->correct.  0, or -1 with a one-line reason in err.
  */
 int render_diff(const struct meter_profile *base,
-		const struct meter_profile *new, const struct render_opts *o,
+		const struct meter_profile *new, const struct report_opts *o,
 		FILE *out, char *err, size_t errlen);
 
 #endif

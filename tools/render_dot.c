@@ -25,7 +25,7 @@ static void put_label(FILE *out, const char *s)
 	}
 }
 
-int render_dot(const struct analysis *an, const struct render_opts *o,
+int render_dot(const struct analysis *an, const struct report_opts *o,
 	       FILE *out)
 {
 	const struct meter_profile *p = an->p;

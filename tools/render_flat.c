@@ -93,7 +93,7 @@ static void row(FILE *out, double pct, double cum, double self,
 	fprintf(out, "%s\n", name);
 }
 
-int render_flat(const struct analysis *an, const struct render_opts *o,
+int render_flat(const struct analysis *an, const struct report_opts *o,
 		FILE *out)
 {
 	const struct meter_profile *p = an->p;

@@ -82,7 +82,7 @@ static void put_stack(const struct meter_profile *p,
 	fprintf(out, " %" PRIu64 "\n", samples);
 }
 
-int render_folded(const struct analysis *an, const struct render_opts *o,
+int render_folded(const struct analysis *an, const struct report_opts *o,
 		  FILE *out)
 {
 	const struct meter_profile *p = an->p;

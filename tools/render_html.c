@@ -396,7 +396,7 @@ void html_stacks_json(const struct analysis *an, FILE *out)
 	fputs("]", out);
 }
 
-int render_html(const struct analysis *an, const struct render_opts *o,
+int render_html(const struct analysis *an, const struct report_opts *o,
 		FILE *out)
 {
 	const struct meter_profile *p = an->p;

@@ -14,7 +14,7 @@
 #include "report.h"
 #include "render_common.h"
 
-int render_metering(const struct analysis *an, const struct render_opts *o,
+int render_metering(const struct analysis *an, const struct report_opts *o,
 		    FILE *out)
 {
 	const struct meter_profile *p = an->p;
@@ -35,8 +35,8 @@ int render_metering(const struct analysis *an, const struct render_opts *o,
 		all_bytes += an->nodes[i].f->alloc_bytes;
 	}
 	fprintf(out, "\nMETERING table (%s: %s)\n\n",
-		o->inclusive ? "inclusive" : "exclusive",
-		o->inclusive ? "time includes callees" :
+		o->an.inclusive ? "inclusive" : "exclusive",
+		o->an.inclusive ? "time includes callees" :
 			       "time excludes callees");
 	if (cons) {
 		fprintf(out, "%-*s %7s %7s %10s %10s %10s %10s %12s\n", width,
@@ -63,14 +63,14 @@ int render_metering(const struct analysis *an, const struct render_opts *o,
 		size_t x = an->order[i];
 		const struct an_node *nd = &an->nodes[x];
 		const struct meter_func *f = nd->f;
-		uint64_t s = o->inclusive ? nd->total : nd->self;
+		uint64_t s = o->an.inclusive ? nd->total : nd->self;
 		double secs = an_seconds(an, (double)s);
 		double pct = an_percent(an, (double)s);
 		char name[80];
 
 		calls += f->calls;
 		bytes += f->alloc_bytes;
-		if (!o->inclusive)
+		if (!o->an.inclusive)
 			time += secs;
 		if ((o->threshold > 0 && pct < o->threshold) ||
 		    (!s && !f->calls)) {
@@ -93,13 +93,13 @@ int render_metering(const struct analysis *an, const struct render_opts *o,
 				f->calls ? secs / (double)f->calls : 0, secs);
 		if (!cons && p->wall)
 			fprintf(out, " %7.2f%%", s ? 100.0 * (double)
-				(o->inclusive ? nd->total_off : nd->self_off) /
+				(o->an.inclusive ? nd->total_off : nd->self_off) /
 				(double)s : 0.0);
 		if (!cons)
 			fputc('\n', out);
 	}
 	fprintf(out, "%s\n", rule);
-	if (o->inclusive)
+	if (o->an.inclusive)
 		time = an_seconds(an, (double)an->samples);
 	if (cons)
 		fprintf(out, "%-*s %7s %7s %10" PRIu64 " %10s %10s %10.6f %12"
@@ -120,7 +120,7 @@ int render_metering(const struct analysis *an, const struct render_opts *o,
 		fprintf(out, "%zu function%s not shown (below %g%% or never "
 			"called).\n", hidden, hidden == 1 ? "" : "s",
 			o->threshold);
-	if (o->inclusive)
+	if (o->an.inclusive)
 		fprintf(out, "Inclusive times overlap: a function's time "
 			"includes its callees', so the column does not add "
 			"up;\nTOTAL is the profile's %s time.\n",

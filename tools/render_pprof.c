@@ -459,7 +459,7 @@ static void pprof_trailer(struct pprof *x)
 	pb_put(&x->b, x->st.out.d, x->st.out.n);
 }
 
-int render_pprof(const struct analysis *an, const struct render_opts *o,
+int render_pprof(const struct analysis *an, const struct report_opts *o,
 		 FILE *out)
 {
 	struct pprof x = { .an = an, .p = an->p };

@@ -40,7 +40,7 @@ static void top_threads(const struct interval *iv, FILE *out)
 		fprintf(out, "(no threads recorded)\n");
 }
 
-int render_top(const struct interval *iv, const struct render_opts *o,
+int render_top(const struct interval *iv, const struct report_opts *o,
 	       size_t max_rows, FILE *out)
 {
 	const struct meter_profile *p = iv->now;

@@ -12,12 +12,12 @@
 #include "interval.h"
 #include "report.h"
 
-int render_profile(const struct meter_profile *p, const struct render_opts *o,
+int render_profile(const struct meter_profile *p, const struct report_opts *o,
 		   FILE *out, char *err, size_t errlen)
 {
 	struct meter_profile *copy = NULL, *idle = NULL;
 	struct analysis *an;
-	enum render_order def;
+	enum an_order def;
 	bool failed = false;
 	int ret;
 
@@ -30,7 +30,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 	if (o->format == FMT_TOP) {
 		struct interval iv;
 
-		if (interval_build(&iv, p, NULL, o->order)) {
+		if (interval_build(&iv, p, NULL, o->an.order)) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
@@ -65,7 +65,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 	default:
 		def = ORDER_SELF;
 	}
-	an = analysis_new(p, o, def);
+	an = analysis_new(p, &o->an, def);
 	if (!an) {
 		meter_profile_free(idle);
 		meter_profile_free(copy);
@@ -80,7 +80,7 @@ int render_profile(const struct meter_profile *p, const struct render_opts *o,
 			struct analysis *cg;
 
 			fputc('\n', out);
-			cg = analysis_new(p, o, ORDER_TOPOLOGICAL);
+			cg = analysis_new(p, &o->an, ORDER_TOPOLOGICAL);
 			if (!cg) {
 				ret = -1;
 				break;
@@ -126,11 +126,11 @@ done:
 	return ret;
 }
 
-int parse_format(const char *s, enum render_format *out)
+int parse_format(const char *s, enum report_format *out)
 {
 	static const struct {
 		const char *name;
-		enum render_format f;
+		enum report_format f;
 	} formats[] = {
 		{ "text", FMT_TEXT }, { "flat", FMT_FLAT },
 		{ "callgraph", FMT_CALLGRAPH }, { "metering", FMT_METERING },
@@ -149,7 +149,7 @@ int parse_format(const char *s, enum render_format *out)
 	return -1;
 }
 
-int parse_order(const char *s, enum render_order *out)
+int parse_order(const char *s, enum an_order *out)
 {
 	if (!strcmp(s, "self"))
 		*out = ORDER_SELF;

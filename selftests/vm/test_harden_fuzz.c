@@ -26,7 +26,7 @@
  *
  * This is a test, not product code: it builds messages by hand on a raw
  * netlink socket (libnl would refuse to build most of them); the product's
- * only netlink client is lib/nlclient.c.
+ * only netlink client is common/nlclient.c.
  */
 #include <linux/genetlink.h>
 #include <linux/netlink.h>

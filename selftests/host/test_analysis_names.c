@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
+#include "analysis.h"
 #include "names.h"
 
 #define STR "std::__cxx11::basic_string<char, std::char_traits<char>, " \
@@ -133,6 +134,31 @@ TEST(overloads_keep_their_lists_the_rest_are_short)
 	EXPECT_STREQ("main", out[3]);
 	for (i = 0; i < 4; i++)
 		free(out[i]);
+}
+
+/*
+ * The analysis names its rows short, whole on request; built and linked
+ * with libmeter-analysis.a alone, which names no renderer.
+ */
+TEST(analysis_rows_short_or_whole_without_the_tools)
+{
+	struct meter_profile *p = meter_profile_new();
+	struct an_opts o = { .order = ORDER_SELF };
+	struct analysis *an;
+
+	meter_profile_add_func(p, 1, "Lexer::Read(" STR "*)")->calls = 1;
+	meter_profile_add_func(p, 2, "main")->calls = 1;
+	an = analysis_new(p, &o, ORDER_SELF);
+	ASSERT_NE(NULL, an);
+	EXPECT_STREQ("Lexer::Read", an_name(an, 0));
+	EXPECT_STREQ("Lexer::Read(" STR "*)", an_whole_name(an, 0));
+	analysis_free(an);
+	o.whole_names = true;
+	an = analysis_new(p, &o, ORDER_SELF);
+	ASSERT_NE(NULL, an);
+	EXPECT_STREQ("Lexer::Read(" STR "*)", an_name(an, 0));
+	analysis_free(an);
+	meter_profile_free(p);
 }
 
 TEST_HARNESS_MAIN
