@@ -146,5 +146,10 @@ struct meter_profile {
 #define METER_JSON_VERSION	1
 
 int meter_profile_write_json(const struct meter_profile *p, FILE *out);
+/*
+ * s as a JSON string, quoted; in_script: also safe inside an HTML <script>
+ * (no <, >, &, U+2028 or U+2029 as themselves).
+ */
+void meter_json_string(FILE *out, const char *s, bool in_script);
 
 #endif /* METER_PROFILE_H */

@@ -10,7 +10,7 @@
 
 #include "profile.h"
 
-static void put_string(FILE *out, const char *s)
+void meter_json_string(FILE *out, const char *s, bool in_script)
 {
 	const unsigned char *c = (const unsigned char *)s;
 
@@ -33,18 +33,31 @@ static void put_string(FILE *out, const char *s)
 			fputs("\\r", out);
 			break;
 		default:
-			if (*c < 0x20 || *c == 0x7f)
+			if (*c < 0x20 || *c == 0x7f ||
+			    (in_script && (*c == '<' || *c == '>' || *c == '&')))
 				fprintf(out, "\\u%04x", *c);
-			else
+			else if (in_script && c[0] == 0xe2 && c[1] == 0x80 &&
+				 (c[2] == 0xa8 || c[2] == 0xa9)) {
+				/* U+2028/9 end a line in older script parsers */
+				fprintf(out, "\\u%04x", c[2] == 0xa8 ? 0x2028 :
+					0x2029);
+				c += 2;
+			} else {
 				fputc(*c, out);
+			}
 		}
 	}
 	fputc('"', out);
 }
 
-int meter_profile_write_json(const struct meter_profile *p, FILE *out)
+static void put_string(FILE *out, const char *s)
 {
-	size_t i, k;
+	meter_json_string(out, s, false);
+}
+
+/* The profile's own keys, up to "functions". */
+static void write_header(const struct meter_profile *p, FILE *out)
+{
 
 	fprintf(out, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n",
 		METER_JSON_FORMAT, METER_JSON_VERSION);
@@ -98,6 +111,11 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		fprintf(out, ",\n  \"unsampled_ns\": %" PRIu64,
 			p->unsampled_ns);
 	fputs(",\n", out);
+}
+
+static void write_functions(const struct meter_profile *p, FILE *out)
+{
+	size_t i;
 
 	fputs("  \"functions\": [", out);
 	for (i = 0; i < p->nfuncs; i++) {
@@ -119,6 +137,11 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		fprintf(out, "%s}", f->flat ? ", \"flat\": true" : "");
 	}
 	fputs(p->nfuncs ? "\n  ],\n" : "],\n", out);
+}
+
+static void write_stacks(const struct meter_profile *p, FILE *out)
+{
+	size_t i, k;
 
 	fputs("  \"stacks\": [", out);
 	for (i = 0; i < p->nstacks; i++) {
@@ -142,6 +165,11 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		fputc('}', out);
 	}
 	fputs(p->nstacks ? "\n  ],\n" : "],\n", out);
+}
+
+static void write_threads(const struct meter_profile *p, FILE *out)
+{
+	size_t i;
 
 	fputs("  \"threads\": [", out);
 	for (i = 0; i < p->nthreads; i++) {
@@ -159,8 +187,13 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 		fputc('}', out);
 	}
 	fputs(p->nthreads ? "\n  ]" : "]", out);
+}
 
-	/* a merged profile's processes; a single process's file has none */
+/* a merged profile's processes; a single process's file has none */
+static void write_procs(const struct meter_profile *p, FILE *out)
+{
+	size_t i;
+
 	if (p->nprocs)
 		fputs(",\n  \"processes\": [", out);
 	for (i = 0; i < p->nprocs; i++) {
@@ -175,7 +208,15 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 			"}", r->samples, r->calls);
 	}
 	fputs(p->nprocs ? "\n  ]\n}\n" : "\n}\n", out);
+}
 
+int meter_profile_write_json(const struct meter_profile *p, FILE *out)
+{
+	write_header(p, out);
+	write_functions(p, out);
+	write_stacks(p, out);
+	write_threads(p, out);
+	write_procs(p, out);
 	if (fflush(out) || ferror(out))
 		return -1;
 	return 0;

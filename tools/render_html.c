@@ -44,23 +44,7 @@ void html_text(FILE *out, const char *s)
 
 void html_json_string(FILE *out, const char *s)
 {
-	const unsigned char *c = (const unsigned char *)s;
-
-	fputc('"', out);
-	for (; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&')
-			fprintf(out, "\\u%04x", *c);
-		else if (c[0] == 0xe2 && c[1] == 0x80 &&
-			 (c[2] == 0xa8 || c[2] == 0xa9)) {
-			/* U+2028/9 end a line in older script parsers */
-			fprintf(out, "\\u%04x", c[2] == 0xa8 ? 0x2028 : 0x2029);
-			c += 2;
-		} else
-			fputc(*c, out);
-	}
-	fputc('"', out);
+	meter_json_string(out, s, true);
 }
 
 void html_begin(FILE *out, const char *title)
