@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The profile model's operations (analysis/profile.c, profile_json.c): build
- * a profile row by row (the netlink dumps, the JSON reader), find, total,
- * merge and read.  The tools and the tests link them from
+ * The profile model's operations (analysis/profile.c, merge.c,
+ * profile_json.c): build a profile row by row (the netlink dumps, the JSON
+ * reader), find, total, merge and read.  The tools and the tests link them from
  * libmeter-analysis.a; a profiled process never does.
  */
 #ifndef METER_MODEL_H
@@ -12,6 +12,10 @@
 
 struct meter_profile *meter_profile_new(void);
 void meter_profile_free(struct meter_profile *p);
+
+/* Grows *arr (elements of size sz) to hold at least need; 0, or -1 on
+ * ENOMEM.  The appenders' growth, and the merge's (merge.c). */
+int meter_array_grow(void **arr, size_t *cap, size_t need, size_t sz);
 
 /* Appenders copy their arguments; they return NULL or -1 on ENOMEM. */
 struct meter_func *meter_profile_add_func(struct meter_profile *p,
