@@ -12,108 +12,117 @@
 #include "interval.h"
 #include "report.h"
 
+/*
+ * The profile the report shows: one row per name (a correction's copy is
+ * merged so already), the idle threads set aside.  *copy and *idle hold
+ * what was made (NULL: nothing); NULL on ENOMEM.
+ */
+static const struct meter_profile *
+report_profile(const struct meter_profile *p, const struct report_opts *o,
+	       struct meter_profile **copy, struct meter_profile **idle)
+{
+	bool failed = false;
+
+	*copy = o->correct ? profile_corrected_copy(p, &failed) : NULL;
+	if (!*copy && !failed)
+		*copy = meter_profile_by_name(p, &failed);
+	if (failed)
+		return NULL;
+	if (*copy)
+		p = *copy;
+	*idle = o->hide_idle > 0 ? profile_without_idle(p, o->hide_idle,
+							&failed) : NULL;
+	if (failed)
+		return NULL;
+	return *idle ? *idle : p;
+}
+
+/* The flat profile, then the call graph in its own default order. */
+static int render_text(const struct analysis *an, const struct report_opts *o,
+		       FILE *out)
+{
+	struct analysis *cg;
+	int ret = render_flat(an, o, out);
+
+	if (ret)
+		return ret;
+	fputc('\n', out);
+	cg = analysis_new(an->p, &o->an, ORDER_TOPOLOGICAL);
+	if (!cg)
+		return -1;
+	ret = render_callgraph(cg, o, out);
+	analysis_free(cg);
+	return ret;
+}
+
+/* One of the renderers over an analysis. */
+static int render_analysis(const struct analysis *an,
+			   const struct report_opts *o, FILE *out)
+{
+	switch (o->format) {
+	case FMT_TEXT:
+		return render_text(an, o, out);
+	case FMT_FLAT:
+		return render_flat(an, o, out);
+	case FMT_CALLGRAPH:
+		return render_callgraph(an, o, out);
+	case FMT_METERING:
+		return render_metering(an, o, out);
+	case FMT_FOLDED:
+		return render_folded(an, o, out);
+	case FMT_PPROF:
+		return render_pprof(an, o, out);
+	case FMT_DOT:
+		return render_dot(an, o, out);
+	case FMT_HTML:
+		return render_html(an, o, out);
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+}
+
+/* JSON keeps the samples as taken; top's interval is the whole run. */
+static int render_raw(const struct meter_profile *p,
+		      const struct report_opts *o, FILE *out)
+{
+	struct interval iv;
+	int ret;
+
+	if (o->format == FMT_JSON)
+		return render_json(p, out);
+	if (interval_build(&iv, p, NULL, o->an.order))
+		return -1;
+	ret = render_top(&iv, o, 0, out);
+	interval_free(&iv);
+	return ret;
+}
+
 int render_profile(const struct meter_profile *p, const struct report_opts *o,
 		   FILE *out, char *err, size_t errlen)
 {
 	struct meter_profile *copy = NULL, *idle = NULL;
+	const struct meter_profile *shown;
 	struct analysis *an;
-	enum an_order def;
-	bool failed = false;
-	int ret;
+	int ret = -1;
 
-	/* JSON keeps the samples as taken, and the costs that correct them */
-	if (o->format == FMT_JSON) {
-		ret = render_json(p, out);
+	errno = 0;
+	if (o->format == FMT_JSON || o->format == FMT_TOP) {
+		ret = render_raw(p, o, out);
 		goto done;
 	}
-	/* a single profile: its interval is the whole run */
-	if (o->format == FMT_TOP) {
-		struct interval iv;
-
-		if (interval_build(&iv, p, NULL, o->an.order)) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		ret = render_top(&iv, o, 0, out);
-		interval_free(&iv);
-		goto done;
-	}
-	/* one row per name; a correction's copy is merged so already */
-	copy = o->correct ? profile_corrected_copy(p, &failed) : NULL;
-	if (!copy && !failed)
-		copy = meter_profile_by_name(p, &failed);
-	if (failed) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (copy)
-		p = copy;
-	idle = o->hide_idle > 0 ? profile_without_idle(p, o->hide_idle,
-						       &failed) : NULL;
-	if (failed) {
-		meter_profile_free(copy);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (idle)
-		p = idle;
-	switch (o->format) {
-	case FMT_CALLGRAPH:
-	case FMT_DOT:
-		def = ORDER_TOPOLOGICAL;
-		break;
-	default:
-		def = ORDER_SELF;
-	}
-	an = analysis_new(p, &o->an, def);
+	shown = report_profile(p, o, &copy, &idle);
+	an = shown ? analysis_new(shown, &o->an,
+				  o->format == FMT_CALLGRAPH ||
+				  o->format == FMT_DOT ? ORDER_TOPOLOGICAL :
+							 ORDER_SELF) : NULL;
 	if (!an) {
 		meter_profile_free(idle);
 		meter_profile_free(copy);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	switch (o->format) {
-	case FMT_TEXT:
-		ret = render_flat(an, o, out);
-		if (!ret) {
-			/* The call graph in its own default order. */
-			struct analysis *cg;
-
-			fputc('\n', out);
-			cg = analysis_new(p, &o->an, ORDER_TOPOLOGICAL);
-			if (!cg) {
-				ret = -1;
-				break;
-			}
-			ret = render_callgraph(cg, o, out);
-			analysis_free(cg);
-		}
-		break;
-	case FMT_FLAT:
-		ret = render_flat(an, o, out);
-		break;
-	case FMT_CALLGRAPH:
-		ret = render_callgraph(an, o, out);
-		break;
-	case FMT_METERING:
-		ret = render_metering(an, o, out);
-		break;
-	case FMT_FOLDED:
-		ret = render_folded(an, o, out);
-		break;
-	case FMT_PPROF:
-		ret = render_pprof(an, o, out);
-		break;
-	case FMT_DOT:
-		ret = render_dot(an, o, out);
-		break;
-	case FMT_HTML:
-		ret = render_html(an, o, out);
-		break;
-	default:
-		ret = -1;
-		errno = EINVAL;
-	}
+	ret = render_analysis(an, o, out);
 	analysis_free(an);
 done:
 	meter_profile_free(idle);
