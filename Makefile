@@ -302,12 +302,12 @@ $(BUILD)/meter-uninstalled.pc: Makefile
 	    'Version: $(VERSION)' 'Requires.private: libnl-genl-3.0' \
 	    'Libs: -L$${builddir}/lib -Wl,-rpath,$${builddir}/lib -Wl,--push-state,--no-as-needed -lmeter -Wl,--pop-state' \
 	    'Libs.private: -lpthread -ldl' \
-	    'Cflags: -I$(ROOT)/lib -I$(ROOT)/include/uapi' > $@
+	    'Cflags: -I$(ROOT)/include -I$(ROOT)/include/uapi' > $@
 
 install: userland $(BUILD)/meter.pc
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR)
-	$(INSTALL) -m 644 lib/meter.h $(DESTDIR)$(INCLUDEDIR)/meter.h
+	$(INSTALL) -m 644 include/meter.h $(DESTDIR)$(INCLUDEDIR)/meter.h
 	$(INSTALL) -m 644 include/uapi/linux/meter.h $(DESTDIR)$(INCLUDEDIR)/linux/meter.h
 	$(INSTALL) -m 755 $(LIBMETER_SO) $(DESTDIR)$(LIBDIR)/$(LIBMETER_REAL)
 	ln -sf $(LIBMETER_REAL) $(DESTDIR)$(LIBDIR)/libmeter.so.$(LIBMETER_SOVERSION)

@@ -17,7 +17,7 @@ $(BENCH_BIN)/workloads-plain: bench/workloads.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpthread
 
-$(BENCH_BIN)/workloads-manual: bench/workloads.c lib/meter.h $(LIBMETER_SO)
+$(BENCH_BIN)/workloads-manual: bench/workloads.c include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -DMETER_MANUAL -o $@ $< $(BENCH_LIBMETER) -lpthread
 

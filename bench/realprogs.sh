@@ -66,7 +66,7 @@ realprogs_current() { # binary variant
 	[ -x "$1" ] || return 1
 	[ "$(cat "$1.flags" 2>/dev/null)" = "$(realprogs_variant_flags "$2")" ] || return 1
 	case $2 in
-	plugin*) [ "$1" -nt "$r/build/plugin/meter.so" ] && [ "$1" -nt "$r/lib/meter.h" ] &&
+	plugin*) [ "$1" -nt "$r/build/plugin/meter.so" ] && [ "$1" -nt "$r/include/meter.h" ] &&
 		[ "$1" -nt "$r/build/lib/libmeter.so" ] ;;
 	esac
 }

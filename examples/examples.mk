@@ -7,7 +7,7 @@
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 
-$(BUILD)/examples/%: examples/%.c lib/meter.h $(LIBMETER_SO)
+$(BUILD)/examples/%: examples/%.c include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lmeter $(LDFLAGS)
 
@@ -15,7 +15,7 @@ ALL_TARGETS += $(EXAMPLES)
 
 # wordfreq: C++ built as C++ usually is (-O2) with meter's GCC plugin,
 # libmeter linked by pkg-config's recipe (the user guide's C++ example)
-$(BUILD)/examples/wordfreq: examples/wordfreq.cc lib/meter.h $(LIBMETER_SO) \
+$(BUILD)/examples/wordfreq: examples/wordfreq.cc include/meter.h $(LIBMETER_SO) \
 		$(METER_PLUGIN)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror $(PLUGIN_FLAGS) -o $@ $< \

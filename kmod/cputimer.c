@@ -27,7 +27,7 @@
 #include <linux/smp.h>
 #include <linux/stop_machine.h>
 
-#include "meter.h"
+#include "meter_kmod.h"
 
 #ifdef CONFIG_PREEMPT_NOTIFIERS
 

@@ -21,7 +21,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
-#include "meter.h"
+#include "meter_kmod.h"
 
 static struct tracepoint *meter_tp_exit;
 

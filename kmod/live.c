@@ -26,7 +26,7 @@
 #include <linux/slab.h>
 #include <linux/version.h>
 
-#include "meter.h"
+#include "meter_kmod.h"
 
 static long meter_live_gup(struct mm_struct *mm, unsigned long addr,
 			   struct page **page)

@@ -37,7 +37,7 @@
 #include <linux/moduleparam.h>
 #include <linux/workqueue.h>
 
-#include "meter.h"
+#include "meter_kmod.h"
 
 unsigned int meter_unpriv_period_min_ns = 100000;
 module_param_named(unpriv_period_min_ns, meter_unpriv_period_min_ns, uint,

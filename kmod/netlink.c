@@ -22,7 +22,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
-#include "meter.h"
+#include "meter_kmod.h"
 
 static struct genl_family meter_family;
 

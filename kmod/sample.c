@@ -25,7 +25,7 @@
 #include <linux/sched/mm.h>
 #include <asm/irq_regs.h>
 
-#include "meter.h"
+#include "meter_kmod.h"
 
 static bool meter_id_ok(const struct meter_session *s, u32 id, u32 max_id)
 {

@@ -29,7 +29,7 @@
 #include <linux/timekeeping.h>
 #include <net/netlink.h>
 
-#include "meter.h"
+#include "meter_kmod.h"
 
 LIST_HEAD(meter_sessions);
 /*

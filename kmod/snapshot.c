@@ -24,7 +24,7 @@
 #include <linux/string.h>
 #include <net/netlink.h>
 
-#include "meter.h"
+#include "meter_kmod.h"
 
 /* Caller holds meter_mutex and s->lock. */
 void meter_session_info_fill(struct meter_session *s,

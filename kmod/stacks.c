@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "meter.h"
+#include "meter_kmod.h"
 
 #define METER_STACKS_FIRST_SLOTS	512
 #define METER_STACKS_FIRST_POOL		4096

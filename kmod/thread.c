@@ -23,7 +23,7 @@
 #include <linux/slab.h>
 #include <net/netlink.h>
 
-#include "meter.h"
+#include "meter_kmod.h"
 
 static DEFINE_HASHTABLE(meter_reg_hash, 8);
 static DEFINE_RAW_SPINLOCK(meter_reg_lock);

@@ -6,7 +6,7 @@
  * and in meter_auto.c (-finstrument-functions).
  *
  * Shadow stack.  The page holds the ids (the kernel reads them); the rest
- * of the thread's block (lib/meter.h) holds, for each of the first
+ * of the thread's block (include/meter.h) holds, for each of the first
  * METER_STACK_CAP frames, where the frame is (its CFA, sps[]) and where it
  * returns to (sites[]).  sps[-1] is a sentinel, UINTPTR_MAX.  Depth and
  * current change together, in one 64-bit store (meter_set_cd).  A frame is stale (left by longjmp or by

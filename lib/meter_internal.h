@@ -121,7 +121,7 @@ static inline bool meter_have_page(void)
 	return meter__tls.page != METER_NO_PAGE;
 }
 
-/* The registered thread's block (see lib/meter.h). */
+/* The registered thread's block (see include/meter.h). */
 static inline uint64_t *meter_counts(void)
 {
 	return METER__COUNTS(meter__tls.page);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * x86-64 thunks to the slow paths of METER_FUNCTION() and
- * METER_FUNCTION_FLAT() (see METER__THUNK_CALL in lib/meter.h).
+ * METER_FUNCTION_FLAT() (see METER__THUNK_CALL in include/meter.h).
  *
  * The inline fast path jumps here with the return address in r10, the
  * record in r11 and, for a stacked entry, the function's frame address in

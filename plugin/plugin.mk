@@ -15,12 +15,12 @@ GCC_PLUGIN_DIR := $(shell $(CC) -print-file-name=plugin 2>/dev/null)
 METER_PLUGIN := $(BUILD)/plugin/meter.so
 # gcc's own headers do not pass -Wextra's unused-parameter
 PLUGIN_CXXFLAGS := -std=gnu++17 -fPIC -fno-rtti -O2 -g -Wall -Wextra \
-	-Werror -Wno-unused-parameter -I$(GCC_PLUGIN_DIR)/include -Ilib \
+	-Werror -Wno-unused-parameter -I$(GCC_PLUGIN_DIR)/include -Iinclude \
 	-Iinclude/uapi
 
 PLUGIN_SRCS := plugin/meter_plugin.cc plugin/body_shape.cc plugin/sequences.cc
 
-$(METER_PLUGIN): $(PLUGIN_SRCS) plugin/body_shape.h plugin/sequences.h lib/meter.h
+$(METER_PLUGIN): $(PLUGIN_SRCS) plugin/body_shape.h plugin/sequences.h include/meter.h
 	@test -f "$(GCC_PLUGIN_DIR)/include/gcc-plugin.h" || { \
 		echo "no GCC plugin headers for $(CC) in $(GCC_PLUGIN_DIR): install gcc-12-plugin-dev (scripts/install-deps)" >&2; \
 		exit 1; }

@@ -4,7 +4,7 @@
  * <meter.h>'s meter__enter(), meter__enter_flat() and the leaves do, with
  * the layout constants of that header (METER__LAYOUT_ONLY), so that the
  * plugin and the macro cannot disagree on the page (test_plugin_build
- * compares their instructions).  lib/meter.h says why each store is where
+ * compares their instructions).  include/meter.h says why each store is where
  * it is.
  */
 #include "gcc-plugin.h"
@@ -282,7 +282,7 @@ tree return_address(builder &b)
 	return b.convert(pointer_sized_int_node, ra, "meter_site");
 }
 
-/* meter__enter(): see lib/meter.h for why each store is where it is */
+/* meter__enter(): see include/meter.h for why each store is where it is */
 void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 {
 	tree u32 = unsigned_type_node, uptr = pointer_sized_int_node;

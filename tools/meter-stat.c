@@ -28,7 +28,7 @@
 #include "render_diff.h"
 #include "interval.h"
 #include "nldump.h"
-#include "tree.h"
+#include "proctree.h"
 
 #define OPT_INTERVAL OPT_CLI_LAST
 #define OPT_TREE (OPT_CLI_LAST + 1)

@@ -7,7 +7,7 @@
 #include "idle.h"
 #include "render_common.h"
 #include "report.h"
-#include "tree.h"
+#include "proctree.h"
 
 /* Wall clock: where the threads' time went, on the CPU or off it. */
 static void render_wall_split(const struct analysis *an, FILE *out)

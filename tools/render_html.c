@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "html.h"
-#include "tree.h"
+#include "proctree.h"
 #include "render_common.h"
 #include "report.h"
 

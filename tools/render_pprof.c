@@ -43,7 +43,7 @@
 #include <zlib.h>
 
 #include "report.h"
-#include "tree.h"
+#include "proctree.h"
 
 struct pbuf {
 	uint8_t *d;

@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "run_collect.h"
-#include "tree.h"
+#include "proctree.h"
 
 static struct meter_nl *nl;
 static bool nl_tried;

@@ -15,45 +15,45 @@ LIBTEST_CFLAGS := $(CFLAGS)
 
 LIBTEST_WORKLOADS := $(addprefix $(LIBTEST_HOST)/lib_workload_,manual auto api flat plugin)
 
-$(LIBTEST_HOST)/lib_workload_manual: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
+$(LIBTEST_HOST)/lib_workload_manual: selftests/host/lib_workload.c include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) -DMODE_MANUAL -o $@ $< $(LIBTEST_LINK)
 
 # every METER_FUNCTION() flat (-DMETER_FLAT)
-$(LIBTEST_HOST)/lib_workload_flat: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
+$(LIBTEST_HOST)/lib_workload_flat: selftests/host/lib_workload.c include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) -DMODE_MANUAL -DMETER_FLAT -o $@ $< $(LIBTEST_LINK)
 
-$(LIBTEST_HOST)/lib_workload_auto: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
+$(LIBTEST_HOST)/lib_workload_auto: selftests/host/lib_workload.c include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) -finstrument-functions -o $@ $< $(LIBTEST_LINK)
 
 # every function instrumented by the GCC plugin (plugin/)
-$(LIBTEST_HOST)/lib_workload_plugin: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
+$(LIBTEST_HOST)/lib_workload_plugin: selftests/host/lib_workload.c include/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) $(PLUGIN_FLAGS_ALL) -o $@ $< $(LIBTEST_LINK)
 
-$(LIBTEST_HOST)/lib_workload_api: selftests/host/lib_workload.c lib/meter.h $(LIBMETER_SO)
+$(LIBTEST_HOST)/lib_workload_api: selftests/host/lib_workload.c include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) -DMODE_API -o $@ $< $(LIBTEST_LINK)
 
 LIBTEST_CXXFLAGS := -std=c++17 $(filter-out -std=c11,$(CFLAGS))
 
-$(LIBTEST_HOST)/lib_cxx_manual: selftests/host/lib_cxx_workload.cc lib/meter.h $(LIBMETER_SO)
+$(LIBTEST_HOST)/lib_cxx_manual: selftests/host/lib_cxx_workload.cc include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIBTEST_CXXFLAGS) -DMODE_MANUAL -o $@ $< $(LIBTEST_LINK)
 
-$(LIBTEST_HOST)/lib_cxx_auto: selftests/host/lib_cxx_workload.cc lib/meter.h $(LIBMETER_SO)
+$(LIBTEST_HOST)/lib_cxx_auto: selftests/host/lib_cxx_workload.cc include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIBTEST_CXXFLAGS) -finstrument-functions -o $@ $< $(LIBTEST_LINK)
 
-$(LIBTEST_HOST)/lib_cxx_plugin: selftests/host/lib_cxx_workload.cc lib/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
+$(LIBTEST_HOST)/lib_cxx_plugin: selftests/host/lib_cxx_workload.cc include/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIBTEST_CXXFLAGS) $(PLUGIN_FLAGS_ALL) -o $@ $< $(LIBTEST_LINK)
 
 # 1000 C++ functions with 300-character names (test_lib_names,
 # test_lib_kernel_counts)
-$(LIBTEST_HOST)/lib_cxx_names: selftests/host/lib_cxx_names.cc lib/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
+$(LIBTEST_HOST)/lib_cxx_names: selftests/host/lib_cxx_names.cc include/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIBTEST_CXXFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)
 
@@ -80,11 +80,11 @@ $(LIBTEST_HOST)/lib_names: selftests/host/lib_names_main.c $(LIBTEST_HOST)/libli
 LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_names
 
 # Modules: METER_FUNCTION() in the executable, a linked and an opened DSO.
-$(LIBTEST_HOST)/liblibtest_linked.so: selftests/host/lib_modules_dso.c lib/meter.h $(LIBMETER_SO)
+$(LIBTEST_HOST)/liblibtest_linked.so: selftests/host/lib_modules_dso.c include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -shared -DMODNAME=linked -o $@ $< $(LIBTEST_LINK)
 
-$(LIBTEST_HOST)/liblibtest_opened.so: selftests/host/lib_modules_dso.c lib/meter.h $(LIBMETER_SO)
+$(LIBTEST_HOST)/liblibtest_opened.so: selftests/host/lib_modules_dso.c include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -shared -DMODNAME=opened -o $@ $< $(LIBTEST_LINK)
 

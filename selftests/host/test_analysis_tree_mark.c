@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the process-tree walk (analysis/tree.c) that meter-run
+ * Unit tests of the process-tree walk (analysis/proctree.c) that meter-run
  * --follow-fork and meter-stat tree rest on: parents found by cookie in
  * any order, descendants marked through any depth and from a run's
  * token, a cycle of cookies (bad input from the kernel or a file) marked
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "tree.h"
+#include "proctree.h"
 
 /* n sessions with cookies 1000 + i and the parents given (0: none). */
 static struct meter_profile **sessions(size_t count, const uint64_t *parents)

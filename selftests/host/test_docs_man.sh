@@ -7,7 +7,7 @@
 # every meter-stat command is, every module parameter of kmod/*.c is in
 # meter.4 with its access (rw or read-only) and no parameter is documented
 # that the module does not have, and libmeter.3 names every public function
-# of lib/meter.h and every METER_* variable libmeter reads, each of which
+# of include/meter.h and every METER_* variable libmeter reads, each of which
 # has a .so link page (man 3 meter_enter).
 set -u
 
@@ -152,10 +152,10 @@ else
 	nok "meter.4 warns that rmmod -f cannot be made safe"
 fi
 
-# libmeter: public functions of lib/meter.h, METER_* variables read.
-funcs=$( (grep -oE '^[a-z_ *]+[ *](meter_[a-z_]+)\(' "$ROOT/lib/meter.h" |
+# libmeter: public functions of include/meter.h, METER_* variables read.
+funcs=$( (grep -oE '^[a-z_ *]+[ *](meter_[a-z_]+)\(' "$ROOT/include/meter.h" |
 	grep -oE 'meter_[a-z_]+\($' | tr -d '(' | grep -v '^meter__'
-	sed -nE 's/^#define (METER_[A-Z_]*[A-Z])\(\).*/\1/p' "$ROOT/lib/meter.h" |
+	sed -nE 's/^#define (METER_[A-Z_]*[A-Z])\(\).*/\1/p' "$ROOT/include/meter.h" |
 	grep -v '^METER__') | sort -u)
 vars=$(cat "$ROOT"/lib/*.c | grep -oE 'getenv\("METER_[A-Z_]+"\)|"METER_[A-Z_]+"' |
 	grep -oE 'METER_[A-Z_]+' | sort -u)
@@ -164,9 +164,9 @@ for f in $funcs; do
 	grep -qE "(^|[^a-z_])$f([^a-z_]|$)" "$MAN/libmeter.3" || missing="$missing $f"
 done
 if [ -n "$funcs" ] && [ -z "$missing" ]; then
-	ok "libmeter.3 documents the macros and functions of lib/meter.h ($(echo $funcs))"
+	ok "libmeter.3 documents the macros and functions of include/meter.h ($(echo $funcs))"
 else
-	nok "libmeter.3 documents the API of lib/meter.h (missing:${missing:- none})"
+	nok "libmeter.3 documents the API of include/meter.h (missing:${missing:- none})"
 fi
 missing=""
 for v in $vars; do

@@ -19,7 +19,7 @@ CXX=${CXX:-g++}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_plugin_build.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-LINK=(-I"$ROOT/lib" -L"$ROOT/build/lib" -Wl,-rpath,"$ROOT/build/lib" -lmeter)
+LINK=(-I"$ROOT/include" -L"$ROOT/build/lib" -Wl,-rpath,"$ROOT/build/lib" -lmeter)
 CORNERS=$ROOT/selftests/host/lib_plugin_corners.c
 # tiny functions instrumented too (the tiny rule has its own section):
 # these checks compare counts and code with the other modes
@@ -37,7 +37,7 @@ run_off() { # binary json [args]
 }
 
 # --- the leaf rule ---------------------------------------------------------
-"$CC" -O2 -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-verbose -I"$ROOT/lib" \
+"$CC" -O2 -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-verbose -I"$ROOT/include" \
 	"$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
 mode_of() { sed -n "s/.*meter: ‘$1’ \([a-z]*\).*/\1/p; s/.*meter: '$1' \([a-z]*\).*/\1/p" "$tmp/verbose"; }
 check "leaf rule: leaf_flat (no calls) and dso-free vsum are flat" \
@@ -47,31 +47,31 @@ check "leaf rule: tail_a, twice (they call functions) and bail (calls longjmp) a
 check "no_instrument_function: untouched is not instrumented" \
 	test -z "$(mode_of untouched)"
 "$CC" -O2 -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-verbose -fplugin-arg-meter-flat=none \
-	-I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
+	-I"$ROOT/include" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
 check "flat=none: leaf_flat stacked" test "$(mode_of leaf_flat)" = stacked
 "$CC" -O2 -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-verbose -fplugin-arg-meter-flat=all \
-	-I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
+	-I"$ROOT/include" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
 check "flat=all: tail_a flat" test "$(mode_of tail_a)" = flat
 check "extern inline: stdlib.h's atoi (libc's function) is not instrumented" \
 	test -z "$(mode_of atoi)"
 "$CC" -O2 -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-exclude-file=plugin_corners \
-	-fplugin-arg-meter-verbose -I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
+	-fplugin-arg-meter-verbose -I"$ROOT/include" "$CORNERS" -o "$tmp/c.o" 2> "$tmp/verbose"
 check "exclude-file=plugin_corners: nothing instrumented" \
 	test "$(grep -c 'meter: ' "$tmp/verbose")" = 0
-"$CC" -O2 -c -fplugin="$PLUGIN" $ALL -I"$ROOT/lib" "$CORNERS" -o "$tmp/c.o"
+"$CC" -O2 -c -fplugin="$PLUGIN" $ALL -I"$ROOT/include" "$CORNERS" -o "$tmp/c.o"
 size=$(objdump -h "$tmp/c.o" | awk '$2 == "meter_records" { print $3 }')
 check "one 32-byte record per instrumented function (12, got $((0x${size:-0} / 32)))" \
 	test $((0x${size:-0} / 32)) = 12
 
 if "$CC" -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-flat=some "$CORNERS" \
-	-I"$ROOT/lib" -o "$tmp/c.o" 2> "$tmp/err"; then
+	-I"$ROOT/include" -o "$tmp/c.o" 2> "$tmp/err"; then
 	nok "a bad plugin argument fails the build"
 else
 	check "a bad plugin argument fails the build with a clear error" \
 		grep -q "flat takes auto, all or none" "$tmp/err"
 fi
 "$CC" -c -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-nosuch=1 "$CORNERS" \
-	-I"$ROOT/lib" -o "$tmp/c.o" 2> "$tmp/err"
+	-I"$ROOT/include" -o "$tmp/c.o" 2> "$tmp/err"
 check "an unknown plugin argument is named in the error" grep -q "unknown argument.*nosuch" "$tmp/err"
 
 # --- the tiny rule -----------------------------------------------------------
@@ -223,7 +223,7 @@ mnemonics() { # asm file -> seq_callee's mnemonics up to its first ret
 }
 for form in stacked flat; do
 	if [ $form = flat ]; then mflag=-DMETER_FLAT; pflag=all; else mflag=; pflag=none; fi
-	"$CC" -O2 -S -DBY_MACRO $mflag -I"$ROOT/lib" -I"$ROOT/include/uapi" \
+	"$CC" -O2 -S -DBY_MACRO $mflag -I"$ROOT/include" -I"$ROOT/include/uapi" \
 		"$tmp/seq.c" -o "$tmp/seq-macro.s"
 	"$CC" -O2 -S -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-flat=$pflag \
 		"$tmp/seq.c" -o "$tmp/seq-plugin.s"

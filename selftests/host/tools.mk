@@ -14,11 +14,11 @@ TOOLS_APPEL := $(BUILD)/selftests/tools_appel
 TOOLS_APPEL_AUTO := $(BUILD)/selftests/tools_appel_auto
 TOOLS_APPEL_LIBS := $(LIBMETER_A) $(NL_LIBS) -lpthread -ldl
 
-$(TOOLS_APPEL): selftests/host/tools_appel.c lib/meter.h $(LIBMETER_A)
+$(TOOLS_APPEL): selftests/host/tools_appel.c include/meter.h $(LIBMETER_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(TOOLS_APPEL_LIBS)
 
-$(TOOLS_APPEL_AUTO): selftests/host/tools_appel.c lib/meter.h $(LIBMETER_A)
+$(TOOLS_APPEL_AUTO): selftests/host/tools_appel.c include/meter.h $(LIBMETER_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DAPPEL_AUTO -finstrument-functions -o $@ $< \
 		$(LDFLAGS) $(TOOLS_APPEL_LIBS)
@@ -29,7 +29,7 @@ $(TOOLS_APPEL_AUTO): selftests/host/tools_appel.c lib/meter.h $(LIBMETER_A)
 TOOLS_SPLIT_CHANGED := $(BUILD)/selftests/split_light4 \
 	$(BUILD)/selftests/split_light8
 $(TOOLS_SPLIT_CHANGED): $(BUILD)/selftests/split_light%: examples/split.c \
-		lib/meter.h $(LIBMETER_SO)
+		include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSPLIT_LIGHT_UNITS=$* -o $@ $< -L$(BUILD)/lib \
 		-Wl,-rpath,'$$ORIGIN/../lib' -lmeter $(LDFLAGS)

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Process trees (analysis/tree.c): which sessions descend from which, and
+ * Process trees (analysis/proctree.c): which sessions descend from which, and
  * a merged profile's processes summed by program.  A session's
  * parent_cookie is its nearest profiled ancestor's cookie (a forked
  * child's parent, or the last profiled process above an exec through
  * programs that are not instrumented), or the token meter-run
  * --follow-fork gave the run where there is none.
  */
-#ifndef METER_TREE_H
-#define METER_TREE_H
+#ifndef METER_PROCTREE_H
+#define METER_PROCTREE_H
 
 #include "model.h"
 
@@ -45,4 +45,4 @@ struct meter_program {
 size_t meter_programs(const struct meter_profile *p,
 		      struct meter_program **out);
 
-#endif /* METER_TREE_H */
+#endif /* METER_PROCTREE_H */

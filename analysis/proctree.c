@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree.h"
+#include "proctree.h"
 
 struct cookie_key {
 	uint64_t cookie;
