@@ -22,8 +22,9 @@
 #include "kmod_util.h"
 #include "raw_genl.h"
 
-/* A child process registers and exits: its session is finished. */
-static uint64_t finished_session(void)
+
+/* A finished session of uid's: a child takes the uid and registers. */
+static uint64_t finished_session_of(uid_t uid)
 {
 	uint64_t cookie = 0;
 	int fds[2], st;
@@ -33,9 +34,9 @@ static uint64_t finished_session(void)
 		ku_bail("pipe", -errno, NULL);
 	pid = fork();
 	if (!pid) {
-		struct meter_nl *nl = ku_open();
-
-		cookie = ku_register(nl, ku_page(), 10000000);
+		if (setuid(uid) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+			_exit(2);
+		cookie = ku_register(ku_open(), ku_page(), 10000000);
 		if (write(fds[1], &cookie, sizeof(cookie)) != sizeof(cookie))
 			_exit(3);
 		_exit(0);
@@ -46,6 +47,12 @@ static uint64_t finished_session(void)
 	close(fds[0]);
 	waitpid(pid, &st, 0);
 	return cookie;
+}
+
+/* A child process registers and exits: its session is finished. */
+static uint64_t finished_session(void)
+{
+	return finished_session_of(geteuid());
 }
 
 /* Finished sessions of uid, as root lists them. */
@@ -154,31 +161,6 @@ TEST(max_user_finished_bounds_one_users_store)
 	meter_nl_close(nl);
 }
 
-/* A finished session of uid's: a child takes the uid and registers. */
-static uint64_t finished_session_of(uid_t uid)
-{
-	uint64_t cookie = 0;
-	int fds[2], st;
-	pid_t pid;
-
-	if (pipe(fds))
-		ku_bail("pipe", -errno, NULL);
-	pid = fork();
-	if (!pid) {
-		if (setuid(uid) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
-			_exit(2);
-		cookie = ku_register(ku_open(), ku_page(), 10000000);
-		if (write(fds[1], &cookie, sizeof(cookie)) != sizeof(cookie))
-			_exit(3);
-		_exit(0);
-	}
-	close(fds[1]);
-	if (read(fds[0], &cookie, sizeof(cookie)) != sizeof(cookie))
-		cookie = 0;
-	close(fds[0]);
-	waitpid(pid, &st, 0);
-	return cookie;
-}
 
 /* SESSION_GET of cookie on a raw socket: 0, or the kernel's -errno. */
 static int raw_session_get(int fd, uint64_t cookie)
