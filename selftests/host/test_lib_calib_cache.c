@@ -29,16 +29,21 @@ static uint64_t cost_of(const char *mode, const char *label,
 			      env_dir, extra, NULL };
 	struct meter_profile *p;
 	uint64_t c = 0;
+	int rc;
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", mode);
 	snprintf(path, sizeof(path), "%s/%s.json", scratch(), label);
 	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
-	if (run_prog(prog, env, args, NULL, 0) == 0 && !access(path, F_OK)) {
+	rc = run_prog(prog, env, args, NULL, 0);
+	if (rc == 0 && !access(path, F_OK)) {
 		p = load_profile(path);
 		if (p)
 			c = p->call_cost_ps;
 		meter_profile_free(p);
 	}
+	if (!c)
+		printf("# %s (%s): exit %d, no call cost in %s\n", prog,
+		       label, rc, path);
 	return c;
 }
 
