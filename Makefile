@@ -136,6 +136,7 @@ warn-module: $(call WARN_KO,$(KVER))
 -include analysis/analysis.mk
 -include plugin/plugin.mk
 -include tools/tools.mk
+-include python/python.mk
 -include fuzz/fuzz.mk
 -include examples/examples.mk
 -include selftests/selftests.mk

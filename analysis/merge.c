@@ -395,6 +395,8 @@ static int merge_funcs(struct meter_profile *dst,
 			func_insert(names, dst, idx);
 		}
 		df = &dst->funcs[idx];
+		if (meter_func_set_source(df, sf->file, sf->line))
+			return -1;
 		df->calls += sf->calls;
 		df->self_samples += sf->self_samples;
 		df->total_samples += sf->total_samples;

@@ -18,6 +18,9 @@ void meter_profile_free(struct meter_profile *p);
 int meter_array_grow(void **arr, size_t *cap, size_t need, size_t sz);
 
 /* Appenders copy their arguments; they return NULL or -1 on ENOMEM. */
+/* f's source, copied, where it has none yet (file NULL, line 0: none) */
+int meter_func_set_source(struct meter_func *f, const char *file,
+			  uint32_t line);
 struct meter_func *meter_profile_add_func(struct meter_profile *p,
 					  uint32_t id, const char *name);
 struct meter_stack *meter_profile_add_stack(struct meter_profile *p,

@@ -32,8 +32,10 @@ void meter_profile_free(struct meter_profile *p)
 
 	if (!p)
 		return;
-	for (i = 0; i < p->nfuncs; i++)
+	for (i = 0; i < p->nfuncs; i++) {
 		free(p->funcs[i].name);
+		free(p->funcs[i].file);
+	}
 	for (i = 0; i < p->nstacks; i++)
 		free(p->stacks[i].frames);
 	free(p->funcs);
@@ -91,6 +93,17 @@ static char *name_copy(const char *name)
 		return strdup(name);
 	}
 	return out;
+}
+
+int meter_func_set_source(struct meter_func *f, const char *file,
+			  uint32_t line)
+{
+	if (!f->line)
+		f->line = line;
+	if (f->file || !file)
+		return 0;
+	f->file = strdup(file);
+	return f->file ? 0 : -1;
 }
 
 struct meter_func *meter_profile_add_func(struct meter_profile *p,

@@ -201,6 +201,30 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A function's "file" and "line" (optional): where it is defined. */
+static int read_source(struct schema *sc, struct json_object *o,
+		       const char *ctx, struct meter_func *f)
+{
+	struct json_object *v = js_get(o, "file");
+	const char *s;
+
+	f->line = (uint32_t)js_get_uint(sc, o, ctx, "line", UINT32_MAX, false);
+	if (sc->failed || !v)
+		return sc->failed ? -1 : 0;
+	s = js_str_value(sc, v);
+	if (!s) {
+		if (!sc->failed)
+			js_serr(sc, "%s: \"file\" must be a string", ctx);
+		return -1;
+	}
+	f->file = strdup(s);
+	if (!f->file) {
+		js_serr(sc, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 static int read_functions(struct schema *sc, struct json_object *root,
 			  struct meter_profile *p)
 {
@@ -251,6 +275,8 @@ static int read_functions(struct schema *sc, struct json_object *root,
 		f->alloc_bytes = js_get_uint(sc, o, ctx, "alloc_bytes",
 					  UINT64_MAX, false);
 		f->flat = js_get_bool(sc, o, ctx, "flat");
+		if (read_source(sc, o, ctx, f))
+			return -1;
 		f->self_off[METER_OFF_RUNQ] =
 			js_get_uint(sc, o, ctx, "self_runq", f->self_samples,
 				 false);

@@ -34,6 +34,8 @@ enum meter_off_kind {
 struct meter_func {
 	uint32_t id;		/* unique within the profile, >= 1 */
 	char *name;
+	char *file;		/* the source it is defined in, or NULL */
+	uint32_t line;		/* the line its definition starts on, or 0 */
 	uint64_t calls;
 	uint64_t self_samples;
 	uint64_t total_samples;	/* once per sample, recursion or not */

@@ -134,6 +134,12 @@ static void write_functions(const struct meter_profile *p, FILE *out)
 				", \"self_blocked\": %" PRIu64,
 				f->self_off[METER_OFF_RUNQ],
 				f->self_off[METER_OFF_BLOCKED]);
+		if (f->file) {
+			fputs(", \"file\": ", out);
+			put_string(out, f->file);
+		}
+		if (f->line)
+			fprintf(out, ", \"line\": %" PRIu32, f->line);
 		fprintf(out, "%s}", f->flat ? ", \"flat\": true" : "");
 	}
 	fputs(p->nfuncs ? "\n  ],\n" : "],\n", out);

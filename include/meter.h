@@ -64,6 +64,19 @@ meter_record_t *meter_record_register(const char *name);
 void meter_enter(meter_record_t *rec);
 void meter_leave(meter_record_t *rec);
 
+/*
+ * For runtimes whose functions have a source: meter_record_register_at()
+ * also gives the record its file (copied; NULL for none) and the line its
+ * definition starts on (0 for none), which the profile carries.
+ * meter_resume() continues an activation that was left without ending (a
+ * generator or coroutine resumed after a yield): it is pushed as
+ * meter_enter() pushes it, but not counted as a call; meter_leave() ends
+ * it again at the next yield.
+ */
+meter_record_t *meter_record_register_at(const char *name, const char *file,
+					 uint32_t line);
+void meter_resume(meter_record_t *rec);
+
 /* The backend in use: "kernel", "signal" or "off" (decided at first use). */
 const char *meter_backend(void);
 

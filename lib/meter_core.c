@@ -651,6 +651,13 @@ void meter_enter(meter_record_t *rec)
 	meter_push_api(rec->id);
 }
 
+void meter_resume(meter_record_t *rec)
+{
+	if (!rec || !rec->id || !meter_thread_ready())
+		return;
+	meter_push_api(rec->id);
+}
+
 void meter_leave(meter_record_t *rec)
 {
 	struct meter_page *pg = meter__tls.page;

@@ -41,6 +41,8 @@ enum meter_rec_kind {
 /* What the registry knows of an id. */
 struct meter_rec_info {
 	char *name;		/* NULL for an automatic record not yet named */
+	char *file;		/* API records: the source, or NULL */
+	uint32_t line;		/* API records: the first line, or 0 */
 	uintptr_t addr;		/* automatic records: function address */
 	uint32_t kind;
 	bool flat;		/* METER__REC_FLAT: the flat sequence */
@@ -215,6 +217,7 @@ static inline void meter_count_slow(void)
 /* meter_registry.c */
 /* The id table, mapped once; false when it cannot be. */
 bool meter_registry_ready(void) METER_HIDDEN;
+uint32_t meter_record_new_at(const char *name, char *file, uint32_t line);
 uint32_t meter_record_new(uint32_t kind, const char *name,
 			  uintptr_t addr) METER_HIDDEN;
 /* The same with meter_g.lock held, names not sent. */

@@ -105,6 +105,8 @@ static void fill_func(struct meter_func *f, uint32_t id)
 	f->id = id;
 	f->name = (char *)meter_rec_name(id);
 	f->flat = meter_g.recs[id].flat;
+	f->file = meter_g.recs[id].file;
+	f->line = meter_g.recs[id].line;
 	f->calls = meter_g.calls_done[id];
 	if (meter_g.alloc_calls_done) {
 		f->alloc_calls = meter_g.alloc_calls_done[id];

@@ -40,6 +40,23 @@ uint32_t meter_record_new_locked(uint32_t kind, const char *name,
 	return id;
 }
 
+/* An API record with its source; file (malloc'd) is the record's. */
+uint32_t meter_record_new_at(const char *name, char *file, uint32_t line)
+{
+	uint32_t id;
+
+	pthread_mutex_lock(&meter_g.lock);
+	id = meter_record_new_locked(METER_REC_API, name, 0);
+	if (id) {
+		meter_g.recs[id].file = file;
+		meter_g.recs[id].line = line;
+	}
+	if (id && meter_tstate == METER_T_LIVE)
+		meter_send_names_locked();
+	pthread_mutex_unlock(&meter_g.lock);
+	return id;
+}
+
 uint32_t meter_record_new(uint32_t kind, const char *name, uintptr_t addr)
 {
 	uint32_t id;
@@ -120,20 +137,31 @@ uint32_t meter_manual_record_id(struct meter_record *rec)
 	return id;
 }
 
-meter_record_t *meter_record_register(const char *name)
+meter_record_t *meter_record_register_at(const char *name, const char *file,
+					 uint32_t line)
 {
 	meter_record_t *rec = aligned_alloc(_Alignof(meter_record_t),
 					    sizeof(*rec));
+	char *f = file ? strdup(file) : NULL;
 
-	if (!rec)
-		return NULL;
+	if (!rec || (file && !f))
+		goto fail;
 	memset(rec, 0, sizeof(*rec));
 	rec->magic = METER__RECORD_MAGIC;
-	rec->id = meter_record_new(METER_REC_API, name ? name : "?", 0);
-	if (!rec->id) {
-		free(rec);
-		return NULL;
-	}
+	rec->id = meter_record_new_at(name ? name : "?", f, line);
+	if (!rec->id)
+		goto fail;
 	rec->name = meter_g.recs[rec->id].name;
+	rec->file = f;
+	rec->line = line;
 	return rec;
+fail:
+	free(f);
+	free(rec);
+	return NULL;
+}
+
+meter_record_t *meter_record_register(const char *name)
+{
+	return meter_record_register_at(name, NULL, 0);
 }

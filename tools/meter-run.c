@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "nldump.h"
 #include "run_collect.h"
+#include "run_python.h"
 
 enum {
 	OPT_PERIOD = OPT_CLI_LAST,
@@ -446,7 +447,7 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		return -1;
 	}
 	if (rr->pid == 0) {
-		char out[1100];
+		char out[1100], **py;
 		int e;
 
 		close(pfd[0]);
@@ -465,7 +466,8 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		setenv_u64("METER_PARENT_COOKIE", token);
 		if (o->alloc_lib[0])
 			preload_alloc(o->alloc_lib);
-		execvp(o->argv[0], o->argv);
+		py = run_python_argv(o->argv);
+		execvp(o->argv[0], py ? py : o->argv);
 		e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
 			_exit(127);

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: MIT
+#
+# python: meter's CPython integration (Documentation/python.md) for
+# Debian's /usr/bin/python3 (3.11, python3-dev): the package meter/ and
+# its C extension, built into build/python/ so that meter-run, which puts
+# that directory on PYTHONPATH, runs Python programs from the build tree.
+# The extension links libmeter.so (one runtime in the process, shared
+# with any C extension built with meter's plugin), found through an
+# $ORIGIN rpath in the build tree and through ld.so's cache when installed.
+
+PYTHON3 ?= /usr/bin/python3
+PY_INCLUDE := $(shell $(PYTHON3) -c 'import sysconfig; print(sysconfig.get_path("include"))' 2>/dev/null)
+PY_EXT_SUFFIX := $(shell $(PYTHON3) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+PY_SITE ?= $(shell $(PYTHON3) -c 'import sysconfig; print(sysconfig.get_path("purelib", vars={"base": "$(PREFIX)"}))' 2>/dev/null)
+
+ifneq ($(wildcard $(PY_INCLUDE)/Python.h),)
+PY_PKG := $(BUILD)/python/meter
+PY_EXT := $(PY_PKG)/_meter$(PY_EXT_SUFFIX)
+PY_SOURCES := $(wildcard python/meter/*.py)
+PY_FILES := $(patsubst python/meter/%,$(PY_PKG)/%,$(PY_SOURCES))
+
+$(PY_EXT): python/_meter.c include/meter.h $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -I$(PY_INCLUDE) -fPIC -shared -o $@ $< \
+		-L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../../lib' -lmeter $(LDFLAGS)
+
+$(PY_PKG)/%.py: python/meter/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+ALL_TARGETS += $(PY_EXT) $(PY_FILES)
+endif
