@@ -127,24 +127,81 @@ out:
 	return rec;
 }
 
-/* The code object's record; NULL when none can be made.  globals is
- * borrowed, for the module's name. */
-static meter_record_t *code_record(PyObject *globals, PyCodeObject *co)
+/*
+ * CPython 3.11 runs a Python __getitem__ reached by obj[key] inside its
+ * caller's evaluation, without the frame function, once the subscript is
+ * specialized (BINARY_SUBSCR_GETITEM; its specialization does not check
+ * for PEP 523 as the call's does): networkx's were 19 calls where cProfile
+ * saw 44,459.  The specialization needs the function's version to fit in
+ * 16 bits, so a __getitem__ gets one that does not, from a range of its
+ * own where versions never meet the interpreter's (they count up from 1):
+ * its subscripts stay generic, and a site specialized before start()
+ * fails its version check and goes back.  It has to happen before any
+ * subscript specializes on the function, which code that has warmed up
+ * (quickened after a few loops) does at the first execution, often
+ * before the function has run through the frame function at all.  So
+ * the versions are set where __getitem__ functions come from: when a
+ * class body (or a module, or exec'd code) has run, in the namespace it
+ * leaves, and at start() in every function that exists.  A __getitem__
+ * put on a class later (setattr, type() with a function made elsewhere)
+ * gets its version when it first runs through the frame function, and
+ * calls inlined before that are not counted.
+ */
+#define EXTRA_GETITEM	((uintptr_t)1)	/* records are 32-byte aligned */
+
+static uint32_t next_wide_version = 0x80000000u;
+
+static void keep_unspecialized(PyFunctionObject *f)
+{
+	if (f && f->func_version < 0x80000000u)
+		f->func_version = next_wide_version++;
+}
+
+static PyObject *getitem_str;	/* "__getitem__", interned */
+
+/* After a class body ran: its namespace's __getitem__, if a function. */
+static void keep_namespace_unspecialized(PyObject *ns)
+{
+	PyObject *f = PyDict_GetItem(ns, getitem_str);
+
+	if (f && PyFunction_Check(f))
+		keep_unspecialized((PyFunctionObject *)f);
+}
+
+static bool is_getitem(PyCodeObject *co)
+{
+	return co->co_argcount == 2 &&
+	       PyUnicode_CompareWithASCIIString(co->co_name,
+						"__getitem__") == 0;
+}
+
+/*
+ * The code object's record, tagged EXTRA_GETITEM for a __getitem__; 0
+ * when none can be made.  globals is borrowed, for the module's name.
+ */
+static uintptr_t code_extra(PyObject *globals, PyCodeObject *co)
 {
 	PyObject *type, *value, *tb;
-	meter_record_t *rec;
-	void *x = NULL;
+	uintptr_t x;
+	void *got = NULL;
 
-	if (_PyCode_GetExtra((PyObject *)co, extra_index, &x) == 0 && x)
-		return x;
+	if (_PyCode_GetExtra((PyObject *)co, extra_index, &got) == 0 && got)
+		return (uintptr_t)got;
 	/* a return by exception comes with the exception set: keep it */
 	PyErr_Fetch(&type, &value, &tb);
-	rec = new_code_record(globals, co);
-	if (rec)
-		_PyCode_SetExtra((PyObject *)co, extra_index, rec);
+	x = (uintptr_t)new_code_record(globals, co);
+	if (x && is_getitem(co))
+		x |= EXTRA_GETITEM;
+	if (x)
+		_PyCode_SetExtra((PyObject *)co, extra_index, (void *)x);
 	PyErr_Clear();
 	PyErr_Restore(type, value, tb);
-	return rec;
+	return x;
+}
+
+static meter_record_t *code_record(PyObject *globals, PyCodeObject *co)
+{
+	return (meter_record_t *)(code_extra(globals, co) & ~EXTRA_GETITEM);
 }
 
 /*
@@ -185,7 +242,7 @@ static void on_return(PyFrameObject *frame)
 
 	/* a frame entered before start() has no record: nothing to end */
 	if (_PyCode_GetExtra((PyObject *)co, extra_index, &x) == 0 && x)
-		meter_leave(x);
+		meter_leave((void *)((uintptr_t)x & ~EXTRA_GETITEM));
 	Py_DECREF(co);
 }
 
@@ -198,17 +255,29 @@ static void on_return(PyFrameObject *frame)
 static PyObject *eval_frame(PyThreadState *ts, struct _PyInterpreterFrame *fr,
 			    int throwflag)
 {
-	meter_record_t *rec = code_record(fr->f_globals, fr->f_code);
-	PyObject *r;
+	uintptr_t x = code_extra(fr->f_globals, fr->f_code);
+	meter_record_t *rec = (meter_record_t *)(x & ~EXTRA_GETITEM);
+	PyObject *r, *ns = NULL;
 
 	if (!rec)
 		return prev_eval(ts, fr, throwflag);
+	if (x & EXTRA_GETITEM)
+		keep_unspecialized(fr->f_func);
+	if (!(fr->f_code->co_flags & CO_OPTIMIZED) && fr->f_locals &&
+	    PyDict_CheckExact(fr->f_locals)) {
+		ns = fr->f_locals;	/* a class body's, a module's */
+		Py_INCREF(ns);
+	}
 	if (fr->owner == FRAME_OWNED_BY_GENERATOR)
 		meter_resume(rec);
 	else
 		meter_enter(rec);
 	r = prev_eval(ts, fr, throwflag);
 	meter_leave(rec);
+	if (ns) {
+		keep_namespace_unspecialized(ns);
+		Py_DECREF(ns);
+	}
 	return r;
 }
 
@@ -454,6 +523,29 @@ static int start_hooks(void)
 	return 0;
 }
 
+/* Every __getitem__ function that exists: gc.get_objects() holds them. */
+static int keep_all_unspecialized(void)
+{
+	PyObject *gc = PyImport_ImportModule("gc"), *all;
+	Py_ssize_t i;
+
+	if (!gc)
+		return -1;
+	all = PyObject_CallMethod(gc, "get_objects", NULL);
+	Py_DECREF(gc);
+	if (!all)
+		return -1;
+	for (i = 0; i < PyList_GET_SIZE(all); i++) {
+		PyObject *o = PyList_GET_ITEM(all, i);
+
+		if (PyFunction_Check(o) &&
+		    is_getitem((PyCodeObject *)PyFunction_GET_CODE(o)))
+			keep_unspecialized((PyFunctionObject *)o);
+	}
+	Py_DECREF(all);
+	return 0;
+}
+
 static PyObject *start(PyObject *mod, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "builtins", NULL };
@@ -471,6 +563,8 @@ static PyObject *start(PyObject *mod, PyObject *args, PyObject *kw)
 			return NULL;
 		Py_RETURN_TRUE;
 	}
+	if (keep_all_unspecialized())
+		return NULL;
 	/* another PEP 523 user's function (a debugger's) runs inside ours */
 	prev_eval = _PyInterpreterState_GetEvalFrameFunc(interp);
 	_PyInterpreterState_SetEvalFrameFunc(interp, eval_frame);
@@ -587,7 +681,9 @@ PyMODINIT_FUNC PyInit__meter(void)
 	by_key = PyDict_New();
 	names_taken = PyDict_New();
 	thread_start = PyObject_GetAttrString(m, "_thread_first_event");
-	if (extra_index < 0 || !by_key || !names_taken || !thread_start) {
+	getitem_str = PyUnicode_InternFromString("__getitem__");
+	if (extra_index < 0 || !by_key || !names_taken || !thread_start ||
+	    !getitem_str) {
 		Py_DECREF(m);
 		return NULL;
 	}

