@@ -210,6 +210,12 @@ static int meter_nl_parse_func(struct meter_profile *p, struct nlattr *nest)
 		meter_nl_get_u64(tb[METER_A_FUNC_SELF_RUNQ]);
 	f->self_off[METER_OFF_BLOCKED] =
 		meter_nl_get_u64(tb[METER_A_FUNC_SELF_BLOCKED]);
+	if (tb[METER_A_FUNC_FILE]) {
+		f->file = meter_nl_get_str(tb[METER_A_FUNC_FILE], &bad);
+		if (bad)
+			return -ENOMEM;
+	}
+	f->line = meter_nl_get_u32(tb[METER_A_FUNC_LINE]);
 	return meter_nl_func_ok(p, f) ? 0 : -EPROTO;
 }
 

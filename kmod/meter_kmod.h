@@ -131,7 +131,9 @@ struct meter_func_slot {
 	u64 calls;		/* under meter_mutex */
 	u64 alloc_calls;
 	u64 alloc_bytes;
-	char *name;		/* under meter_mutex */
+	char *name;		/* under meter_mutex: "NAME", or "NAME\0FILE" */
+	u32 file_off;		/* FILE's offset in name; 0: none */
+	u32 line;		/* the definition's first line; 0: none */
 };
 
 struct meter_session {
@@ -209,8 +211,30 @@ int meter_session_reset(struct meter_session *s);
 void meter_sessions_evict(void);
 void meter_sessions_destroy(void);
 int meter_session_set_period(struct meter_session *s, u64 period_ns);
-int meter_session_name_funcs(struct meter_session *s, const u32 *ids,
-			     char **names, size_t n,
+/* The bytes of a slot's name and file, with their NULs. */
+static inline size_t meter_slot_text_len(const struct meter_func_slot *slot)
+{
+	if (!slot->name)
+		return 0;
+	return slot->file_off ?
+		slot->file_off + strlen(slot->name + slot->file_off) + 1 :
+		strlen(slot->name) + 1;
+}
+
+/*
+ * One function of ADD_FUNCS: text is "NAME" or "NAME\0FILE", len bytes
+ * with the NULs.
+ */
+struct meter_func_name {
+	u32 id;
+	u32 line;
+	u32 file_off;			/* 0: no file */
+	u32 len;
+	char *text;
+};
+
+int meter_session_name_funcs(struct meter_session *s,
+			     struct meter_func_name *fn, size_t n,
 			     struct netlink_ext_ack *extack);
 int meter_session_add_calls(struct meter_session *s, pid_t tid,
 			    const struct meter_call_counts *c, size_t n,
@@ -357,6 +381,8 @@ struct meter_snap_func {
 	u64 self_off[2];
 	u32 id;
 	u32 name_off;		/* into names; U32_MAX: no name */
+	u32 file_off;		/* into names; U32_MAX: no file */
+	u32 line;
 	u32 last_stack;		/* for totals: last stack counted + 1 */
 };
 

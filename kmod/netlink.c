@@ -55,6 +55,9 @@ static const struct nla_policy meter_func_policy[METER_A_FUNC_MAX + 1] = {
 	[METER_A_FUNC_ID] = NLA_POLICY_FULL_RANGE(NLA_U32, &meter_id_range),
 	[METER_A_FUNC_NAME] = { .type = NLA_NUL_STRING,
 				.len = METER_FUNC_NAME_MAX - 1 },
+	[METER_A_FUNC_FILE] = { .type = NLA_NUL_STRING,
+				.len = METER_FUNC_NAME_MAX - 1 },
+	[METER_A_FUNC_LINE] = { .type = NLA_U32 },
 };
 
 static const struct nla_policy meter_add_funcs_policy[METER_A_MAX + 1] = {
@@ -215,15 +218,72 @@ static int meter_genl_unregister(struct sk_buff *skb, struct genl_info *info)
 	return meter_thread_unregister(info->extack);
 }
 
+/* A function's name and file, "NAME" or "NAME\0FILE", kmalloc'd. */
+static int meter_func_name_copy(struct nlattr **tb, struct meter_func_name *fn)
+{
+	size_t nlen = nla_len(tb[METER_A_FUNC_NAME]);
+	size_t flen = tb[METER_A_FUNC_FILE] ? nla_len(tb[METER_A_FUNC_FILE]) : 0;
+
+	/* the policy has checked both for a NUL within their lengths */
+	nlen = strnlen(nla_data(tb[METER_A_FUNC_NAME]), nlen) + 1;
+	if (flen)
+		flen = strnlen(nla_data(tb[METER_A_FUNC_FILE]), flen) + 1;
+	fn->id = nla_get_u32(tb[METER_A_FUNC_ID]);
+	fn->line = tb[METER_A_FUNC_LINE] ?
+		nla_get_u32(tb[METER_A_FUNC_LINE]) : 0;
+	fn->file_off = flen ? nlen : 0;
+	fn->len = nlen + flen;
+	fn->text = kmalloc(fn->len, GFP_KERNEL_ACCOUNT);
+	if (!fn->text)
+		return -ENOMEM;
+	memcpy(fn->text, nla_data(tb[METER_A_FUNC_NAME]), nlen);
+	if (flen)
+		memcpy(fn->text + nlen, nla_data(tb[METER_A_FUNC_FILE]), flen);
+	return 0;
+}
+
+/* One METER_A_FUNC checked: an id, a name, a name and file that fit. */
+static int meter_func_check(struct nlattr *f, struct nlattr **tb,
+			    struct netlink_ext_ack *extack)
+{
+	size_t len;
+	int ret;
+
+	if (nla_type(f) != METER_A_FUNC) {
+		NL_SET_ERR_MSG_ATTR(extack, f, "expected METER_A_FUNC");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, METER_A_FUNC_MAX, f, meter_func_policy,
+			       extack);
+	if (ret)
+		return ret;
+	if (!tb[METER_A_FUNC_ID] || !tb[METER_A_FUNC_NAME]) {
+		NL_SET_ERR_MSG_ATTR(extack, f,
+				    "function needs an id and a name");
+		return -EINVAL;
+	}
+	if (!tb[METER_A_FUNC_FILE])
+		return 0;
+	len = strnlen(nla_data(tb[METER_A_FUNC_NAME]),
+		      nla_len(tb[METER_A_FUNC_NAME])) + 1 +
+	      strnlen(nla_data(tb[METER_A_FUNC_FILE]),
+		      nla_len(tb[METER_A_FUNC_FILE])) + 1;
+	if (len > METER_FUNC_NAME_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, f,
+				    "name and file past METER_FUNC_NAME_MAX");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int meter_genl_add_funcs(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[METER_A_FUNC_MAX + 1];
+	struct meter_func_name *fn = NULL;
 	struct meter_session *s;
 	size_t n = 0, i = 0;
-	char **names = NULL;
 	struct nlattr *f;
 	int rem, ret = 0;
-	u32 *ids = NULL;
 
 	if (GENL_REQ_ATTR_CHECK(info, METER_A_FUNCS)) {
 		NL_SET_ERR_MSG_MOD(info->extack,
@@ -232,54 +292,35 @@ static int meter_genl_add_funcs(struct sk_buff *skb, struct genl_info *info)
 	}
 	/* Check every entry before changing anything. */
 	nla_for_each_nested(f, info->attrs[METER_A_FUNCS], rem) {
-		if (nla_type(f) != METER_A_FUNC) {
-			NL_SET_ERR_MSG_ATTR(info->extack, f,
-					    "expected METER_A_FUNC");
-			return -EINVAL;
-		}
-		ret = nla_parse_nested(tb, METER_A_FUNC_MAX, f,
-				       meter_func_policy, info->extack);
+		ret = meter_func_check(f, tb, info->extack);
 		if (ret)
 			return ret;
-		if (!tb[METER_A_FUNC_ID] || !tb[METER_A_FUNC_NAME]) {
-			NL_SET_ERR_MSG_ATTR(info->extack, f,
-					    "function needs an id and a name");
-			return -EINVAL;
-		}
 		n++;
 	}
 	/* The names are copied before the session is touched. */
-	ids = kcalloc(n, sizeof(*ids), GFP_KERNEL_ACCOUNT);
-	names = kcalloc(n, sizeof(*names), GFP_KERNEL_ACCOUNT);
-	if (!ids || !names) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
+	fn = kcalloc(n, sizeof(*fn), GFP_KERNEL_ACCOUNT);
+	if (!fn)
+		return -ENOMEM;
 	nla_for_each_nested(f, info->attrs[METER_A_FUNCS], rem) {
 		nla_parse_nested(tb, METER_A_FUNC_MAX, f, meter_func_policy,
 				 NULL);
-		ids[i] = nla_get_u32(tb[METER_A_FUNC_ID]);
-		names[i] = kstrdup(nla_data(tb[METER_A_FUNC_NAME]),
-				   GFP_KERNEL_ACCOUNT);
-		if (!names[i]) {
-			ret = -ENOMEM;
+		ret = meter_func_name_copy(tb, &fn[i]);
+		if (ret)
 			goto out_free;
-		}
 		i++;
 	}
 
 	mutex_lock(&meter_mutex);
 	s = meter_own_session(info->extack);
 	if (s)
-		ret = meter_session_name_funcs(s, ids, names, n, info->extack);
+		ret = meter_session_name_funcs(s, fn, n, info->extack);
 	else
 		ret = -ENOENT;
 	mutex_unlock(&meter_mutex);
 out_free:
-	for (i = 0; names && i < n; i++)
-		kfree(names[i]);
-	kfree(names);
-	kfree(ids);
+	for (i = 0; i < n; i++)
+		kfree(fn[i].text);
+	kfree(fn);
 	return ret;
 }
 

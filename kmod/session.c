@@ -537,13 +537,22 @@ static int meter_session_make_slot(struct meter_session *s, u32 id,
 	return 0;
 }
 
+static bool meter_slot_same(const struct meter_func_slot *slot,
+			    const struct meter_func_name *fn)
+{
+	return slot->name && slot->line == fn->line &&
+	       slot->file_off == fn->file_off &&
+	       meter_slot_text_len(slot) == fn->len &&
+	       !memcmp(slot->name, fn->text, fn->len);
+}
+
 /*
- * ADD_FUNCS: names[i] (the caller's copies) become the names of ids[i],
- * all of them or, on an error, none.  A name taken is set to NULL in
- * names; the caller frees the rest.  Caller holds meter_mutex.
+ * ADD_FUNCS: fn[i].text (the caller's copies) become the names and files
+ * of fn[i].id, all of them or, on an error, none.  A text taken is set to
+ * NULL; the caller frees the rest.  Caller holds meter_mutex.
  */
-int meter_session_name_funcs(struct meter_session *s, const u32 *ids,
-			     char **names, size_t n,
+int meter_session_name_funcs(struct meter_session *s,
+			     struct meter_func_name *fn, size_t n,
 			     struct netlink_ext_ack *extack)
 {
 	size_t limit = (size_t)meter_max_session_mb << 20, names_bytes = 0;
@@ -553,29 +562,31 @@ int meter_session_name_funcs(struct meter_session *s, const u32 *ids,
 
 	/* names count against the session's bound, as its counters do */
 	for (i = 0; i < n; i++)
-		names_bytes += strlen(names[i]) + 1;
+		names_bytes += fn[i].len;
 	if (s->bytes + names_bytes > limit) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "names past the session's memory bound");
 		return -ENOSPC;
 	}
 	for (i = 0; i < n; i++) {
-		ret = meter_session_make_slot(s, ids[i], extack);
+		ret = meter_session_make_slot(s, fn[i].id, extack);
 		if (ret)
 			return ret;
 	}
 	for (i = 0; i < n; i++) {
-		slot = meter_session_slot(s, ids[i], false);
-		if (slot->name && !strcmp(slot->name, names[i]))
+		slot = meter_session_slot(s, fn[i].id, false);
+		if (meter_slot_same(slot, &fn[i]))
 			continue;
 		if (!slot->name && !slot->calls)
 			s->nfuncs++;
 		else if (slot->name)
-			s->bytes -= strlen(slot->name) + 1;
+			s->bytes -= meter_slot_text_len(slot);
 		kfree(slot->name);
-		slot->name = names[i];
-		names[i] = NULL;
-		s->bytes += strlen(slot->name) + 1;
+		slot->name = fn[i].text;
+		slot->file_off = fn[i].file_off;
+		slot->line = fn[i].line;
+		fn[i].text = NULL;
+		s->bytes += fn[i].len;
 	}
 	return 0;
 }

@@ -190,8 +190,7 @@ static void meter_snap_count(struct meter_session *s, u32 *nfuncs,
 			    !atomic64_read(&chunk[i].self))
 				continue;
 			n++;
-			if (chunk[i].name)
-				len += strlen(chunk[i].name) + 1;
+			len += meter_slot_text_len(&chunk[i]);
 		}
 	}
 	*nfuncs = n;
@@ -230,10 +229,14 @@ static void meter_snap_funcs(struct meter_session *s, struct meter_snap *sn,
 			f->alloc_calls = sl->alloc_calls;
 			f->alloc_bytes = sl->alloc_bytes;
 			f->name_off = U32_MAX;
+			f->file_off = U32_MAX;
+			f->line = sl->line;
 			if (sl->name) {
-				size_t len = strlen(sl->name) + 1;
+				size_t len = meter_slot_text_len(sl);
 
 				f->name_off = off;
+				if (sl->file_off)
+					f->file_off = off + sl->file_off;
 				memcpy(sn->names + off, sl->name, len);
 				off += len;
 			}
@@ -480,7 +483,10 @@ int meter_put_func(struct sk_buff *skb, const struct meter_snap *sn,
 	    nla_put_u64_64bit(skb, METER_A_FUNC_SELF_RUNQ, f->self_off[0],
 			      METER_A_FUNC_PAD) ||
 	    nla_put_u64_64bit(skb, METER_A_FUNC_SELF_BLOCKED, f->self_off[1],
-			      METER_A_FUNC_PAD)) {
+			      METER_A_FUNC_PAD) ||
+	    (f->file_off != U32_MAX &&
+	     nla_put_string(skb, METER_A_FUNC_FILE, sn->names + f->file_off)) ||
+	    (f->line && nla_put_u32(skb, METER_A_FUNC_LINE, f->line))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

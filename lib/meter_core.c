@@ -112,6 +112,8 @@ void meter_send_names_locked(void)
 	for (id = meter_g.names_sent + 1; id <= hi; id++) {
 		f[id - meter_g.names_sent - 1].id = id;
 		f[id - meter_g.names_sent - 1].name = meter_rec_name(id);
+		f[id - meter_g.names_sent - 1].file = meter_g.recs[id].file;
+		f[id - meter_g.names_sent - 1].line = meter_g.recs[id].line;
 	}
 	if (meter_nl_add_funcs(meter_g.nl, f, n, err, sizeof(err)) == 0)
 		meter_g.names_sent = hi;

@@ -96,6 +96,8 @@ int meter_nl_unregister(struct meter_nl *nl, char *err, size_t errlen)
 
 /* the longest name (with the NUL) the loaded module took */
 static _Atomic size_t name_max = METER_FUNC_NAME_MAX;
+/* whether it takes a function's file and line (older modules refuse) */
+static _Atomic bool send_source = true;
 
 static const char *kernel_name(const char *name, char *cut, size_t cutlen)
 {
@@ -116,8 +118,27 @@ static const char *kernel_name(const char *name, char *cut, size_t cutlen)
 }
 
 /*
+ * A function's file and line where the module takes them; a file that
+ * does not fit beside the name is left out (the name matters more).
+ */
+static int put_source(struct nl_msg *msg, const struct meter_nl_func *f,
+		      const char *name)
+{
+	if (!send_source)
+		return 0;
+	if (f->file &&
+	    strlen(name) + 1 + strlen(f->file) + 1 <= METER_FUNC_NAME_MAX &&
+	    nla_put_string(msg, METER_A_FUNC_FILE, f->file))
+		return -1;
+	if (f->line && nla_put_u32(msg, METER_A_FUNC_LINE, f->line))
+		return -1;
+	return 0;
+}
+
+/*
  * One ADD_FUNCS request of f[*i...], names cut to max: *i moves past the
- * functions sent; *long_name says one was longer than OLD_NAME_MAX.
+ * functions sent; *long_name says one was longer than OLD_NAME_MAX, or
+ * came with a file or a line.
  */
 static int add_funcs_batch(struct meter_nl *nl, const struct meter_nl_func *f,
 			   size_t n, size_t *i, size_t max, bool *long_name,
@@ -143,11 +164,13 @@ static int add_funcs_batch(struct meter_nl *nl, const struct meter_nl_func *f,
 		one = nla_nest_start(msg, METER_A_FUNC);
 		if (!one ||
 		    nla_put_u32(msg, METER_A_FUNC_ID, f[*i].id) ||
-		    nla_put_string(msg, METER_A_FUNC_NAME, name))
+		    nla_put_string(msg, METER_A_FUNC_NAME, name) ||
+		    put_source(msg, &f[*i], name))
 			goto nomem;
 		nla_nest_end(msg, one);
-		used += 24 + strlen(name);
-		*long_name = *long_name || strlen(name) >= OLD_NAME_MAX;
+		used += 32 + strlen(name) + (f[*i].file ? strlen(f[*i].file) : 0);
+		*long_name = *long_name || strlen(name) >= OLD_NAME_MAX ||
+			     (send_source && (f[*i].file || f[*i].line));
 	}
 	nla_nest_end(msg, funcs);
 	return meter_nl_transact(nl, msg, NULL, NULL, "add functions", err,
@@ -168,10 +191,12 @@ int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,
 		int ret = add_funcs_batch(nl, f, n, &i, name_max, &long_name,
 					  err, errlen);
 
-		/* An older module refuses a long name; a request applies
-		 * whole or not at all, so send it again, cut to its 255. */
+		/* An older module refuses a long name, or a file; a request
+		 * applies whole or not at all, so send it again, cut to its
+		 * 255 and without files. */
 		if (ret == -EINVAL && long_name) {
 			name_max = OLD_NAME_MAX;
+			send_source = false;
 			i = from;
 			ret = add_funcs_batch(nl, f, n, &i, name_max,
 					      &long_name, err, errlen);

@@ -28,7 +28,9 @@ int meter_nl_unregister(struct meter_nl *nl, char *err, size_t errlen);
 
 struct meter_nl_func {
 	uint32_t id;
+	uint32_t line;		/* 0: none */
 	const char *name;
+	const char *file;	/* NULL: none */
 };
 /* Sends as many messages as needed. */
 int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,

@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: MIT
 #
 # Python programs under meter (python/, Documentation/python.md), on the
-# signal backend: a program with known counts gives them exactly (recursion,
+# signal backend (selftests/vm/test_py_kernel runs it in the VM on the
+# kernel backend): a program with known counts gives them exactly (recursion,
 # generators counted once however often resumed, exceptions through four
 # frames, deep recursion, two threads), its stacks stay balanced, records
 # carry file and line, builtins get records of their own when asked; the
 # program runs as a script, with -m and with -c, through meter-run and
 # through python3 -m meter; sys.exit and an uncaught exception still give
 # a profile; a program that takes the hook, deletes functions and raises
-# from __del__ neither crashes nor loses what was counted.
+# from __del__ neither crashes nor loses what was counted; a C extension
+# built with meter's plugin continues the stack into native frames and
+# back into Python, in folded, pprof and HTML output.
 set -u
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
@@ -17,23 +20,25 @@ RUN=$ROOT/build/tools/meter-run
 PY=/usr/bin/python3
 DATA=$ROOT/selftests/host/data/py
 Q="$PY $ROOT/selftests/host/py_profile.py"
+BACKEND=${METER_PY_BACKEND:-signal}
+NATIVE=$ROOT/build/selftests/py
 
 . "$ROOT/selftests/tools_lib.sh" || exit 1
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_py_counts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..17"
+echo "1..20"
 
 if [ ! -x "$PY" ] || ! ls "$ROOT"/build/python/meter/_meter*.so > /dev/null 2>&1; then
-	for i in $(seq 17); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
+	for i in $(seq 20); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
 	exit 0
 fi
 
 run() { # out.json, then the Python command line
 	local out=$1
 	shift
-	METER_QUIET=1 "$RUN" -b signal -f json -o "$out" -- "$PY" "$@" \
+	METER_QUIET=1 "$RUN" -b "$BACKEND" -f json -o "$out" -- "$PY" "$@" \
 		> "$tmp/stdout" 2> "$tmp/stderr"
 }
 
@@ -89,7 +94,7 @@ check "builtins on: math.gcd 7 calls, a list subclass's append is list.append, P
 		[ \$($Q calls '$tmp/b.json' list.append) -ge 1 ] &&
 		[ \$($Q calls '$tmp/b.json' __main__.Bag.append) = 0 ]"
 
-(cd "$DATA" && METER_QUIET=1 "$RUN" -b signal -f json -o "$tmp/m.json" -- "$PY" -m known 1000 \
+(cd "$DATA" && METER_QUIET=1 "$RUN" -b "$BACKEND" -f json -o "$tmp/m.json" -- "$PY" -m known 1000 \
 	> /dev/null 2>&1)
 check "python3 -m MODULE: the module runs as __main__ with its counts" \
 	want_calls "$tmp/m.json" __main__.fib=1973 __main__.deep=901
@@ -116,7 +121,7 @@ check "an uncaught exception: status 1, the traceback, and a profile" \
 	bash -c "[ $st = 1 ] && grep -q 'KeyError' '$tmp/stderr' &&
 		 $(declare -f want_calls); Q='$Q'; want_calls '$tmp/raise.json' __main__.f=1"
 
-METER_QUIET=1 PYTHONPATH=$ROOT/build/python "$PY" -m meter -b signal -f flat \
+METER_QUIET=1 PYTHONPATH=$ROOT/build/python "$PY" -m meter -b "$BACKEND" -f flat \
 	"$DATA/known.py" 1000 > "$tmp/front" 2> /dev/null
 check "python3 -m meter prints meter-run's report: fib's 1973 calls" \
 	bash -c "flat_rows() { $(declare -f flat_rows | tail -n +2); }
@@ -164,5 +169,28 @@ pr.disable()
 print(pr.getstats()[0].callcount if False else "ran")'
 check "cProfile inside a program profiled by meter: both count (4 calls of f)" \
 	want_calls "$tmp/cprof.json" __main__.f=4
+
+MIXED="__main__.main;call_back;__main__.cb;__main__.spin"
+NATIVE_LEAF="__main__.main;native_spin;spin_loop"
+for f in folded pprof html; do
+	PYTHONPATH=$NATIVE METER_QUIET=1 "$RUN" -b "$BACKEND" -f $f -o "$tmp/mixed.$f" \
+		-- "$PY" "$DATA/mixed.py" > /dev/null 2>&1
+done
+check "mixed stacks, folded: Python, the plugin-built extension, Python again; and a native leaf" \
+	bash -c "grep -q '$MIXED [0-9]*\$' '$tmp/mixed.folded' &&
+		 grep -q '$NATIVE_LEAF [0-9]*\$' '$tmp/mixed.folded'" ||
+	grep -E 'spin' "$tmp/mixed.folded" | sed 's/^/# /'
+if command -v go > /dev/null 2>&1; then
+	go_pprof -traces "$tmp/mixed.pprof" > "$tmp/traces" 2>&1
+	check "mixed stacks, pprof: one trace runs spin, cb, call_back, main" \
+		awk '/^-----/ { t = "" ; next }
+		     { t = t " " $NF }
+		     t ~ / __main__.spin __main__.cb call_back __main__.main/ { h = 1 }
+		     END { exit !h }' "$tmp/traces" || diag "$tmp/traces"
+else
+	skip "mixed stacks, pprof" "no go (golang-go)"
+fi
+check "mixed stacks, HTML: the page holds the native and the Python frames" \
+	bash -c "grep -q '\"call_back\"' '$tmp/mixed.html' && grep -q '\"__main__.cb\"' '$tmp/mixed.html'"
 
 exit $((fails > 0))

@@ -80,8 +80,13 @@
  *
  * METER_CMD_ADD_FUNCS (do; the sender's session)
  *   in:  METER_A_FUNCS (nest) of METER_A_FUNC (nest, repeated):
- *          METER_A_FUNC_ID u32, METER_A_FUNC_NAME string
+ *          METER_A_FUNC_ID u32, METER_A_FUNC_NAME string,
+ *          METER_A_FUNC_FILE string (optional), METER_A_FUNC_LINE u32
+ *          (optional): the source the function is defined in and the
+ *          line its definition starts on (a runtime's functions: Python's)
  *   Names a function id.  Ids are chosen by userspace, 1..METER_FUNCS_MAX.
+ *   A name and its file take at most METER_FUNC_NAME_MAX bytes together,
+ *   each with its NUL.
  *   A request applies whole or not at all (an error names nothing).
  *
  * METER_CMD_ADD_CALLS (do; the sender's session)
@@ -140,7 +145,8 @@
  *        METER_A_FUNC     (nest) FUNC_ID, FUNC_NAME, FUNC_CALLS,
  *                                FUNC_SELF, FUNC_TOTAL, FUNC_ALLOC_CALLS,
  *                                FUNC_ALLOC_BYTES, FUNC_SELF_RUNQ,
- *                                FUNC_SELF_BLOCKED
+ *                                FUNC_SELF_BLOCKED, FUNC_FILE and
+ *                                FUNC_LINE (where ADD_FUNCS gave them)
  *        METER_A_STACK    (nest) STACK_SAMPLES, STACK_FRAMES (binary,
  *                                __u32 ids, root first), STACK_TRUNCATED
  *                                (flag), STACK_STATE (u32, absent: on a
@@ -206,9 +212,10 @@ struct meter_call_counts {
 /* Limits. */
 #define METER_FUNCS_MAX		(1U << 20)	/* highest function id */
 /*
- * With the NUL.  A name and its function's other attributes fit one dump
- * message of NLMSG_GOODSIZE (3 KiB on 4 KiB pages).  Modules before names
- * this long took 256: libmeter cuts to that when the module refuses.
+ * With the NUL; a name and its file together, each with its NUL.  They
+ * and their function's other attributes fit one dump message of
+ * NLMSG_GOODSIZE (3 KiB on 4 KiB pages).  Modules before names this long
+ * took 256: libmeter cuts to that when the module refuses.
  */
 #define METER_FUNC_NAME_MAX	2048
 #define METER_SAMPLE_DEPTH_MAX	128	/* frames kept per sampled stack */
@@ -307,6 +314,8 @@ enum meter_func_attr {
 	METER_A_FUNC_ALLOC_BYTES,	/* u64 */
 	METER_A_FUNC_SELF_RUNQ,		/* u64, part of SELF */
 	METER_A_FUNC_SELF_BLOCKED,	/* u64, part of SELF */
+	METER_A_FUNC_FILE,		/* string, the source file */
+	METER_A_FUNC_LINE,		/* u32, its first line, >= 1 */
 	__METER_A_FUNC_MAX
 };
 #define METER_A_FUNC_MAX (__METER_A_FUNC_MAX - 1)
