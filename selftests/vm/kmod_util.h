@@ -170,6 +170,7 @@ static inline void ku_funcs(struct meter_nl *nl, uint32_t n)
 	uint32_t i;
 	int ret;
 
+	memset(f, 0, sizeof(f));	/* no file, no line */
 	for (i = 0; i < n && i < 64; i++) {
 		snprintf(names[i], sizeof(names[i]), "f%u", i + 1);
 		f[i].id = i + 1;

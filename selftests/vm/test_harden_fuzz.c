@@ -267,6 +267,19 @@ static size_t wellformed_msg(struct fuzz *f, uint8_t *buf, uint8_t cmd)
 			memset(buf + len + 4, 'a' + rndn(26), nl - 1);
 			buf[len + 4 + nl - 1] = 0;
 			len += NLA_ALIGN(4 + nl);
+			/* a file, at times past what fits beside the name */
+			if (rndn(2)) {
+				size_t fl = 1 + (rndn(8) ? rndn(200) :
+						 1900 + rndn(200));
+
+				put_attr_hdr(buf + len, 4 + fl, METER_A_FUNC_FILE);
+				memset(buf + len + 4, '/', fl - 1);
+				buf[len + 4 + fl - 1] = 0;
+				len += NLA_ALIGN(4 + fl);
+			}
+			if (rndn(2))
+				len += put_u32(buf + len, METER_A_FUNC_LINE,
+					       rndn(3) ? rndn(5000) : value32(f));
 			put_attr_hdr(buf + inner, len - inner,
 				     METER_A_FUNC | NLA_F_NESTED);
 		}

@@ -210,8 +210,9 @@ static void session_mb(struct res *r)
 {
 	struct meter_nl *nl = ku_open();
 	struct meter_call_counts cc = { .calls = 1 };
-	struct meter_nl_func two[2] = { { 1, "renamed" }, { 0, "over" } };
-	const struct meter_nl_func first = { 1, "first" };
+	struct meter_nl_func two[2] = { { .id = 1, .name = "renamed" },
+					{ .id = 0, .name = "over" } };
+	const struct meter_nl_func first = { .id = 1, .name = "first" };
 	struct meter_profile *p;
 	char msg[256];
 	uint32_t c;

@@ -164,6 +164,7 @@ static void name_ids(struct meter_nl *nl, uint32_t from, uint32_t to)
 	char names[64][16], err[256] = "";
 	uint32_t n = 0, id;
 
+	memset(f, 0, sizeof(f));	/* no file, no line */
 	for (id = from; id <= to; id++) {
 		snprintf(names[n], sizeof(names[n]), "f%u", id);
 		f[n].id = id;

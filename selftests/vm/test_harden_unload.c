@@ -113,6 +113,7 @@ static uint64_t big_session(void)
 		struct meter_nl *cnl = ku_open();
 		int i;
 
+		memset(f, 0, sizeof(f));	/* no file, no line */
 		ku_register(cnl, ku_page(), 0);
 		for (i = 0; i < 4000; i++) {
 			snprintf(names[i], sizeof(names[i]), "function_%d", i);

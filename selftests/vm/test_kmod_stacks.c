@@ -166,6 +166,7 @@ FIXTURE_SETUP(full_table)
 	uint64_t cookie;
 	uint32_t i;
 
+	memset(f, 0, sizeof(f));	/* no file, no line */
 	self->reloaded = false;
 	if (!getenv("METER_MODULE"))
 		SKIP(return, "not in the VM (METER_MODULE)");
