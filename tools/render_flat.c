@@ -4,7 +4,9 @@
  * seconds, self seconds, calls, self and total time a call, name.  Ticks that
  * found no current function or an invalid one are shown as rows of their
  * own so that the % time column adds up to 100.  A wall-clock profile
- * splits self seconds into on a CPU, runnable, and blocked.
+ * splits self seconds into on a CPU, runnable, and blocked.  Functions
+ * with a source (a Python function's file and first line) are listed
+ * with it after the table, as the table's name column is its last.
  */
 #include <inttypes.h>
 
@@ -93,6 +95,32 @@ static void row(FILE *out, double pct, double cum, double self,
 	fprintf(out, "%s\n", name);
 }
 
+/* Where the rows' functions are defined, for those that say (Python's). */
+static void render_sources(const struct analysis *an,
+			   const struct report_opts *o, FILE *out)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < an->n; i++) {
+		const struct an_node *x = &an->nodes[an->order[i]];
+
+		if (!x->f->file || (o->threshold > 0 &&
+				    an_percent(an, (double)x->self) <
+				    o->threshold))
+			continue;
+		if (!any)
+			fprintf(out, "\nWhere the functions above are "
+				"defined:\n");
+		any = true;
+		fprintf(out, "  %s  %s", an_name(an, an->order[i]),
+			x->f->file);
+		if (x->f->line)
+			fprintf(out, ":%" PRIu32, x->f->line);
+		fputc('\n', out);
+	}
+}
+
 int render_flat(const struct analysis *an, const struct report_opts *o,
 		FILE *out)
 {
@@ -154,5 +182,6 @@ int render_flat(const struct analysis *an, const struct report_opts *o,
 		fprintf(out, "\n%zu function%s below %g%% not shown "
 			"(--threshold).\n", hidden, hidden == 1 ? "" : "s",
 			o->threshold);
+	render_sources(an, o, out);
 	return ferror(out) ? -1 : 0;
 }

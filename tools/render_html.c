@@ -275,6 +275,13 @@ static int call_graph(const struct analysis *an, FILE *out)
 			html_text(out, an_whole_name(an, x));
 			fputs("</p>\n", out);
 		}
+		if (nd->f->file) {
+			fputs("<p class=\"src\">defined in <code>", out);
+			html_text(out, nd->f->file);
+			if (nd->f->line)
+				fprintf(out, ":%" PRIu32, nd->f->line);
+			fputs("</code></p>\n", out);
+		}
 		fprintf(out, "<p class=\"sum\">total <b>%.2f %%</b> "
 			"(%.3f s), self <b>%.2f %%</b> (%.3f s), "
 			"<b>%" PRIu64 "</b> calls%s "

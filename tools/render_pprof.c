@@ -11,8 +11,11 @@
  *   Sample:    location_id 1 (packed, leaf first), value 2 (packed),
  *              label 3;  Label: key 1, str 2, num 3 (string table
  *              indices, number)
- *   Location:  id 1, line 4;  Line: function_id 1
- *   Function:  id 1, name 2, system_name 3
+ *   Location:  id 1, line 4;  Line: function_id 1, line 2
+ *   Function:  id 1, name 2, system_name 3, filename 4, start_line 5
+ * A function with a source (a Python function's file and first line) has
+ * its filename and start line, and its location that line, so that
+ * `go tool pprof -list` finds the source.
  * Values per sample: samples/count and cpu/nanoseconds; for a wall-clock
  * profile samples/count, wall/nanoseconds, then the wall time split as
  * cpu, runq and blocked/nanoseconds (pprof -sample_index=blocked shows
@@ -412,19 +415,29 @@ static void pprof_locations(struct pprof *x)
 	size_t i, n = x->an->n + x->nextra;
 
 	for (i = 0; i < n; i++) {
+		const struct meter_func *f = i < x->an->n ? &x->p->funcs[i] :
+							    NULL;
+
 		pb_uint(&x->tmp, 1, i + 1);
 		pb_uint(&x->sub, 1, i + 1);
+		if (f && f->line)
+			pb_uint(&x->sub, 2, f->line);
 		pb_msg(&x->tmp, 4, &x->sub);
 		pb_msg(&x->b, 4, &x->tmp);
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t name = str_add(&x->st, i < x->an->n ?
-					an_whole_name(x->an, i) :
+		const struct meter_func *f = i < x->an->n ? &x->p->funcs[i] :
+							    NULL;
+		uint64_t name = str_add(&x->st, f ? an_whole_name(x->an, i) :
 					x->extra[i - x->an->n]);
 
 		pb_uint(&x->tmp, 1, i + 1);
 		pb_uint(&x->tmp, 2, name);
 		pb_uint(&x->tmp, 3, name);
+		if (f && f->file)
+			pb_uint(&x->tmp, 4, str_add(&x->st, f->file));
+		if (f && f->line)
+			pb_uint(&x->tmp, 5, f->line);
 		pb_msg(&x->b, 5, &x->tmp);
 	}
 }

@@ -28,10 +28,10 @@ NATIVE=$ROOT/build/selftests/py
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_py_counts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..20"
+echo "1..22"
 
 if [ ! -x "$PY" ] || ! ls "$ROOT"/build/python/meter/_meter*.so > /dev/null 2>&1; then
-	for i in $(seq 20); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
+	for i in $(seq 22); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
 	exit 0
 fi
 
@@ -190,6 +190,23 @@ if command -v go > /dev/null 2>&1; then
 else
 	skip "mixed stacks, pprof" "no go (golang-go)"
 fi
+if command -v go > /dev/null 2>&1; then
+	METER_QUIET=1 "$RUN" -b "$BACKEND" -f pprof -o "$tmp/k.pb.gz" -- \
+		"$PY" "$DATA/known.py" > /dev/null 2>&1
+	go_pprof -source_path=/ -list '__main__.spin' "$tmp/k.pb.gz" > "$tmp/list" 2>&1
+	check "pprof -list finds the Python source: spin's lines from known.py" \
+		grep -Eq '^ +[0-9.]+m?s +[0-9.]+m?s +35:def spin\(n\):' "$tmp/list" ||
+		diag "$tmp/list"
+else
+	skip "pprof -list finds the Python source" "no go (golang-go)"
+fi
+for f in flat html; do
+	METER_QUIET=1 "$RUN" -b "$BACKEND" -f $f -o "$tmp/src.$f" -- \
+		"$PY" "$DATA/known.py" 1000 > /dev/null 2>&1
+done
+check "text and HTML say where a function is defined: fib at known.py:9" \
+	bash -c "grep -qx '  __main__.fib  $DATA/known.py:9' '$tmp/src.flat' &&
+		 grep -q 'defined in <code>$DATA/known.py:9</code>' '$tmp/src.html'"
 check "mixed stacks, HTML: the page holds the native and the Python frames" \
 	bash -c "grep -q '\"call_back\"' '$tmp/mixed.html' && grep -q '\"__main__.cb\"' '$tmp/mixed.html'"
 
