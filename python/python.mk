@@ -11,7 +11,14 @@
 PYTHON3 ?= /usr/bin/python3
 PY_INCLUDE := $(shell $(PYTHON3) -c 'import sysconfig; print(sysconfig.get_path("include"))' 2>/dev/null)
 PY_EXT_SUFFIX := $(shell $(PYTHON3) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
-PY_SITE ?= $(shell $(PYTHON3) -c 'import sysconfig; print(sysconfig.get_path("purelib", vars={"base": "$(PREFIX)"}))' 2>/dev/null)
+PY_VERSION := $(shell $(PYTHON3) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+# where Debian's python3 looks under PREFIX: /usr/lib/python3/dist-packages
+# for /usr, /usr/local/lib/python3.11/dist-packages for /usr/local
+ifeq ($(PREFIX),/usr)
+PY_SITE ?= /usr/lib/python3/dist-packages
+else
+PY_SITE ?= $(PREFIX)/lib/python$(PY_VERSION)/dist-packages
+endif
 
 ifneq ($(wildcard $(PY_INCLUDE)/Python.h),)
 PY_PKG := $(BUILD)/python/meter
@@ -29,4 +36,17 @@ $(PY_PKG)/%.py: python/meter/%.py
 	cp $< $@
 
 ALL_TARGETS += $(PY_EXT) $(PY_FILES)
+
+.PHONY: install-python uninstall-python
+install-python: $(PY_EXT) $(PY_FILES)
+	$(INSTALL) -d $(DESTDIR)$(PY_SITE)/meter
+	$(INSTALL) -m 644 $(PY_FILES) $(DESTDIR)$(PY_SITE)/meter/
+	$(INSTALL) -m 755 $(PY_EXT) $(DESTDIR)$(PY_SITE)/meter/
+
+uninstall-python:
+	rm -rf $(DESTDIR)$(PY_SITE)/meter
+else
+.PHONY: install-python uninstall-python
+install-python uninstall-python:
+	@echo "python: no $(PYTHON3) headers (python3-dev): the Python integration is not built"
 endif

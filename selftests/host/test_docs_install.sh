@@ -8,7 +8,9 @@
 # against the installed copy through pkg-config (shared and static), runs,
 # and the installed meter-stat reads its profile; a program built with the
 # installed GCC plugin (pkg-config's gccplugin variable) runs; man finds
-# the pages.
+# the pages; Debian's python3 imports the installed Python integration
+# (/usr/lib/python3/dist-packages/meter), which loads the installed
+# libmeter and profiles a block.
 # `make uninstall` with the same variables removes every file again.
 set -u
 
@@ -156,6 +158,28 @@ if command -v man >/dev/null; then
 	fi
 else
 	skip "man is not installed"
+fi
+
+pysite=$D$P/lib/python3/dist-packages
+if [ -x /usr/bin/python3 ] && ls "$ROOT"/build/python/meter/_meter*.so > /dev/null 2>&1; then
+	PYTHONPATH=$pysite LD_LIBRARY_PATH=$lib METER_BACKEND=signal METER_QUIET=1 \
+		METER_OUTPUT=$tmp/py.json /usr/bin/python3 -c '
+import meter, sys
+def f(): pass
+with meter.profile():
+    for _ in range(3): f()
+print(meter.__file__)
+print([l for l in open("/proc/self/maps").read().split("\n") if "libmeter.so" in l][0].split()[-1])
+' > "$tmp/py.out" 2>&1
+	if grep -qx "$pysite/meter/__init__.py" "$tmp/py.out" &&
+	   grep -qx "$lib/libmeter.so.1.0.0" "$tmp/py.out" &&
+	   grep -q '"name": "__main__.f", "calls": 3' "$tmp/py.json"; then
+		ok "python3 imports the installed meter from $P/lib/python3/dist-packages, with the installed libmeter; f: 3 calls"
+	else
+		nok "python3 imports the installed meter"; diag "$tmp/py.out"
+	fi
+else
+	skip "python3 imports the installed meter" "no /usr/bin/python3 or no build/python (python3-dev)"
 fi
 
 if make -s -C "$ROOT" --no-print-directory uninstall DESTDIR="$D" PREFIX="$P" > "$tmp/uninstall.log" 2>&1; then
