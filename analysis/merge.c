@@ -397,6 +397,8 @@ static int merge_funcs(struct meter_profile *dst,
 		df = &dst->funcs[idx];
 		if (meter_func_set_source(df, sf->file, sf->line))
 			return -1;
+		if (!df->cost_ps)
+			df->cost_ps = sf->cost_ps;
 		df->calls += sf->calls;
 		df->self_samples += sf->self_samples;
 		df->total_samples += sf->total_samples;

@@ -216,6 +216,7 @@ static int meter_nl_parse_func(struct meter_profile *p, struct nlattr *nest)
 			return -ENOMEM;
 	}
 	f->line = meter_nl_get_u32(tb[METER_A_FUNC_LINE]);
+	f->cost_ps = meter_nl_get_u64(tb[METER_A_FUNC_COST_PS]);
 	return meter_nl_func_ok(p, f) ? 0 : -EPROTO;
 }
 

@@ -209,6 +209,7 @@ static int read_source(struct schema *sc, struct json_object *o,
 	const char *s;
 
 	f->line = (uint32_t)js_get_uint(sc, o, ctx, "line", UINT32_MAX, false);
+	f->cost_ps = js_get_uint(sc, o, ctx, "cost_ps", UINT64_MAX, false);
 	if (sc->failed || !v)
 		return sc->failed ? -1 : 0;
 	s = js_str_value(sc, v);

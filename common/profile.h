@@ -36,6 +36,7 @@ struct meter_func {
 	char *name;
 	char *file;		/* the source it is defined in, or NULL */
 	uint32_t line;		/* the line its definition starts on, or 0 */
+	uint64_t cost_ps;	/* a call's instrumentation; 0: the header's */
 	uint64_t calls;
 	uint64_t self_samples;
 	uint64_t total_samples;	/* once per sample, recursion or not */

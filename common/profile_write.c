@@ -140,6 +140,8 @@ static void write_functions(const struct meter_profile *p, FILE *out)
 		}
 		if (f->line)
 			fprintf(out, ", \"line\": %" PRIu32, f->line);
+		if (f->cost_ps)
+			fprintf(out, ", \"cost_ps\": %" PRIu64, f->cost_ps);
 		fprintf(out, "%s}", f->flat ? ", \"flat\": true" : "");
 	}
 	fputs(p->nfuncs ? "\n  ],\n" : "],\n", out);

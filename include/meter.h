@@ -77,6 +77,16 @@ meter_record_t *meter_record_register_at(const char *name, const char *file,
 					 uint32_t line);
 void meter_resume(meter_record_t *rec);
 
+/*
+ * What a runtime's own work adds to each call it makes through
+ * meter_enter() and meter_leave() (its dispatch to them, measured by the
+ * runtime the way libmeter measures its own calls), in picoseconds.  The
+ * records registered through this API then cost that plus libmeter's own
+ * calibrated call, and the reports' correction takes both out.  Call it
+ * before registering records.
+ */
+void meter_api_call_cost(uint64_t ps);
+
 /* The backend in use: "kernel", "signal" or "off" (decided at first use). */
 const char *meter_backend(void);
 

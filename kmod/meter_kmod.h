@@ -134,6 +134,7 @@ struct meter_func_slot {
 	char *name;		/* under meter_mutex: "NAME", or "NAME\0FILE" */
 	u32 file_off;		/* FILE's offset in name; 0: none */
 	u32 line;		/* the definition's first line; 0: none */
+	u64 cost_ps;		/* a call's instrumentation; 0: the session's */
 };
 
 struct meter_session {
@@ -226,6 +227,7 @@ static inline size_t meter_slot_text_len(const struct meter_func_slot *slot)
  * with the NULs.
  */
 struct meter_func_name {
+	u64 cost_ps;
 	u32 id;
 	u32 line;
 	u32 file_off;			/* 0: no file */
@@ -383,6 +385,7 @@ struct meter_snap_func {
 	u32 name_off;		/* into names; U32_MAX: no name */
 	u32 file_off;		/* into names; U32_MAX: no file */
 	u32 line;
+	u64 cost_ps;
 	u32 last_stack;		/* for totals: last stack counted + 1 */
 };
 

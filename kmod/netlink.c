@@ -58,6 +58,7 @@ static const struct nla_policy meter_func_policy[METER_A_FUNC_MAX + 1] = {
 	[METER_A_FUNC_FILE] = { .type = NLA_NUL_STRING,
 				.len = METER_FUNC_NAME_MAX - 1 },
 	[METER_A_FUNC_LINE] = { .type = NLA_U32 },
+	[METER_A_FUNC_COST_PS] = { .type = NLA_U64 },
 };
 
 static const struct nla_policy meter_add_funcs_policy[METER_A_MAX + 1] = {
@@ -231,6 +232,8 @@ static int meter_func_name_copy(struct nlattr **tb, struct meter_func_name *fn)
 	fn->id = nla_get_u32(tb[METER_A_FUNC_ID]);
 	fn->line = tb[METER_A_FUNC_LINE] ?
 		nla_get_u32(tb[METER_A_FUNC_LINE]) : 0;
+	fn->cost_ps = tb[METER_A_FUNC_COST_PS] ?
+		nla_get_u64(tb[METER_A_FUNC_COST_PS]) : 0;
 	fn->file_off = flen ? nlen : 0;
 	fn->len = nlen + flen;
 	fn->text = kmalloc(fn->len, GFP_KERNEL_ACCOUNT);

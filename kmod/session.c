@@ -541,6 +541,7 @@ static bool meter_slot_same(const struct meter_func_slot *slot,
 			    const struct meter_func_name *fn)
 {
 	return slot->name && slot->line == fn->line &&
+	       slot->cost_ps == fn->cost_ps &&
 	       slot->file_off == fn->file_off &&
 	       meter_slot_text_len(slot) == fn->len &&
 	       !memcmp(slot->name, fn->text, fn->len);
@@ -585,6 +586,7 @@ int meter_session_name_funcs(struct meter_session *s,
 		slot->name = fn[i].text;
 		slot->file_off = fn[i].file_off;
 		slot->line = fn[i].line;
+		slot->cost_ps = fn[i].cost_ps;
 		fn[i].text = NULL;
 		s->bytes += fn[i].len;
 	}

@@ -231,6 +231,7 @@ static void meter_snap_funcs(struct meter_session *s, struct meter_snap *sn,
 			f->name_off = U32_MAX;
 			f->file_off = U32_MAX;
 			f->line = sl->line;
+			f->cost_ps = sl->cost_ps;
 			if (sl->name) {
 				size_t len = meter_slot_text_len(sl);
 
@@ -486,7 +487,10 @@ int meter_put_func(struct sk_buff *skb, const struct meter_snap *sn,
 			      METER_A_FUNC_PAD) ||
 	    (f->file_off != U32_MAX &&
 	     nla_put_string(skb, METER_A_FUNC_FILE, sn->names + f->file_off)) ||
-	    (f->line && nla_put_u32(skb, METER_A_FUNC_LINE, f->line))) {
+	    (f->line && nla_put_u32(skb, METER_A_FUNC_LINE, f->line)) ||
+	    (f->cost_ps &&
+	     nla_put_u64_64bit(skb, METER_A_FUNC_COST_PS, f->cost_ps,
+			       METER_A_FUNC_PAD))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

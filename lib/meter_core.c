@@ -114,6 +114,7 @@ void meter_send_names_locked(void)
 		f[id - meter_g.names_sent - 1].name = meter_rec_name(id);
 		f[id - meter_g.names_sent - 1].file = meter_g.recs[id].file;
 		f[id - meter_g.names_sent - 1].line = meter_g.recs[id].line;
+		f[id - meter_g.names_sent - 1].cost_ps = meter_rec_cost_ps(id);
 	}
 	if (meter_nl_add_funcs(meter_g.nl, f, n, err, sizeof(err)) == 0)
 		meter_g.names_sent = hi;

@@ -93,6 +93,7 @@ struct meter_global {
 	uint64_t start_ns;
 	uint64_t call_cost_ps;
 	uint64_t flat_cost_ps;	/* the same for a flat function */
+	uint64_t api_extra_ps;	/* meter_api_call_cost(): a runtime's own */
 	bool finished;		/* process exit handled */
 
 	/* kernel backend */
@@ -218,6 +219,8 @@ static inline void meter_count_slow(void)
 /* The id table, mapped once; false when it cannot be. */
 bool meter_registry_ready(void) METER_HIDDEN;
 uint32_t meter_record_new_at(const char *name, char *file, uint32_t line);
+/* An API record's call cost where a runtime gave its own; 0: the header's */
+uint64_t meter_rec_cost_ps(uint32_t id);
 uint32_t meter_record_new(uint32_t kind, const char *name,
 			  uintptr_t addr) METER_HIDDEN;
 /* The same with meter_g.lock held, names not sent. */

@@ -107,6 +107,7 @@ static void fill_func(struct meter_func *f, uint32_t id)
 	f->flat = meter_g.recs[id].flat;
 	f->file = meter_g.recs[id].file;
 	f->line = meter_g.recs[id].line;
+	f->cost_ps = meter_rec_cost_ps(id);
 	f->calls = meter_g.calls_done[id];
 	if (meter_g.alloc_calls_done) {
 		f->alloc_calls = meter_g.alloc_calls_done[id];

@@ -69,6 +69,21 @@ uint32_t meter_record_new(uint32_t kind, const char *name, uintptr_t addr)
 	return id;
 }
 
+void meter_api_call_cost(uint64_t ps)
+{
+	__atomic_store_n(&meter_g.api_extra_ps, ps, __ATOMIC_RELAXED);
+}
+
+uint64_t meter_rec_cost_ps(uint32_t id)
+{
+	uint64_t extra = __atomic_load_n(&meter_g.api_extra_ps,
+					 __ATOMIC_RELAXED);
+
+	if (meter_g.recs[id].kind != METER_REC_API || !extra)
+		return 0;
+	return extra + meter_g.call_cost_ps;
+}
+
 const char *meter_rec_name(uint32_t id)
 {
 	struct meter_rec_info *r = &meter_g.recs[id];

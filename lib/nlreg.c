@@ -132,6 +132,8 @@ static int put_source(struct nl_msg *msg, const struct meter_nl_func *f,
 		return -1;
 	if (f->line && nla_put_u32(msg, METER_A_FUNC_LINE, f->line))
 		return -1;
+	if (f->cost_ps && nla_put_u64(msg, METER_A_FUNC_COST_PS, f->cost_ps))
+		return -1;
 	return 0;
 }
 
@@ -170,7 +172,8 @@ static int add_funcs_batch(struct meter_nl *nl, const struct meter_nl_func *f,
 		nla_nest_end(msg, one);
 		used += 32 + strlen(name) + (f[*i].file ? strlen(f[*i].file) : 0);
 		*long_name = *long_name || strlen(name) >= OLD_NAME_MAX ||
-			     (send_source && (f[*i].file || f[*i].line));
+			     (send_source && (f[*i].file || f[*i].line ||
+					      f[*i].cost_ps));
 	}
 	nla_nest_end(msg, funcs);
 	return meter_nl_transact(nl, msg, NULL, NULL, "add functions", err,

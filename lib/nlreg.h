@@ -31,6 +31,7 @@ struct meter_nl_func {
 	uint32_t line;		/* 0: none */
 	const char *name;
 	const char *file;	/* NULL: none */
+	uint64_t cost_ps;	/* 0: the session's call cost */
 };
 /* Sends as many messages as needed. */
 int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,

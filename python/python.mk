@@ -26,9 +26,11 @@ PY_EXT := $(PY_PKG)/_meter$(PY_EXT_SUFFIX)
 PY_SOURCES := $(wildcard python/meter/*.py)
 PY_FILES := $(patsubst python/meter/%,$(PY_PKG)/%,$(PY_SOURCES))
 
-$(PY_EXT): python/_meter.c include/meter.h $(LIBMETER_SO)
+PY_C_SRCS := python/_meter.c python/records.c python/calibrate.c
+
+$(PY_EXT): $(PY_C_SRCS) python/meter_py.h include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -I$(PY_INCLUDE) -fPIC -shared -o $@ $< \
+	$(CC) $(CFLAGS) -I$(PY_INCLUDE) -Ipython -fPIC -shared -o $@ $(PY_C_SRCS) \
 		-L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../../lib' -lmeter $(LDFLAGS)
 
 $(PY_PKG)/%.py: python/meter/%.py

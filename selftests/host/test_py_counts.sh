@@ -28,10 +28,10 @@ NATIVE=$ROOT/build/selftests/py
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_py_counts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..22"
+echo "1..23"
 
 if [ ! -x "$PY" ] || ! ls "$ROOT"/build/python/meter/_meter*.so > /dev/null 2>&1; then
-	for i in $(seq 22); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
+	for i in $(seq 23); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
 	exit 0
 fi
 
@@ -83,6 +83,14 @@ PY
 
 check "records carry file and line: __main__.fib at known.py:9" \
 	bash -c "[ \"\$($Q source '$tmp/k.json' __main__.fib)\" = '$DATA/known.py:9' ]"
+
+check "Python records carry their calibrated call cost, above a C call's (the header's)" \
+	$PY - "$tmp/k.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+fib = [f for f in p["functions"] if f["name"] == "__main__.fib"][0]
+assert fib.get("cost_ps", 0) > p["call_cost_ps"] > 0, (fib, p["call_cost_ps"])
+PY
 
 check "builtins have no records by default (their time is their caller's)" \
 	want_calls "$tmp/k.json" math.gcd=0

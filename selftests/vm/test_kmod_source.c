@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * A function's source, where a runtime gives it (Python's file and first
- * line): ADD_FUNCS takes METER_A_FUNC_FILE and METER_A_FUNC_LINE beside
- * the name, the profile dump gives them back, naming the id again
- * replaces them, a name and file past METER_FUNC_NAME_MAX together are
+ * line), and its own call cost: ADD_FUNCS takes METER_A_FUNC_FILE,
+ * METER_A_FUNC_LINE and METER_A_FUNC_COST_PS beside the name, the profile
+ * dump gives them back, naming the id again replaces them, a name and file past METER_FUNC_NAME_MAX together are
  * refused with nothing changed, and libmeter leaves out a file that would
  * not fit beside its name rather than lose the name.
  */
@@ -27,15 +27,22 @@ FIXTURE_TEARDOWN(source)
 	meter_nl_close(self->nl);
 }
 
-static int name_one(struct meter_nl *nl, uint32_t id, const char *name,
-		    const char *file, uint32_t line)
+static int name_cost(struct meter_nl *nl, uint32_t id, const char *name,
+		     const char *file, uint32_t line, uint64_t cost_ps)
 {
 	struct meter_nl_func f = {
 		.id = id, .name = name, .file = file, .line = line,
+		.cost_ps = cost_ps,
 	};
 	char err[256] = "";
 
 	return meter_nl_add_funcs(nl, &f, 1, err, sizeof(err));
+}
+
+static int name_one(struct meter_nl *nl, uint32_t id, const char *name,
+		    const char *file, uint32_t line)
+{
+	return name_cost(nl, id, name, file, line, 0);
 }
 
 /* ADD_FUNCS of one function, built by hand: libmeter would cut it. */
@@ -91,6 +98,26 @@ TEST_F(source, file_and_line_come_back_in_the_dump)
 	ASSERT_NE(NULL, f);
 	EXPECT_EQ(NULL, f->file);
 	EXPECT_EQ(0, f->line);
+	meter_profile_free(p);
+}
+
+TEST_F(source, a_functions_own_call_cost_comes_back_and_is_replaced)
+{
+	struct meter_profile *p = NULL;
+	const struct meter_func *f;
+
+	ASSERT_EQ(0, name_cost(self->nl, 1, "mod.f", "/a.py", 3, 9658));
+	ASSERT_EQ(0, name_one(self->nl, 2, "c_func", NULL, 0));
+	f = func_of(&p, self->nl, 1);
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(9658, f->cost_ps);
+	f = meter_profile_find(p, 2);
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0, f->cost_ps);
+	ASSERT_EQ(0, name_cost(self->nl, 1, "mod.f", "/a.py", 3, 12000));
+	f = func_of(&p, self->nl, 1);
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(12000, f->cost_ps);
 	meter_profile_free(p);
 }
 

@@ -83,7 +83,10 @@
  *          METER_A_FUNC_ID u32, METER_A_FUNC_NAME string,
  *          METER_A_FUNC_FILE string (optional), METER_A_FUNC_LINE u32
  *          (optional): the source the function is defined in and the
- *          line its definition starts on (a runtime's functions: Python's)
+ *          line its definition starts on (a runtime's functions: Python's),
+ *          METER_A_FUNC_COST_PS u64 (optional): what one call of the
+ *          function's instrumentation costs where it is not the session's
+ *          CALL_COST_PS (a runtime's calls through the explicit API)
  *   Names a function id.  Ids are chosen by userspace, 1..METER_FUNCS_MAX.
  *   A name and its file take at most METER_FUNC_NAME_MAX bytes together,
  *   each with its NUL.
@@ -145,8 +148,9 @@
  *        METER_A_FUNC     (nest) FUNC_ID, FUNC_NAME, FUNC_CALLS,
  *                                FUNC_SELF, FUNC_TOTAL, FUNC_ALLOC_CALLS,
  *                                FUNC_ALLOC_BYTES, FUNC_SELF_RUNQ,
- *                                FUNC_SELF_BLOCKED, FUNC_FILE and
- *                                FUNC_LINE (where ADD_FUNCS gave them)
+ *                                FUNC_SELF_BLOCKED, FUNC_FILE,
+ *                                FUNC_LINE and FUNC_COST_PS (where
+ *                                ADD_FUNCS gave them)
  *        METER_A_STACK    (nest) STACK_SAMPLES, STACK_FRAMES (binary,
  *                                __u32 ids, root first), STACK_TRUNCATED
  *                                (flag), STACK_STATE (u32, absent: on a
@@ -316,6 +320,7 @@ enum meter_func_attr {
 	METER_A_FUNC_SELF_BLOCKED,	/* u64, part of SELF */
 	METER_A_FUNC_FILE,		/* string, the source file */
 	METER_A_FUNC_LINE,		/* u32, its first line, >= 1 */
+	METER_A_FUNC_COST_PS,		/* u64, a call's instrumentation */
 	__METER_A_FUNC_MAX
 };
 #define METER_A_FUNC_MAX (__METER_A_FUNC_MAX - 1)
