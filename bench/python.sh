@@ -19,8 +19,8 @@
 #               REPS rounds (default 5) with the tools interleaved, medians;
 #               overhead = tool / plain - 1, and meter's over cProfile's.
 #   self shares the functions with 5 % or more of a program's self time in
-#               meter's profile, beside cProfile's and yappi's tottime
-#               shares from the same runs.
+#               meter's profile, beside meter's with builtins on, and
+#               cProfile's (builtins on) and yappi's (off) tottime shares.
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -57,16 +57,29 @@ tool_cmd() {
 	shift
 	case $t in
 	plain) echo "$PY" "$@" ;;
-	meter) echo env METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null "$PY" -m meter._run "$@" ;;
-	meter-builtins) echo env METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null METER_PYTHON_BUILTINS=1 "$PY" -m meter._run "$@" ;;
+	meter|meter-builtins) echo "$PY" -m meter._run "$@" ;;
 	cprofile) echo "$PY" -m cProfile -o "$OUT/cprofile.prof" "$@" ;;
 	yappi) echo "$PY" -m yappi -o "$OUT/yappi.prof" -f pstat "$@" ;;
 	esac
 }
 
-insns() { # the instructions callgrind counts for a command
-	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 \
-		> /dev/null | awk '/Collected/ { print $4 }'
+# Its environment: meter's, the backend off (sampling does not touch the
+# call path), given to valgrind itself (it does not follow an exec of env).
+tool_env() {
+	case $1 in
+	meter) echo METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null ;;
+	meter-builtins) echo METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null METER_PYTHON_BUILTINS=1 ;;
+	*) echo METER_UNUSED=1 ;;
+	esac
+}
+
+insns() { # tool, then the Python command: the instructions callgrind counts
+	local t=$1
+	shift
+	# shellcheck disable=SC2046
+	env $(tool_env "$t") valgrind --tool=callgrind \
+		--callgrind-out-file=/dev/null "$@" 2>&1 > /dev/null |
+		awk '/Collected/ { print $4 }'
 }
 
 TOOLS="plain meter meter-builtins cprofile yappi"
@@ -76,9 +89,9 @@ echo "== per call (callgrind, instructions a call; N = 100000)" >&2
 declare -A per
 for t in $TOOLS; do
 	# shellcheck disable=SC2046
-	a=$(insns $(tool_cmd "$t" "$OUT/calls.py" 100000))
+	a=$(insns "$t" $(tool_cmd "$t" "$OUT/calls.py" 100000))
 	# shellcheck disable=SC2046
-	b=$(insns $(tool_cmd "$t" "$OUT/calls.py" 200000))
+	b=$(insns "$t" $(tool_cmd "$t" "$OUT/calls.py" 200000))
 	per[$t]=$(( (b - a) / 100000 ))
 done
 
@@ -97,7 +110,7 @@ for p in $PROGS; do
 	for t in $TOOLS; do
 		if [ "$t" = meter-builtins ]; then continue; fi
 		# shellcheck disable=SC2046
-		whole[$p,$t]=$(insns $(tool_cmd "$t" $(prog_args "$p")))
+		whole[$p,$t]=$(insns "$t" $(tool_cmd "$t" $(prog_args "$p")))
 	done
 done
 
@@ -126,6 +139,8 @@ echo "== self shares (meter signal backend, cProfile, yappi)" >&2
 for p in $PROGS; do
 	# shellcheck disable=SC2046
 	METER_QUIET=1 "$RUN" -b signal -F 10000 -f json -o "$OUT/$p.meter.json" -- "$PY" $(prog_args "$p") > /dev/null 2>&1 || true
+	# shellcheck disable=SC2046
+	METER_PYTHON_BUILTINS=1 METER_QUIET=1 "$RUN" -b signal -F 10000 -f json -o "$OUT/$p.meter-builtins.json" -- "$PY" $(prog_args "$p") > /dev/null 2>&1 || true
 	# shellcheck disable=SC2046
 	$(tool_cmd cprofile $(prog_args "$p")) > /dev/null 2>&1 && cp "$OUT/cprofile.prof" "$OUT/$p.cprofile.prof"
 	if [[ " $TOOLS " = *" yappi "* ]]; then

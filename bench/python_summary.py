@@ -105,9 +105,11 @@ def main(out, progs):
             res["meter_over_cprofile"][p]["cpu"]))
     print()
     print("Python, self shares >= 5 % in meter's profile (10 kHz, signal "
-          "backend), beside cProfile's and yappi's tottime shares:")
+          "backend), beside meter's with builtins, cProfile's (builtins "
+          "on) and yappi's (off) tottime shares:")
     for p in progs:
         m = shares_meter(os.path.join(out, p + ".meter.json"))
+        mb = shares_meter(os.path.join(out, p + ".meter-builtins.json"))
         c = shares_pstats(os.path.join(out, p + ".cprofile.prof"))
         y = shares_pstats(os.path.join(out, p + ".yappi.prof"))
         rows = sorted(((pct, name, k) for k, (name, pct) in m.items()
@@ -116,10 +118,13 @@ def main(out, progs):
         for pct, name, k in rows:
             res["self_pct"][p][name] = {
                 "meter": round(pct, 2),
+                "meter_builtins": round(mb[k][1], 2) if k in mb else None,
                 "cprofile": round(c[k], 2) if k in c else None,
                 "yappi": round(y[k], 2) if k in y else None}
-            print("  %-10s %-50s meter %5.1f  cProfile %5s  yappi %5s" % (
-                p, name[-50:], pct, fmt(c.get(k)), fmt(y.get(k))))
+            print("  %-10s %-45s meter %5.1f  +builtins %5s  cProfile %5s"
+                  "  yappi %5s" % (p, name[-45:], pct,
+                                   fmt(mb[k][1] if k in mb else None),
+                                   fmt(c.get(k)), fmt(y.get(k))))
     print(json.dumps(res, sort_keys=True))
 
 
