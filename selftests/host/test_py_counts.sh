@@ -10,7 +10,8 @@
 # program runs as a script, with -m and with -c, through meter-run and
 # through python3 -m meter; sys.exit and an uncaught exception still give
 # a profile; a program that takes the hook, deletes functions and raises
-# from __del__ neither crashes nor loses what was counted; a C extension
+# from __del__ neither crashes nor loses what was counted; asyncio tasks
+# interleaving keep their own stacks; an os.fork() child is followed; a C extension
 # built with meter's plugin continues the stack into native frames and
 # back into Python, in folded, pprof and HTML output.
 set -u
@@ -28,10 +29,10 @@ NATIVE=$ROOT/build/selftests/py
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_py_counts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..23"
+echo "1..25"
 
 if [ ! -x "$PY" ] || ! ls "$ROOT"/build/python/meter/_meter*.so > /dev/null 2>&1; then
-	for i in $(seq 23); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
+	for i in $(seq 25); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
 	exit 0
 fi
 
@@ -177,6 +178,20 @@ pr.disable()
 print(pr.getstats()[0].callcount if False else "ran")'
 check "cProfile inside a program profiled by meter: both count (4 calls of f)" \
 	want_calls "$tmp/cprof.json" __main__.f=4
+
+run "$tmp/aio.json" "$DATA/aio.py"
+$Q tails "$tmp/aio.json" __main__.crunch 3 | awk '{ print $1 }' | sort -u > "$tmp/aio.tails"
+check "asyncio: two tasks interleaving on a thread, each coroutine one call, crunch only ever under the task that runs it" \
+	bash -c "$(declare -f want_calls); Q='$Q'; want_calls '$tmp/aio.json' \
+			__main__.crunch=60 __main__.task_a=1 __main__.task_b=1 &&
+		 [ \"\$(cut -d';' -f2- '$tmp/aio.tails' | sort -u | tr '\n' ' ')\" = \
+		   '__main__.task_a;__main__.crunch __main__.task_b;__main__.crunch ' ]" ||
+	diag "$tmp/aio.tails"
+
+METER_QUIET=1 "$RUN" -b "$BACKEND" --follow-fork -f json -o "$tmp/fork.json" -- \
+	"$PY" "$DATA/forks.py" > /dev/null 2>&1
+check "os.fork() under --follow-fork: the parent's 3 calls and the child's 4" \
+	want_calls "$tmp/fork.json" __main__.f=7 __main__.child=1
 
 MIXED="__main__.main;call_back;__main__.cb;__main__.spin"
 NATIVE_LEAF="__main__.main;native_spin;spin_loop"
