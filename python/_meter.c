@@ -28,6 +28,8 @@
  */
 #include "meter_py.h"
 
+#include <dlfcn.h>
+
 #include <opcode.h>
 #define Py_BUILD_CORE 1
 #include <internal/pycore_frame.h>	/* struct _PyInterpreterFrame */
@@ -359,6 +361,26 @@ static PyObject *hooks_taken(PyObject *mod, PyObject *unused)
 	return PyLong_FromUnsignedLong(hook_taken);
 }
 
+/*
+ * os._exit's stand-in: libmeter's _exit, which writes the profile (or
+ * sends the counts) first.  The interpreter's own call of _exit reaches
+ * libc's: libmeter, loaded with this module, comes after libc in the
+ * order symbols are looked up in.
+ */
+static void (*libmeter_exit)(int);
+
+static PyObject *exit_now(PyObject *mod, PyObject *arg)
+{
+	int code = PyLong_AsLong(arg);
+
+	(void)mod;
+	if (code == -1 && PyErr_Occurred())
+		return NULL;
+	if (libmeter_exit)
+		libmeter_exit(code);
+	_exit(code);
+}
+
 static PyObject *backend(PyObject *mod, PyObject *unused)
 {
 	(void)mod;
@@ -377,6 +399,8 @@ static PyMethodDef methods[] = {
 	  "times another tool took a thread's profile hook" },
 	{ "backend", backend, METH_NOARGS,
 	  "libmeter's backend: kernel, signal or off" },
+	{ "_exit", exit_now, METH_O,
+	  "_exit(n): os._exit, the profile written first" },
 	{ "_thread_first_event", thread_first_event, METH_VARARGS,
 	  "what threading.setprofile() is given" },
 	{ NULL, NULL, 0, NULL },
@@ -393,10 +417,14 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__meter(void)
 {
 	PyObject *m = PyModule_Create(&module);
+	void *lib;
 
 	if (!m)
 		return NULL;
 	thread_start = PyObject_GetAttrString(m, "_thread_first_event");
+	lib = dlopen("libmeter.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (lib)
+		libmeter_exit = (void (*)(int))dlsym(lib, "_exit");
 	if (py_records_init() || !thread_start) {
 		Py_DECREF(m);
 		return NULL;

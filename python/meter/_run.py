@@ -14,6 +14,8 @@ _BUILTINS = os.environ.get("METER_PYTHON_BUILTINS", "") == "1"
 
 
 def _start():
+    # os._exit() would end a forked child past libmeter: its profile lost
+    os._exit = _meter._exit
     _meter.start(builtins=_BUILTINS)
 
 

@@ -190,8 +190,8 @@ check "asyncio: two tasks interleaving on a thread, each coroutine one call, cru
 
 METER_QUIET=1 "$RUN" -b "$BACKEND" --follow-fork -f json -o "$tmp/fork.json" -- \
 	"$PY" "$DATA/forks.py" > /dev/null 2>&1
-check "os.fork() under --follow-fork: the parent's 3 calls and the child's 4" \
-	want_calls "$tmp/fork.json" __main__.f=7 __main__.child=1
+check "os.fork() under --follow-fork: the parent's 3 calls, 4 of a child that calls sys.exit, 5 of one that calls os._exit" \
+	want_calls "$tmp/fork.json" __main__.f=12 __main__.child=2
 
 MIXED="__main__.main;call_back;__main__.cb;__main__.spin"
 NATIVE_LEAF="__main__.main;native_spin;spin_loop"

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# A parent and an os.fork() child each call f (test_py_counts.sh, with
-# meter-run --follow-fork): 3 calls in the parent, 4 in the child.
+# A parent and two os.fork() children each call f (test_py_counts.sh, with
+# meter-run --follow-fork): 3 calls in the parent, 4 in a child that ends
+# with sys.exit(), 5 in one that ends with os._exit().
 import os
 import sys
 
@@ -9,15 +10,19 @@ def f():
     return 1
 
 
-def child():                      # 1 call, in the child
-    for _ in range(4):
+def child(n, leave):              # 2 calls, one in each child
+    for _ in range(n):
         f()
-    sys.exit(0)
+    leave(0)
 
 
-pid = os.fork()
-if pid == 0:
-    child()
+pids = []
+for n, leave in ((4, sys.exit), (5, os._exit)):
+    pid = os.fork()
+    if pid == 0:
+        child(n, leave)
+    pids.append(pid)
 for _ in range(3):
     f()
-os.waitpid(pid, 0)
+for pid in pids:
+    os.waitpid(pid, 0)
