@@ -375,6 +375,43 @@ TEST(json_duplicate_function_ids_refused)
 	EXPECT_NE(NULL, strstr(err, "appears twice")) TH_LOG("%s", err);
 }
 
+/* a function's source and own cost read back; wrong types refused, said */
+TEST(json_function_source_and_cost_read_or_refused)
+{
+	static const char *const bad[][2] = {
+		{ "\"file\":5", "\"file\" must be a string" },
+		{ "\"line\":-3", "\"line\" must be a non-negative" },
+		{ "\"line\":4294967296", "\"line\" is out of range" },
+		{ "\"cost_ps\":\"x\"", "\"cost_ps\" must be a number" },
+	};
+	char doc[400], err[300];
+	struct meter_profile *r;
+	size_t i;
+
+	snprintf(doc, sizeof(doc), "{\"format\":\"meter-profile\","
+		 "\"version\":1,\"period_ns\":1,\"samples\":0,\"functions\":"
+		 "[{\"id\":1,\"name\":\"m.f\",\"file\":\"/a.py\",\"line\":7,"
+		 "\"cost_ps\":9658}],\"stacks\":[]}");
+	r = from_json(doc, strlen(doc), err, sizeof(err));
+	ASSERT_NE(NULL, r) TH_LOG("%s", err);
+	ASSERT_NE(NULL, r->funcs[0].file);
+	EXPECT_STREQ("/a.py", r->funcs[0].file);
+	EXPECT_EQ(7, r->funcs[0].line);
+	EXPECT_EQ(9658, r->funcs[0].cost_ps);
+	meter_profile_free(r);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(doc, sizeof(doc), "{\"format\":\"meter-profile\","
+			 "\"version\":1,\"period_ns\":1,\"samples\":0,"
+			 "\"functions\":[{\"id\":1,\"name\":\"m.f\",%s}],"
+			 "\"stacks\":[]}", bad[i][0]);
+		r = from_json(doc, strlen(doc), err, sizeof(err));
+		EXPECT_EQ(NULL, r) TH_LOG("%s read", bad[i][0]);
+		EXPECT_NE(NULL, strstr(err, bad[i][1])) TH_LOG("%s: %s",
+							 bad[i][0], err);
+		meter_profile_free(r);
+	}
+}
+
 TEST(json_frame_naming_no_function_refused)
 {
 	const char *dangling = "{\"format\":\"meter-profile\",\"version\":1,"
