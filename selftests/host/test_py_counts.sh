@@ -29,10 +29,10 @@ NATIVE=$ROOT/build/selftests/py
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_py_counts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..25"
+echo "1..26"
 
 if [ ! -x "$PY" ] || ! ls "$ROOT"/build/python/meter/_meter*.so > /dev/null 2>&1; then
-	for i in $(seq 25); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
+	for i in $(seq 26); do skip "python test $i" "no $PY or no build/python (python3-dev)"; done
 	exit 0
 fi
 
@@ -192,6 +192,13 @@ METER_QUIET=1 "$RUN" -b "$BACKEND" --follow-fork -f json -o "$tmp/fork.json" -- 
 	"$PY" "$DATA/forks.py" > /dev/null 2>&1
 check "os.fork() under --follow-fork: the parent's 3 calls, 4 of a child that calls sys.exit, 5 of one that calls os._exit" \
 	want_calls "$tmp/fork.json" __main__.f=12 __main__.child=2
+
+# not under meter-run, which starts meter before any thread: the signal
+# backend's file (what it shows is the Python side's, on any backend)
+PYTHONPATH=$ROOT/build/python:$NATIVE METER_BACKEND=signal METER_QUIET=1 \
+	METER_OUTPUT=$tmp/late.json "$PY" "$DATA/threads_late.py" > /dev/null 2>&1
+check "threads meter did not start: one running before start(), one made by C (10 and 6 calls)" \
+	want_calls "$tmp/late.json" __main__.early=10 __main__.from_c=6
 
 MIXED="__main__.main;call_back;__main__.cb;__main__.spin"
 NATIVE_LEAF="__main__.main;native_spin;spin_loop"

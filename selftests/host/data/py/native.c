@@ -50,9 +50,56 @@ static PyObject *native_spin(PyObject *self, PyObject *args)
 	return PyLong_FromUnsignedLong(spin_loop(n));
 }
 
+struct c_thread_job {
+	PyObject *f;
+	int n, failed;
+};
+
+static void *c_thread_main(void *arg)
+{
+	struct c_thread_job *job = arg;
+	PyGILState_STATE st = PyGILState_Ensure();
+	PyObject *r;
+	int i;
+
+	for (i = 0; i < job->n && !job->failed; i++) {
+		r = PyObject_CallNoArgs(job->f);
+		if (!r) {
+			PyErr_Clear();
+			job->failed = 1;
+		}
+		Py_XDECREF(r);
+	}
+	PyGILState_Release(st);
+	return NULL;
+}
+
+static PyObject *in_c_thread(PyObject *self, PyObject *args)
+{
+	struct c_thread_job job = { .n = 0 };
+	pthread_t th;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "Oi", &job.f, &job.n))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	if (pthread_create(&th, NULL, c_thread_main, &job) == 0)
+		pthread_join(th, NULL);
+	else
+		job.failed = 1;
+	Py_END_ALLOW_THREADS
+	if (job.failed) {
+		PyErr_SetString(PyExc_RuntimeError, "the C thread failed");
+		return NULL;
+	}
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
 	{ "call_back", call_back, METH_VARARGS, "call f n times" },
 	{ "native_spin", native_spin, METH_VARARGS, "a native loop of n" },
+	{ "in_c_thread", in_c_thread, METH_VARARGS,
+	  "call f n times from a thread made in C" },
 	{ NULL, NULL, 0, NULL },
 };
 
