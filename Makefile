@@ -137,6 +137,7 @@ warn-module: $(call WARN_KO,$(KVER))
 -include plugin/plugin.mk
 -include tools/tools.mk
 -include python/python.mk
+-include lua/lua.mk
 -include fuzz/fuzz.mk
 -include examples/examples.mk
 -include selftests/selftests.mk

@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "nldump.h"
 #include "run_collect.h"
+#include "run_lua.h"
 #include "run_python.h"
 
 enum {
@@ -466,6 +467,7 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		setenv_u64("METER_PARENT_COOKIE", token);
 		if (o->alloc_lib[0])
 			preload_alloc(o->alloc_lib);
+		run_lua_env(o->argv);
 		py = run_python_argv(o->argv);
 		execvp(o->argv[0], py ? py : o->argv);
 		e = errno;

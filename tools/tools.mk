@@ -34,7 +34,8 @@ $(BUILD)/tools/html_assets.o: $(BUILD)/tools/html_assets.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tools/meter-run: $(BUILD)/tools/meter-run.o $(BUILD)/tools/run_collect.o \
-		$(BUILD)/tools/run_python.o $(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A)
+		$(BUILD)/tools/run_python.o $(BUILD)/tools/run_lua.o \
+		$(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ANALYSIS_LIBS) -lz -lm $(LDLIBS)
 
 $(BUILD)/tools/meter-stat: $(BUILD)/tools/meter-stat.o $(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A)
