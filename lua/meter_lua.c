@@ -122,25 +122,37 @@ static bool c_name(lua_State *L, int fidx, char *out, size_t len)
 	return found;
 }
 
-/* A new record for the function at the top of L's stack, ar filled "Sn". */
+/*
+ * A new record for the function at the top of L's stack, ar filled "Sn".
+ * A C function is named as the library names it (string.format); a Lua
+ * function as its first caller does (Lua's debug information: a local,
+ * a global, a field, a method; "function" when its first caller is C),
+ * with its file's name and line, spaces made _: fib@known.lua:6,
+ * main_chunk@known.lua, f@(command_line):1.
+ */
 static meter_record_t *new_record(lua_State *L, lua_Debug *ar)
 {
-	char name[512];
+	const char *base = strrchr(ar->short_src, '/');
+	char name[512], *c;
 	const char *file = NULL;
 	uint32_t line = 0;
 
+	base = base ? base + 1 : ar->short_src;
 	if (*ar->what == 'C') {
 		if (!c_name(L, -1, name, sizeof(name)))
 			snprintf(name, sizeof(name), "%s",
 				 ar->name ? ar->name : "?");
 	} else {
 		if (*ar->what == 'm')
-			snprintf(name, sizeof(name), "main chunk@%s",
-				 ar->short_src);
+			snprintf(name, sizeof(name), "main_chunk@%s", base);
 		else
 			snprintf(name, sizeof(name), "%s@%s:%d",
-				 ar->name ? ar->name : "function",
-				 ar->short_src, ar->linedefined);
+				 ar->name ? ar->name : "function", base,
+				 ar->linedefined);
+		/* one word, as folded stacks want: (command_line) */
+		for (c = name; *c; c++)
+			if (*c == ' ')
+				*c = '_';
 		file = ar->source[0] == '@' ? ar->source + 1 : ar->short_src;
 		line = ar->linedefined > 0 ? (uint32_t)ar->linedefined : 0;
 	}
