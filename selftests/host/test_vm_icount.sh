@@ -17,9 +17,9 @@
 #    moves it);
 #  - a process exit costs the module no walk of the sessions: 2000 live
 #    sessions add under two kernel instructions each (test_harden_exit_cost);
-#  - a Python program whose self time splits 50/30/20 by construction
-#    comes out so within 1 point, profiled at 10 kHz on the kernel
-#    backend (selftests/vm/py_split.sh);
+#  - a Python program and a Lua script whose self time splits 50/30/20
+#    by construction come out so within 1 point, profiled at 10 kHz on
+#    the kernel backend (selftests/vm/py_split.sh, lua_split.sh);
 #  - following a tree of short processes costs a few percent: 50 runs of
 #    primes from a shell loop under meter-run --follow-fork execute at most
 #    TREE_MAX_PCT % more guest instructions than not profiled (one round
@@ -37,7 +37,7 @@ cd "$ROOT"
 others=$(selftests/kernels | cut -d' ' -f2-)
 [ "$others" = "$(selftests/kernels)" ] && others=""
 set -- $others
-echo "1..$((39 + 10 * $#))"
+echo "1..$((42 + 10 * $#))"
 TREE_MAX_PCT=8
 kver=$(selftests/kernels | awk '{ print $1 }')
 if [ -z "$kver" ]; then
@@ -51,6 +51,7 @@ rc=0
 pyadd=()
 [ -x /usr/bin/python3.11 ] && pyadd=(--add /usr/lib/python3.11
 	--add /usr/bin/python3.11 --add /usr/bin/python3)
+[ -x /usr/bin/lua5.4 ] && pyadd+=(--add /usr/bin/lua5.4)
 selftests/vm-run --kernel "$kver" --count-insns --icount --timeout 600 "${pyadd[@]}" -- \
 	sh -c 'TREE_ROUNDS=1 bench/tree.sh --guest; echo "# exit $?";
 	       build/icount/exact; echo "# exit $?";
@@ -61,7 +62,8 @@ selftests/vm-run --kernel "$kver" --count-insns --icount --timeout 600 "${pyadd[
 	       build/selftests/vm/test_kmod_late; echo "# exit $?";
 	       echo 1 > /sys/module/meter/parameters/cpu_timer;
 	       build/selftests/vm/test_harden_exit_cost; echo "# exit $?";
-	       selftests/vm/py_split.sh; echo "# exit $?"' \
+	       selftests/vm/py_split.sh; echo "# exit $?";
+	       selftests/vm/lua_split.sh; echo "# exit $?"' \
 	> "$tmp/out" 2> "$tmp/err" || rc=$?
 if [ $rc = 0 ] && grep -q '^# exit' "$tmp/out"; then
 	ok "a VM boots with the instruction counter and -icount (kernel $kver)"
@@ -76,12 +78,13 @@ tap_name() {	# "N - text" (kselftest.h) or "N fixture.test" (the harness)
 	echo "${t#- }"
 }
 part=1
-for want in 9 9 3 9 3 1 3; do
+for want in 9 9 3 9 3 1 3 3; do
 	case $part in
 	1) label=counter ;; 2) label=rate ;; 3) label=late ;;
 	4) label="rate, perf's task clock" ;; 5) label="late, perf's task clock" ;;
 	6) label=exit ;;
-	*) label="Python split" ;;
+	7) label="Python split" ;;
+	*) label="Lua split" ;;
 	esac
 	got=0
 	while IFS= read -r line; do
