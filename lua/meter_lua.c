@@ -34,9 +34,17 @@
 /* ------------------------------------------------------------------ */
 /* records: by prototype (source, line defined) or C function          */
 
+/*
+ * A Lua prototype is keyed by its source's text and line defined: the
+ * source string's address is not enough, as a chunk that has run and been
+ * collected leaves it to the next one (ldoc's lexer.lua and Penlight's
+ * shared one, and one record counted both).
+ */
 struct rec_slot {
-	const void *key;	/* a source string, or a lua_CFunction */
+	const void *cfn;	/* a C function; NULL for Lua */
+	char *src;		/* a Lua function's source, copied */
 	int line;		/* line defined; -1 for a C function */
+	size_t hash;
 	meter_record_t *rec;
 };
 
@@ -44,21 +52,27 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rec_slot *recs;
 static size_t recs_cap, recs_used;
 
-static size_t key_hash(const void *key, int line)
+static size_t key_hash(const void *cfn, const char *src, int line)
 {
-	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = 14695981039346656037ULL;	/* FNV-1a */
 
+	if (cfn)
+		h = (uint64_t)(uintptr_t)cfn * 0x9e3779b97f4a7c15ULL;
+	for (; src && *src; src++)
+		h = (h ^ (unsigned char)*src) * 1099511628211ULL;
 	h ^= (uint64_t)(uint32_t)line * 0xc2b2ae3d27d4eb4fULL;
-	return (size_t)(h >> 17);
+	return (size_t)(h ^ (h >> 29));
 }
 
-static struct rec_slot *rec_find(const void *key, int line)
+static struct rec_slot *rec_find(const void *cfn, const char *src, int line,
+				 size_t hash)
 {
 	size_t i;
 
-	for (i = key_hash(key, line) & (recs_cap - 1); recs[i].key;
-	     i = (i + 1) & (recs_cap - 1))
-		if (recs[i].key == key && recs[i].line == line)
+	for (i = hash & (recs_cap - 1); recs[i].rec; i = (i + 1) & (recs_cap - 1))
+		if (recs[i].hash == hash && recs[i].line == line &&
+		    recs[i].cfn == cfn &&
+		    (cfn || !strcmp(recs[i].src, src)))
 			return &recs[i];
 	return &recs[i];
 }
@@ -76,10 +90,52 @@ static bool recs_grow(void)
 		return false;
 	}
 	for (i = 0; i < n; i++)
-		if (old[i].key)
-			*rec_find(old[i].key, old[i].line) = old[i];
+		if (old[i].rec)
+			*rec_find(old[i].cfn, old[i].src, old[i].line,
+				  old[i].hash) = old[i];
 	free(old);
 	return true;
+}
+
+/* The names given, so that two functions never share one (a row of the
+ * reports is a name): two files called lexer.lua, say. */
+static char **names;
+static size_t names_cap, names_used;
+
+static size_t name_slot(const char *name)
+{
+	size_t i = key_hash(NULL, name, 0) & (names_cap - 1);
+
+	while (names[i] && strcmp(names[i], name))
+		i = (i + 1) & (names_cap - 1);
+	return i;
+}
+
+/* Takes name if no function has it yet; false if taken (or no memory). */
+static bool name_take(const char *name)
+{
+	char **old = names;
+	size_t i, n = names_cap;
+
+	if ((names_used + 1) * 2 > names_cap) {
+		names_cap = n ? 2 * n : 1024;
+		names = calloc(names_cap, sizeof(*names));
+		if (!names) {
+			names = old;
+			names_cap = n;
+			return false;
+		}
+		for (i = 0; i < n; i++)
+			if (old[i])
+				names[name_slot(old[i])] = old[i];
+		free(old);
+	}
+	i = name_slot(name);
+	if (names[i])
+		return false;
+	names[i] = strdup(name);
+	names_used += names[i] != NULL;
+	return names[i] != NULL;
 }
 
 /* The name a C function has in package.loaded (string.format). */
@@ -128,12 +184,26 @@ static bool c_name(lua_State *L, int fidx, char *out, size_t len)
  * function as its first caller does (Lua's debug information: a local,
  * a global, a field, a method; "function" when its first caller is C),
  * with its file's name and line, spaces made _: fib@known.lua:6,
- * main_chunk@known.lua, f@(command_line):1.
+ * main_chunk@known.lua, f@(command_line):1; with the file's path where
+ * another file of that name has the name already.
  */
+static void lua_name(const lua_Debug *ar, const char *where, char *name,
+		     size_t len)
+{
+	if (*ar->what == 'm')
+		snprintf(name, len, "main_chunk@%s", where);
+	else
+		snprintf(name, len, "%s@%s:%d",
+			 ar->name ? ar->name : "function", where,
+			 ar->linedefined);
+}
+
 static meter_record_t *new_record(lua_State *L, lua_Debug *ar)
 {
 	const char *base = strrchr(ar->short_src, '/');
 	char name[512], *c;
+	size_t len;
+	int n;
 	const char *file = NULL;
 	uint32_t line = 0;
 
@@ -143,12 +213,15 @@ static meter_record_t *new_record(lua_State *L, lua_Debug *ar)
 			snprintf(name, sizeof(name), "%s",
 				 ar->name ? ar->name : "?");
 	} else {
-		if (*ar->what == 'm')
-			snprintf(name, sizeof(name), "main_chunk@%s", base);
-		else
-			snprintf(name, sizeof(name), "%s@%s:%d",
-				 ar->name ? ar->name : "function", base,
-				 ar->linedefined);
+		lua_name(ar, base, name, sizeof(name));
+		/* another file of the same name: the whole path */
+		if (!name_take(name)) {
+			lua_name(ar, ar->short_src, name, sizeof(name));
+			len = strlen(name);
+			for (n = 2; !name_take(name) && n < 1000; n++)
+				snprintf(name + len, sizeof(name) - len, "#%d",
+					 n);
+		}
 		/* one word, as folded stacks want: (command_line) */
 		for (c = name; *c; c++)
 			if (*c == ' ')
@@ -163,21 +236,23 @@ static meter_record_t *new_record(lua_State *L, lua_Debug *ar)
 static meter_record_t *record_of(lua_State *L, lua_Debug *ar)
 {
 	meter_record_t *rec = NULL;
+	const char *src = NULL;
+	const void *cfn = NULL;
 	struct rec_slot *s;
-	const void *key;
-	int line;
+	size_t hash;
+	int line = -1;
 
 	if (!lua_getinfo(L, "Sf", ar))
 		return NULL;
 	if (*ar->what == 'C') {
-		key = (const void *)lua_tocfunction(L, -1);
-		line = -1;
+		cfn = (const void *)lua_tocfunction(L, -1);
 	} else {
-		key = ar->source;	/* one string per chunk: stable */
+		src = ar->source;
 		line = ar->linedefined;
 	}
+	hash = key_hash(cfn, src, line);
 	pthread_mutex_lock(&lock);
-	if (recs_cap && (s = rec_find(key, line))->key) {
+	if (recs_cap && (s = rec_find(cfn, src, line, hash))->rec) {
 		rec = s->rec;
 		goto out;
 	}
@@ -185,10 +260,11 @@ static meter_record_t *record_of(lua_State *L, lua_Debug *ar)
 		goto out;
 	lua_getinfo(L, "n", ar);
 	rec = new_record(L, ar);
-	if (rec) {
-		s = rec_find(key, line);
-		s->key = key;
+	s = rec_find(cfn, src, line, hash);
+	if (rec && (cfn || (s->src = strdup(src)))) {
+		s->cfn = cfn;
 		s->line = line;
+		s->hash = hash;
 		s->rec = rec;
 		recs_used++;
 	}

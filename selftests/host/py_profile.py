@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Reads meter's JSON profiles of Python programs for the shell tests.
+"""Reads meter's JSON profiles of Python and Lua programs for the shell tests.
 
   py_profile.py calls PROFILE NAME...     each NAME's call count (0: none)
   py_profile.py tails PROFILE LEAF N      the last N frames of each stack
@@ -10,6 +10,10 @@
       function defined in a file under DIR that is not a generator or a
       coroutine (cProfile counts each resume as a call); prints the
       functions compared and every difference, exits 1 on any difference.
+  py_profile.py refcount PROFILE COUNTS DIR
+      the same against a Lua run's reference counts ("FILE<TAB>LINE<TAB>N"
+      lines of selftests/host/data/lua/refcount.lua), every Lua function
+      defined under DIR.
 """
 import json
 import marshal
@@ -100,6 +104,45 @@ def compare(prof, pstats_path, root):
     return 1 if bad or not compared else 0
 
 
+def refcount(prof, counts_path, root):
+    # by the paths Lua names (Debian links 5.4's modules to 5.1's files)
+    root = os.path.abspath(root) + "/"
+    theirs = {}
+    with open(counts_path) as f:
+        for line in f:
+            file, ln, n = line.rstrip("\n").split("\t")
+            af = os.path.abspath(file)
+            if af.startswith(root):
+                k = (af, int(ln) if int(ln) > 0 else 0)
+                theirs[k] = theirs.get(k, 0) + int(n)
+    ours, names = {}, {}
+    for f in prof["functions"]:
+        file = f.get("file")
+        if not file:
+            continue
+        af = os.path.abspath(file)
+        if af.startswith(root):
+            k = (af, f.get("line", 0))
+            ours[k] = ours.get(k, 0) + f.get("calls", 0)
+            names[k] = f["name"]
+    return report(ours, theirs, names, "reference")
+
+
+def report(ours, theirs, names, them):
+    bad = 0
+    for k in sorted(set(ours) | set(theirs)):
+        a, b = ours.get(k, 0), theirs.get(k, 0)
+        if a != b:
+            bad += 1
+            if bad <= 20:
+                print("# %s (%s:%d): meter %d, %s %d"
+                      % (names.get(k, "?"), k[0], k[1], a, them, b))
+    compared = len(set(ours) | set(theirs))
+    print("%d functions compared (%d calls), %d differ"
+          % (compared, sum(theirs.values()), bad))
+    return 1 if bad or not compared else 0
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] == "calls":
         calls(load(argv[1]), argv[2:])
@@ -109,6 +152,8 @@ def main(argv):
         source(load(argv[1]), argv[2])
     elif len(argv) == 4 and argv[0] == "compare":
         return compare(load(argv[1]), argv[2], argv[3])
+    elif len(argv) == 4 and argv[0] == "refcount":
+        return refcount(load(argv[1]), argv[2], argv[3])
     else:
         sys.stderr.write(__doc__)
         return 2
