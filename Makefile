@@ -320,7 +320,7 @@ install: userland $(BUILD)/meter.pc
 	$(INSTALL) -d $(DESTDIR)$(PLUGINDIR)
 	$(INSTALL) -m 755 $(METER_PLUGIN) $(DESTDIR)$(PLUGINDIR)/meter.so
 	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
-	@$(MAKE) --no-print-directory install-python
+	@$(MAKE) --no-print-directory install-python install-lua
 	for m in $(MANPAGES); do \
 		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$${m##*.} && \
 		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; \
@@ -344,7 +344,7 @@ uninstall:
 	      $(DESTDIR)$(PKGCONFIGDIR)/meter.pc \
 	      $(DESTDIR)$(PLUGINDIR)/meter.so \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
-	@$(MAKE) --no-print-directory uninstall-python
+	@$(MAKE) --no-print-directory uninstall-python uninstall-lua
 	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PLUGINDIR) 2>/dev/null
 ifeq ($(DESTDIR),)

@@ -222,13 +222,13 @@ static meter_record_t *new_record(lua_State *L, lua_Debug *ar)
 				snprintf(name + len, sizeof(name) - len, "#%d",
 					 n);
 		}
-		/* one word, as folded stacks want: (command_line) */
-		for (c = name; *c; c++)
-			if (*c == ' ')
-				*c = '_';
 		file = ar->source[0] == '@' ? ar->source + 1 : ar->short_src;
 		line = ar->linedefined > 0 ? (uint32_t)ar->linedefined : 0;
 	}
+	/* one word, as folded stacks want: (command_line), for_iterator */
+	for (c = name; *c; c++)
+		if (*c == ' ')
+			*c = '_';
 	return meter_record_register_at(name, file, line);
 }
 

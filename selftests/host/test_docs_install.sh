@@ -10,7 +10,8 @@
 # installed GCC plugin (pkg-config's gccplugin variable) runs; man finds
 # the pages; Debian's python3 imports the installed Python integration
 # (/usr/lib/python3/dist-packages/meter), which loads the installed
-# libmeter and profiles a block.
+# libmeter and profiles a block, and lua5.4 requires the installed Lua
+# module (/usr/lib/lua/5.4/meter.so).
 # `make uninstall` with the same variables removes every file again.
 set -u
 
@@ -180,6 +181,21 @@ print([l for l in open("/proc/self/maps").read().split("\n") if "libmeter.so" in
 	fi
 else
 	skip "python3 imports the installed meter" "no /usr/bin/python3 or no build/python (python3-dev)"
+fi
+
+if [ -x /usr/bin/lua5.4 ] && [ -f "$ROOT/build/lua/meter.so" ]; then
+	LUA_CPATH_5_4="$D$P/lib/lua/5.4/?.so" LD_LIBRARY_PATH=$lib METER_BACKEND=signal \
+		METER_QUIET=1 METER_OUTPUT=$tmp/lua.json /usr/bin/lua5.4 -e '
+local meter = require "meter"
+local function f() end
+meter.start() for _ = 1, 3 do f() end meter.stop()' > "$tmp/lua.out" 2>&1
+	if grep -q '"name": "f@(command_line):3", "calls": 3' "$tmp/lua.json"; then
+		ok "lua5.4 requires the installed meter from $P/lib/lua/5.4; f: 3 calls"
+	else
+		nok "lua5.4 requires the installed meter"; diag "$tmp/lua.out"
+	fi
+else
+	skip "lua5.4 requires the installed meter" "no lua5.4 or no build/lua (liblua5.4-dev)"
 fi
 
 if make -s -C "$ROOT" --no-print-directory uninstall DESTDIR="$D" PREFIX="$P" > "$tmp/uninstall.log" 2>&1; then
