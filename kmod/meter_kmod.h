@@ -125,16 +125,26 @@ size_t meter_stacks_bytes(const struct meter_stacks *st);
 #define METER_CHUNK_IDS		BIT(METER_CHUNK_SHIFT)
 #define METER_NCHUNKS		((METER_FUNCS_MAX >> METER_CHUNK_SHIFT) + 1)
 
+/*
+ * A function's name, with its source and its own call cost where
+ * ADD_FUNCS gave them: one allocation, so that a slot stays 56 bytes (a
+ * session naming every id fits max_session_mb's 64 MB).
+ */
+struct meter_func_text {
+	u64 cost_ps;		/* a call's instrumentation; 0: the session's */
+	u32 line;		/* the definition's first line; 0: none */
+	u32 file_off;		/* FILE's offset in text; 0: none */
+	u32 len;		/* text's bytes, NULs included */
+	char text[];		/* "NAME", or "NAME\0FILE" */
+};
+
 struct meter_func_slot {
 	atomic64_t self;	/* the tick's counter */
 	atomic64_t self_off[2];	/* of self: RUNQ, BLOCKED (wall clock) */
 	u64 calls;		/* under meter_mutex */
 	u64 alloc_calls;
 	u64 alloc_bytes;
-	char *name;		/* under meter_mutex: "NAME", or "NAME\0FILE" */
-	u32 file_off;		/* FILE's offset in name; 0: none */
-	u32 line;		/* the definition's first line; 0: none */
-	u64 cost_ps;		/* a call's instrumentation; 0: the session's */
+	struct meter_func_text *name;	/* under meter_mutex */
 };
 
 struct meter_session {
@@ -212,27 +222,16 @@ int meter_session_reset(struct meter_session *s);
 void meter_sessions_evict(void);
 void meter_sessions_destroy(void);
 int meter_session_set_period(struct meter_session *s, u64 period_ns);
-/* The bytes of a slot's name and file, with their NULs. */
-static inline size_t meter_slot_text_len(const struct meter_func_slot *slot)
+/* What a function's name takes of its session's memory. */
+static inline size_t meter_func_text_bytes(const struct meter_func_text *t)
 {
-	if (!slot->name)
-		return 0;
-	return slot->file_off ?
-		slot->file_off + strlen(slot->name + slot->file_off) + 1 :
-		strlen(slot->name) + 1;
+	return t ? sizeof(*t) + t->len : 0;
 }
 
-/*
- * One function of ADD_FUNCS: text is "NAME" or "NAME\0FILE", len bytes
- * with the NULs.
- */
+/* One function of ADD_FUNCS. */
 struct meter_func_name {
-	u64 cost_ps;
 	u32 id;
-	u32 line;
-	u32 file_off;			/* 0: no file */
-	u32 len;
-	char *text;
+	struct meter_func_text *t;
 };
 
 int meter_session_name_funcs(struct meter_session *s,

@@ -219,29 +219,31 @@ static int meter_genl_unregister(struct sk_buff *skb, struct genl_info *info)
 	return meter_thread_unregister(info->extack);
 }
 
-/* A function's name and file, "NAME" or "NAME\0FILE", kmalloc'd. */
+/* A function's name, file, line and cost, kmalloc'd in one. */
 static int meter_func_name_copy(struct nlattr **tb, struct meter_func_name *fn)
 {
 	size_t nlen = nla_len(tb[METER_A_FUNC_NAME]);
 	size_t flen = tb[METER_A_FUNC_FILE] ? nla_len(tb[METER_A_FUNC_FILE]) : 0;
+	struct meter_func_text *t;
 
 	/* the policy has checked both for a NUL within their lengths */
 	nlen = strnlen(nla_data(tb[METER_A_FUNC_NAME]), nlen) + 1;
 	if (flen)
 		flen = strnlen(nla_data(tb[METER_A_FUNC_FILE]), flen) + 1;
-	fn->id = nla_get_u32(tb[METER_A_FUNC_ID]);
-	fn->line = tb[METER_A_FUNC_LINE] ?
-		nla_get_u32(tb[METER_A_FUNC_LINE]) : 0;
-	fn->cost_ps = tb[METER_A_FUNC_COST_PS] ?
-		nla_get_u64(tb[METER_A_FUNC_COST_PS]) : 0;
-	fn->file_off = flen ? nlen : 0;
-	fn->len = nlen + flen;
-	fn->text = kmalloc(fn->len, GFP_KERNEL_ACCOUNT);
-	if (!fn->text)
+	t = kzalloc(struct_size(t, text, nlen + flen), GFP_KERNEL_ACCOUNT);
+	if (!t)
 		return -ENOMEM;
-	memcpy(fn->text, nla_data(tb[METER_A_FUNC_NAME]), nlen);
+	fn->id = nla_get_u32(tb[METER_A_FUNC_ID]);
+	t->line = tb[METER_A_FUNC_LINE] ?
+		nla_get_u32(tb[METER_A_FUNC_LINE]) : 0;
+	t->cost_ps = tb[METER_A_FUNC_COST_PS] ?
+		nla_get_u64(tb[METER_A_FUNC_COST_PS]) : 0;
+	t->file_off = flen ? nlen : 0;
+	t->len = nlen + flen;
+	memcpy(t->text, nla_data(tb[METER_A_FUNC_NAME]), nlen);
 	if (flen)
-		memcpy(fn->text + nlen, nla_data(tb[METER_A_FUNC_FILE]), flen);
+		memcpy(t->text + nlen, nla_data(tb[METER_A_FUNC_FILE]), flen);
+	fn->t = t;
 	return 0;
 }
 
@@ -272,8 +274,9 @@ static int meter_func_check(struct nlattr *f, struct nlattr **tb,
 	      strnlen(nla_data(tb[METER_A_FUNC_FILE]),
 		      nla_len(tb[METER_A_FUNC_FILE])) + 1;
 	if (len > METER_FUNC_NAME_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, f,
-				    "name and file past METER_FUNC_NAME_MAX");
+		NL_SET_BAD_ATTR(extack, f);
+		NL_SET_ERR_MSG_MOD(extack,
+				   "name and file past METER_FUNC_NAME_MAX");
 		return -EINVAL;
 	}
 	return 0;
@@ -322,7 +325,7 @@ static int meter_genl_add_funcs(struct sk_buff *skb, struct genl_info *info)
 	mutex_unlock(&meter_mutex);
 out_free:
 	for (i = 0; i < n; i++)
-		kfree(fn[i].text);
+		kfree(fn[i].t);
 	kfree(fn);
 	return ret;
 }

@@ -537,20 +537,18 @@ static int meter_session_make_slot(struct meter_session *s, u32 id,
 	return 0;
 }
 
-static bool meter_slot_same(const struct meter_func_slot *slot,
-			    const struct meter_func_name *fn)
+static bool meter_slot_same(const struct meter_func_text *a,
+			    const struct meter_func_text *b)
 {
-	return slot->name && slot->line == fn->line &&
-	       slot->cost_ps == fn->cost_ps &&
-	       slot->file_off == fn->file_off &&
-	       meter_slot_text_len(slot) == fn->len &&
-	       !memcmp(slot->name, fn->text, fn->len);
+	return a && a->len == b->len && a->line == b->line &&
+	       a->file_off == b->file_off && a->cost_ps == b->cost_ps &&
+	       !memcmp(a->text, b->text, a->len);
 }
 
 /*
- * ADD_FUNCS: fn[i].text (the caller's copies) become the names and files
- * of fn[i].id, all of them or, on an error, none.  A text taken is set to
- * NULL; the caller frees the rest.  Caller holds meter_mutex.
+ * ADD_FUNCS: fn[i].t (the caller's copies) become the names of fn[i].id,
+ * all of them or, on an error, none.  A name taken is set to NULL; the
+ * caller frees the rest.  Caller holds meter_mutex.
  */
 int meter_session_name_funcs(struct meter_session *s,
 			     struct meter_func_name *fn, size_t n,
@@ -563,7 +561,7 @@ int meter_session_name_funcs(struct meter_session *s,
 
 	/* names count against the session's bound, as its counters do */
 	for (i = 0; i < n; i++)
-		names_bytes += fn[i].len;
+		names_bytes += meter_func_text_bytes(fn[i].t);
 	if (s->bytes + names_bytes > limit) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "names past the session's memory bound");
@@ -576,19 +574,16 @@ int meter_session_name_funcs(struct meter_session *s,
 	}
 	for (i = 0; i < n; i++) {
 		slot = meter_session_slot(s, fn[i].id, false);
-		if (meter_slot_same(slot, &fn[i]))
+		if (meter_slot_same(slot->name, fn[i].t))
 			continue;
 		if (!slot->name && !slot->calls)
 			s->nfuncs++;
 		else if (slot->name)
-			s->bytes -= meter_slot_text_len(slot);
+			s->bytes -= meter_func_text_bytes(slot->name);
 		kfree(slot->name);
-		slot->name = fn[i].text;
-		slot->file_off = fn[i].file_off;
-		slot->line = fn[i].line;
-		slot->cost_ps = fn[i].cost_ps;
-		fn[i].text = NULL;
-		s->bytes += fn[i].len;
+		slot->name = fn[i].t;
+		fn[i].t = NULL;
+		s->bytes += meter_func_text_bytes(slot->name);
 	}
 	return 0;
 }

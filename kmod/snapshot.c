@@ -190,7 +190,7 @@ static void meter_snap_count(struct meter_session *s, u32 *nfuncs,
 			    !atomic64_read(&chunk[i].self))
 				continue;
 			n++;
-			len += meter_slot_text_len(&chunk[i]);
+			len += chunk[i].name ? chunk[i].name->len : 0;
 		}
 	}
 	*nfuncs = n;
@@ -230,16 +230,18 @@ static void meter_snap_funcs(struct meter_session *s, struct meter_snap *sn,
 			f->alloc_bytes = sl->alloc_bytes;
 			f->name_off = U32_MAX;
 			f->file_off = U32_MAX;
-			f->line = sl->line;
-			f->cost_ps = sl->cost_ps;
+			f->line = 0;
+			f->cost_ps = 0;
 			if (sl->name) {
-				size_t len = meter_slot_text_len(sl);
+				const struct meter_func_text *t = sl->name;
 
 				f->name_off = off;
-				if (sl->file_off)
-					f->file_off = off + sl->file_off;
-				memcpy(sn->names + off, sl->name, len);
-				off += len;
+				if (t->file_off)
+					f->file_off = off + t->file_off;
+				f->line = t->line;
+				f->cost_ps = t->cost_ps;
+				memcpy(sn->names + off, t->text, t->len);
+				off += t->len;
 			}
 			sn->nfuncs++;
 		}

@@ -148,17 +148,19 @@ static int add_funcs_batch(struct meter_nl *nl, const struct meter_nl_func *f,
 {
 	struct nlattr *funcs, *one;
 	struct nl_msg *msg;
-	size_t used = 0;
 
+	/* room for one more function past the batch: a name and a file of
+	 * METER_FUNC_NAME_MAX together, and their attributes */
 	msg = meter_nl_msg(nl, METER_CMD_ADD_FUNCS, 0,
-			   METER_NL_BATCH_BYTES + METER_FUNC_NAME_MAX + 64);
+			   METER_NL_BATCH_BYTES + METER_FUNC_NAME_MAX + 128);
 	if (!msg)
-		return -ENOMEM;
+		goto nomem;
 	funcs = nla_nest_start(msg, METER_A_FUNCS);
 	if (!funcs)
 		goto nomem;
 	*long_name = false;
-	for (; *i < n && used < METER_NL_BATCH_BYTES; (*i)++) {
+	for (; *i < n && nlmsg_hdr(msg)->nlmsg_len < METER_NL_BATCH_BYTES;
+	     (*i)++) {
 		char cut[METER_FUNC_NAME_MAX];
 		const char *name = kernel_name(f[*i].name ? f[*i].name : "",
 					       cut, max);
@@ -170,7 +172,6 @@ static int add_funcs_batch(struct meter_nl *nl, const struct meter_nl_func *f,
 		    put_source(msg, &f[*i], name))
 			goto nomem;
 		nla_nest_end(msg, one);
-		used += 32 + strlen(name) + (f[*i].file ? strlen(f[*i].file) : 0);
 		*long_name = *long_name || strlen(name) >= OLD_NAME_MAX ||
 			     (send_source && (f[*i].file || f[*i].line ||
 					      f[*i].cost_ps));
@@ -180,6 +181,7 @@ static int add_funcs_batch(struct meter_nl *nl, const struct meter_nl_func *f,
 				 errlen);
 nomem:
 	nlmsg_free(msg);
+	snprintf(err, errlen, "add functions: no memory for the message");
 	return -ENOMEM;
 }
 

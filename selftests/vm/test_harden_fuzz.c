@@ -267,10 +267,13 @@ static size_t wellformed_msg(struct fuzz *f, uint8_t *buf, uint8_t cmd)
 			memset(buf + len + 4, 'a' + rndn(26), nl - 1);
 			buf[len + 4 + nl - 1] = 0;
 			len += NLA_ALIGN(4 + nl);
-			/* a file, at times past what fits beside the name */
+			/* a file the policy takes (METER_FUNC_NAME_MAX - 1
+			 * bytes with its NUL), at times past what fits
+			 * beside the name, which the handler refuses
+			 */
 			if (rndn(2)) {
 				size_t fl = 1 + (rndn(8) ? rndn(200) :
-						 1900 + rndn(200));
+						 1900 + rndn(147));
 
 				put_attr_hdr(buf + len, 4 + fl, METER_A_FUNC_FILE);
 				memset(buf + len + 4, '/', fl - 1);
