@@ -27,10 +27,10 @@ NATIVE=$ROOT/build/selftests/lua
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_lua_counts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..12"
+echo "1..13"
 
 if [ ! -x "$LUA" ] || [ ! -f "$ROOT/build/lua/meter.so" ] || [ ! -x "$PY" ]; then
-	for i in $(seq 12); do skip "lua test $i" "no $LUA, $PY or build/lua (liblua5.4-dev)"; done
+	for i in $(seq 13); do skip "lua test $i" "no $LUA, $PY or build/lua (liblua5.4-dev)"; done
 	exit 0
 fi
 
@@ -75,6 +75,15 @@ check "each spin under its own caller: main, the coroutine (under resume), the w
 
 check "records carry file and line: fib at known.lua:6" \
 	bash -c "[ \"\$($Q source '$tmp/k.json' 'fib@$K:6')\" = '$DATA/known.lua:6' ]"
+
+check "Lua records carry their calibrated call cost, above a C call's (the header's)" \
+	$PY - "$tmp/k.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+fib = [f for f in p["functions"] if f["name"] == "fib@known.lua:6"][0]
+assert fib.get("cost_ps", 0) > p["call_cost_ps"] > 0, (fib, p["call_cost_ps"])
+assert not [f for f in p["functions"] if "calibration" in f["name"]]
+PY
 
 LUA_CPATH_5_4="$ROOT/build/lua/?.so;;" METER_BACKEND=signal METER_QUIET=1 \
 	METER_OUTPUT=$tmp/late.json "$LUA" "$DATA/late.lua" > "$tmp/late.out" 2>&1
