@@ -24,7 +24,9 @@
 # BENCH_QUICK=1 (smaller runs: a smoke test of the plumbing),
 # BENCH_OUT (where the whole run keeps its results; default
 # build/bench/out), BENCH_PHASES (which parts to run; default
-# "callcost tick switch res ovh real acc").
+# "callcost tick switch res ovh real acc python lua": python and lua are
+# bench/python.sh and bench/lua.sh, the language integrations against
+# cProfile and yappi, and against a debug.sethook profiler).
 set -eu
 
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
@@ -33,7 +35,7 @@ quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then
 	: "${BENCH_REPS:=1}" "${BENCH_ACC_REPS:=1}"
 fi
-phases=" ${BENCH_PHASES:-callcost tick switch res ovh real acc} "
+phases=" ${BENCH_PHASES:-callcost tick switch res ovh real acc python lua} "
 want() { case $phases in *" $1 "*) return 0 ;; esac; return 1; }
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -206,6 +208,18 @@ keep_calibration() {
 # --- host: peers that need no meter.ko ---------------------------------------
 host_part() {
 	local reps=${BENCH_REPS:-5} r w t
+	if want python; then
+		echo "== host: Python against cProfile and yappi (bench/python.sh)" >&2
+		BENCH_PY_OUT=$OUT/python "$ROOT/bench/python.sh" "${BENCH_REPS:-5}" \
+			> "$OUT/python.txt" 2> "$OUT/python.err" ||
+			echo "bench: bench/python.sh failed (see $OUT/python.err)" >&2
+	fi
+	if want lua; then
+		echo "== host: Lua against a debug.sethook profiler (bench/lua.sh)" >&2
+		BENCH_LUA_OUT=$OUT/lua "$ROOT/bench/lua.sh" > "$OUT/lua.txt" \
+			2> "$OUT/lua.err" ||
+			echo "bench: bench/lua.sh failed (see $OUT/lua.err)" >&2
+	fi
 	if want callcost; then
 		echo "== host: per-call cost (bench/callcost.sh)" >&2
 		"$ROOT/bench/callcost.sh" > "$OUT/callcost.txt" 2> "$OUT/callcost.err" ||

@@ -536,6 +536,29 @@ def percall(out):
     return rows
 
 
+def last_json(path):
+    """The JSON object on the last line of a phase's output, or None."""
+    lines = read(path).strip().splitlines()
+    try:
+        return json.loads(lines[-1]) if lines else None
+    except ValueError:
+        return None
+
+
+def lua_figures(path):
+    """bench/lua.sh's lines: instructions per call over the plain call,
+    and whole-run overhead percentages."""
+    per, whole = {}, {}
+    for line in read(path).splitlines():
+        m = re.match(r"\s+(plain|meter|hook)\s+\d+ instr\s+(-?\d+) over plain", line)
+        if m:
+            per[m.group(1)] = int(m.group(2))
+        m = re.match(r"\s+(\w+)\s+(meter|hook)\s+(-?[\d.]+) %", line)
+        if m:
+            whole.setdefault(m.group(1), {})[m.group(2)] = float(m.group(3))
+    return {"percall_instr": per, "whole_instr_overhead_pct": whole} if per else None
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "build/bench/out"
     runs = load(out)
@@ -720,11 +743,20 @@ def main():
         "overhead_whole_pct": {env: {k: {w: rnd(x) for w, x in d.items()} for k, d in sorted(v.items())}
                                for env, v in ovh_whole.items()},
         **insns.json_keys(counted),
+        "python": last_json(os.path.join(out, "host", "python.txt")),
+        "lua": lua_figures(os.path.join(out, "host", "lua.txt")),
         "peers": ["gprof", "perf", "gperftools", "uftrace"],
         "failed_runs": len(failed),
         "wall_s": int(wall) if wall else None,
         "host_loadavg": loadavg,
     }
+    for name in ("python.txt", "lua.txt"):
+        text = [line for line in read(os.path.join(out, "host", name)).splitlines()
+                if not line.startswith("{")]
+        if text:
+            p("")
+            for line in text:
+                p(line)
     p(json.dumps(summary, sort_keys=False, separators=(",", ":")))
 
 
