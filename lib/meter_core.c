@@ -646,46 +646,6 @@ struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 extern __typeof__(meter__enter_flat_slow) meter_enter_flat_slow_hidden
 	__attribute__((alias("meter__enter_flat_slow"), cold)) METER_HIDDEN;
 
-void meter_enter(meter_record_t *rec)
-{
-	if (!rec || !rec->id || !meter_thread_ready())
-		return;
-	meter_counts()[rec->id]++;
-	meter_push_api(rec->id);
-}
-
-void meter_resume(meter_record_t *rec)
-{
-	if (!rec || !rec->id || !meter_thread_ready())
-		return;
-	meter_push_api(rec->id);
-}
-
-void meter_leave(meter_record_t *rec)
-{
-	struct meter_page *pg = meter__tls.page;
-	uintptr_t *sps;
-	uint32_t d, i;
-
-	if (!rec || !meter_have_page())
-		return;
-	sps = meter_sps();
-	d = pg->depth;
-	if (d == 0)
-		return;
-	if (d > METER_STACK_CAP) {
-		meter_pop_to(d - 1);
-		return;
-	}
-	/* the nearest activation among the explicit frames on top */
-	for (i = d; i > 0 && sps[i - 1] == METER_SP_API; i--) {
-		if (pg->stack[i - 1] == rec->id) {
-			meter_pop_to(i - 1);
-			return;
-		}
-	}
-}
-
 const char *meter_backend(void)
 {
 	if (!meter_g.inited) {
