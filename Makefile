@@ -16,6 +16,8 @@
 #   make module KVER=…   meter.ko for another installed kernel (or KDIR=…)
 #   make install [DESTDIR=…] [PREFIX=/usr/local]     make uninstall
 #   make deps            install missing Debian packages (scripts/install-deps)
+#   make deb             Debian packages in build/deb/ (debian/; lintian)
+#   make check-deb       install them in a fresh Debian 12 root, DKMS, a VM
 #   make clean
 #
 # Userland goes to build/; meter.ko to build/kernel/<kver>/kmod/meter.ko,
@@ -60,6 +62,13 @@ NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 # What the analysis library needs beyond libnl: json-c reads JSON profiles,
 # libstdc++ demangles the C++ names a program could not.
 ANALYSIS_LIBS := $(NL_LIBS) -ljson-c -lstdc++
+
+# The $ORIGIN rpath that lets the shared objects loaded from the build tree
+# (the alloc preload, the Python and Lua modules) find build/lib/libmeter.so;
+# a package build (NO_RPATH=1, debian/rules) leaves it out: installed, ld.so's
+# cache finds the library.  $(call origin_rpath,/../lib)
+NO_RPATH ?=
+origin_rpath = $(if $(NO_RPATH),,-Wl,-rpath,'$$ORIGIN$(1)')
 
 LIBMETER_A := $(BUILD)/lib/libmeter.a
 LIBMETER_SO := $(BUILD)/lib/libmeter.so
@@ -274,8 +283,10 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-# the GCC plugin, for the GCC it was built with
-PLUGINDIR ?= $(LIBDIR)/meter
+# meter's own objects that nothing links: the GCC plugin (for the GCC it
+# was built with) and meter-run's allocation preload
+PKGLIBDIR ?= $(LIBDIR)/meter
+PLUGINDIR ?= $(PKGLIBDIR)
 MANDIR ?= $(PREFIX)/share/man
 MANPAGES := $(wildcard man/*.[1-9])
 MODDIR ?= /lib/modules/$(KVER)/updates
@@ -315,9 +326,9 @@ install: userland $(BUILD)/meter.pc
 	ln -sf $(LIBMETER_REAL) $(DESTDIR)$(LIBDIR)/libmeter.so.$(LIBMETER_SOVERSION)
 	ln -sf libmeter.so.$(LIBMETER_SOVERSION) $(DESTDIR)$(LIBDIR)/libmeter.so
 	$(INSTALL) -m 644 $(LIBMETER_A) $(DESTDIR)$(LIBDIR)/libmeter.a
-	$(INSTALL) -m 755 $(LIBMETER_ALLOC_SO) $(DESTDIR)$(LIBDIR)/libmeter-alloc.so
 	$(INSTALL) -m 644 $(BUILD)/meter.pc $(DESTDIR)$(PKGCONFIGDIR)/meter.pc
-	$(INSTALL) -d $(DESTDIR)$(PLUGINDIR)
+	$(INSTALL) -d $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PKGLIBDIR)
+	$(INSTALL) -m 755 $(LIBMETER_ALLOC_SO) $(DESTDIR)$(PKGLIBDIR)/libmeter-alloc.so
 	$(INSTALL) -m 755 $(METER_PLUGIN) $(DESTDIR)$(PLUGINDIR)/meter.so
 	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	@$(MAKE) --no-print-directory install-python install-lua
@@ -340,19 +351,29 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(LIBMETER_REAL) \
 	      $(DESTDIR)$(LIBDIR)/libmeter.so.$(LIBMETER_SOVERSION) \
 	      $(DESTDIR)$(LIBDIR)/libmeter.so $(DESTDIR)$(LIBDIR)/libmeter.a \
-	      $(DESTDIR)$(LIBDIR)/libmeter-alloc.so \
+	      $(DESTDIR)$(PKGLIBDIR)/libmeter-alloc.so \
 	      $(DESTDIR)$(PKGCONFIGDIR)/meter.pc \
 	      $(DESTDIR)$(PLUGINDIR)/meter.so \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
 	@$(MAKE) --no-print-directory uninstall-python uninstall-lua
 	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PLUGINDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
 ifeq ($(DESTDIR),)
 	rm -f $(MODDIR)/meter.ko
 	-rmdir $(MODDIR) 2>/dev/null
 	-depmod -a $(KVER)
 	-ldconfig
 endif
+
+# --- Debian packages (Documentation/packaging.md) ---------------------------
+.PHONY: deb check-deb
+deb:
+	@scripts/install-deps --deb
+	scripts/make-deb $(BUILD)/deb
+
+check-deb: deb
+	@scripts/install-deps --check
+	selftests/deb/test_deb_install.sh $(BUILD)/deb
 
 # dkms: the module's sources into /usr/src/meter-$(VERSION) and `dkms add`
 # (then dkms builds and installs it for each kernel; see dkms.conf).

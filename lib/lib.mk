@@ -74,7 +74,7 @@ $(LIBMETER_SO): $(LIBMETER_SO).1
 $(LIBMETER_ALLOC_SO): lib/alloc_preload.c $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -shared -Wl,-z,defs -o $@ $< \
-		-L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN' -lmeter -ldl $(LDFLAGS)
+		-L$(BUILD)/lib $(call origin_rpath,) -lmeter -ldl $(LDFLAGS)
 
 ALL_TARGETS += $(LIBMETER_A) $(LIBMETER_SO) $(LIBMETER_SO).1 \
 	$(LIBMETER_ALLOC_SO)

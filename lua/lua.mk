@@ -16,7 +16,7 @@ LUA_CMOD ?= $(PREFIX)/lib/lua/5.4
 $(LUA_MOD): lua/meter_lua.c lua/meter_lua.h include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LUA_CFLAGS) -Ilua -fPIC -shared -o $@ lua/meter_lua.c \
-		-L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lmeter -lpthread $(LDFLAGS)
+		-L$(BUILD)/lib $(call origin_rpath,/../lib) -lmeter -lpthread $(LDFLAGS)
 
 ALL_TARGETS += $(LUA_MOD)
 

@@ -16,7 +16,11 @@ METER_PLUGIN := $(BUILD)/plugin/meter.so
 # gcc's own headers do not pass -Wextra's unused-parameter
 PLUGIN_CXXFLAGS := -std=gnu++17 -fPIC -fno-rtti -O2 -g -Wall -Wextra \
 	-Werror -Wno-unused-parameter -I$(GCC_PLUGIN_DIR)/include -Iinclude \
-	-Iinclude/uapi
+	-Iinclude/uapi $(EXTRA_CXXFLAGS)
+
+# not LDFLAGS: a sanitized build's would link the sanitizers' runtime into
+# cc1 (debian/rules passes Debian's link flags here)
+PLUGIN_LDFLAGS ?=
 
 PLUGIN_SRCS := plugin/meter_plugin.cc plugin/body_shape.cc plugin/sequences.cc
 
@@ -25,7 +29,7 @@ $(METER_PLUGIN): $(PLUGIN_SRCS) plugin/body_shape.h plugin/sequences.h include/m
 		echo "no GCC plugin headers for $(CC) in $(GCC_PLUGIN_DIR): install gcc-12-plugin-dev (scripts/install-deps)" >&2; \
 		exit 1; }
 	@mkdir -p $(dir $@)
-	$(CXX) $(PLUGIN_CXXFLAGS) -shared -o $@ $(PLUGIN_SRCS)
+	$(CXX) $(PLUGIN_CXXFLAGS) -shared -o $@ $(PLUGIN_SRCS) $(PLUGIN_LDFLAGS)
 
 ALL_TARGETS += $(METER_PLUGIN)
 

@@ -31,7 +31,7 @@ PY_C_SRCS := python/_meter.c python/records.c python/calibrate.c
 $(PY_EXT): $(PY_C_SRCS) python/meter_py.h include/meter.h $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -I$(PY_INCLUDE) -Ipython -fPIC -shared -o $@ $(PY_C_SRCS) \
-		-L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../../lib' -lmeter $(LDFLAGS)
+		-L$(BUILD)/lib $(call origin_rpath,/../../lib) -lmeter $(LDFLAGS)
 
 $(PY_PKG)/%.py: python/meter/%.py
 	@mkdir -p $(dir $@)

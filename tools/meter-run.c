@@ -120,7 +120,8 @@ static int parse_uint(const char *s, unsigned long long max,
 
 /*
  * libmeter-alloc.so: $METER_ALLOC_LIB, else beside meter-run (../lib, the
- * build tree and a default install), else the LIBDIR it was built for.
+ * build tree), else meter's own directory under the LIBDIR it was built
+ * for (PKGLIBDIR: /usr/lib/<triplet>/meter in the Debian package).
  */
 static void find_alloc_lib(char *out, size_t outlen)
 {
@@ -138,7 +139,7 @@ static void find_alloc_lib(char *out, size_t outlen)
 		snprintf(out, outlen, "%s/../lib/libmeter-alloc.so", exe);
 		if (access(out, R_OK))
 			snprintf(out, outlen, "%s/libmeter-alloc.so",
-				 METER_LIBDIR);
+				 METER_PKGLIBDIR);
 	}
 	if (access(out, R_OK))
 		cli_die_usage("--alloc needs libmeter-alloc.so: %s: %s", out,

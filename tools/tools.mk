@@ -42,7 +42,7 @@ $(BUILD)/tools/meter-stat: $(BUILD)/tools/meter-stat.o $(TOOLS_COMMON_OBJS) $(LI
 	$(CC) $(LDFLAGS) -o $@ $^ $(ANALYSIS_LIBS) -lz -lm $(LDLIBS)
 
 # where an installed meter-run looks for libmeter-alloc.so (--alloc)
-$(BUILD)/tools/meter-run.o: CFLAGS += -DMETER_LIBDIR='"$(LIBDIR)"'
+$(BUILD)/tools/meter-run.o: CFLAGS += -DMETER_PKGLIBDIR='"$(PKGLIBDIR)"'
 
 ALL_TARGETS += $(BUILD)/tools/meter-run $(BUILD)/tools/meter-stat
 

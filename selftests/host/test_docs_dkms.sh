@@ -38,18 +38,22 @@ mkdir -p "$tmp/dkms" "$tmp/src" "$tmp/inst"
 trees=(--dkmstree "$tmp/dkms" --sourcetree "$tmp/src" --installtree "$tmp/inst")
 
 version=$(sed -n 's/^VERSION := //p' "$ROOT/Makefile")
-conf_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$ROOT/dkms.conf")
 kvers=$("$ROOT/selftests/kernels")
 set -- $kvers
 echo "1..$((6 + 4 * $#))"
 
-if [ -n "$version" ] && [ "$version" = "$conf_version" ]; then
-	ok "dkms.conf's PACKAGE_VERSION is the Makefile's VERSION ($version)"
-else
-	nok "dkms.conf's PACKAGE_VERSION ($conf_version) is the Makefile's VERSION ($version)"
-fi
+# The version is kept in one place, the Makefile: dkms.conf's is the
+# placeholder that scripts/dkms-source (and the package's dh_dkms -V) fill.
 src=$tmp/src/meter-$version
-if "$ROOT/scripts/dkms-source" "$src" "$version" &&
+"$ROOT/scripts/dkms-source" "$src" > "$tmp/source.log" 2>&1
+conf_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$src/dkms.conf" 2>/dev/null)
+if [ -n "$version" ] && [ "$version" = "$conf_version" ] &&
+   grep -q '^PACKAGE_VERSION="#MODULE_VERSION#"$' "$ROOT/dkms.conf"; then
+	ok "the laid-out dkms.conf's PACKAGE_VERSION is the Makefile's VERSION ($version)"
+else
+	nok "the laid-out dkms.conf's PACKAGE_VERSION ($conf_version) is the Makefile's VERSION ($version)"
+fi
+if [ -f "$src/dkms.conf" ] && [ -f "$src/Kbuild" ] && [ -f "$src/kmod/Kbuild" ] &&
    [ -f "$src/dkms.conf" ] && [ -f "$src/Kbuild" ] && [ -f "$src/kmod/Kbuild" ] &&
    [ -f "$src/include/uapi/linux/meter.h" ] &&
    [ -z "$(find "$src" -name '*.o' -o -name '*.ko' -o -name '*.mod.c')" ]; then

@@ -33,7 +33,7 @@ fi
 
 want=(bin/meter-run bin/meter-stat include/meter.h include/linux/meter.h
 	lib/libmeter.so.1.0.0 lib/libmeter.so.1 lib/libmeter.so lib/libmeter.a
-	lib/libmeter-alloc.so
+	lib/meter/libmeter-alloc.so
 	lib/pkgconfig/meter.pc lib/meter/meter.so share/man/man1/meter-run.1
 	share/man/man1/meter-stat.1 share/man/man3/libmeter.3
 	share/man/man4/meter.4)
