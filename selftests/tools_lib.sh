@@ -16,6 +16,29 @@ check() { # description, then a command
 diag() { sed 's/^/# /' "$@"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP${2:+ $2}"; } # description[, reason]
 
+# An interpreter under meter-run, its profile as JSON in OUT (the
+# interpreters' tests: $RUN, $BACKEND, $tmp; the program's output in
+# $tmp/stdout and $tmp/stderr).
+run_json() { # OUT, then the command line
+	local out=$1
+	shift
+	METER_QUIET=1 "$RUN" -b "$BACKEND" -f json -o "$out" -- "$@" \
+		> "$tmp/stdout" 2> "$tmp/stderr"
+}
+# Each NAME's exact call count in a JSON profile, as py_profile.py ($Q)
+# reads it.
+want_calls() { # profile, then NAME=COUNT...
+	local prof=$1 kv got
+	shift
+	for kv; do
+		got=$($Q calls "$prof" "${kv%=*}")
+		if [ "$got" != "${kv##*=}" ]; then
+			echo "# ${kv%=*}: $got calls, want ${kv##*=}"
+			return 1
+		fi
+	done
+}
+
 # Debian's go tool pprof, with its caches in the test's $tmp.
 go_pprof() {
 	HOME=${HOME:-$tmp} GOCACHE=$tmp/gocache GOPATH=$tmp/gopath \

@@ -34,24 +34,7 @@ if [ ! -x "$LUA" ] || [ ! -f "$ROOT/build/lua/meter.so" ] || [ ! -x "$PY" ]; the
 	exit 0
 fi
 
-run() { # out.json, then the script and its arguments
-	local out=$1
-	shift
-	METER_QUIET=1 "$RUN" -b "$BACKEND" -f json -o "$out" -- "$LUA" "$@" \
-		> "$tmp/stdout" 2> "$tmp/stderr"
-}
-
-want_calls() { # profile, then NAME=COUNT...
-	local prof=$1 kv got
-	shift
-	for kv; do
-		got=$($Q calls "$prof" "${kv%=*}")
-		if [ "$got" != "${kv##*=}" ]; then
-			echo "# ${kv%=*}: $got calls, want ${kv##*=}"
-			return 1
-		fi
-	done
-}
+run() { run_json "$1" "$LUA" "${@:2}"; } # out.json, then the script and its arguments
 
 K=known.lua
 run "$tmp/k.json" "$DATA/known.lua"

@@ -36,24 +36,7 @@ if [ ! -x "$PY" ] || ! ls "$ROOT"/build/python/meter/_meter*.so > /dev/null 2>&1
 	exit 0
 fi
 
-run() { # out.json, then the Python command line
-	local out=$1
-	shift
-	METER_QUIET=1 "$RUN" -b "$BACKEND" -f json -o "$out" -- "$PY" "$@" \
-		> "$tmp/stdout" 2> "$tmp/stderr"
-}
-
-want_calls() { # profile, then NAME=COUNT...
-	local prof=$1 kv got
-	shift
-	for kv; do
-		got=$($Q calls "$prof" "${kv%=*}")
-		if [ "$got" != "${kv##*=}" ]; then
-			echo "# ${kv%=*}: $got calls, want ${kv##*=}"
-			return 1
-		fi
-	done
-}
+run() { run_json "$1" "$PY" "${@:2}"; } # out.json, then the Python command line
 
 run "$tmp/k.json" "$DATA/known.py"
 check "known counts: fib 1973, gen 2 (resumes are not calls), boom 20, catcher 5, deep 901, spin 2, worker 1" \

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- A Lua script whose self time splits 50/30/20 between three functions
 -- that run the same loop 5, 3 and 2 times as often, in rounds
--- (selftests/vm/py_split.sh, on the VM's deterministic clock).
+-- (selftests/vm/interp_split.sh, on the VM's deterministic clock).
 local n = tonumber(arg[1]) or 200000
 local rounds = tonumber(arg[2]) or 10
 
