@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Command-line pieces shared by meter-run and meter-stat (cli.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,28 @@
 #include "cli.h"
 
 const char *cli_prog = "meter";
+
+int cli_build_tree(const char *rel, char *out, size_t outlen)
+{
+	char exe[PATH_MAX], probe[PATH_MAX + 64], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash || strcmp(slash, "/tools"))
+		return -1;
+	*slash = '\0';
+	snprintf(probe, sizeof(probe), "%s/%s", exe, rel);
+	if (access(probe, R_OK) || (size_t)snprintf(out, outlen, "%s", exe) >= outlen)
+		return -1;
+	return 0;
+}
 
 void cli_die_usage(const char *fmt, ...)
 {

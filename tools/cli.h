@@ -103,6 +103,12 @@ int cli_merge_into(struct meter_profile **all, struct meter_profile *p);
 /* CLOCK_BOOTTIME in nanoseconds, the clock of the sessions' times. */
 uint64_t cli_boottime_ns(void);
 
+/*
+ * The build directory when this tool runs from it (build/tools/NAME, and
+ * build/REL exists): its path in out, 0; else -1 (an installed tool).
+ */
+int cli_build_tree(const char *rel, char *out, size_t outlen);
+
 void cli_die_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 

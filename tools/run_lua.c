@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "run_lua.h"
 
 #define START "require('meter').start()"
@@ -25,31 +26,18 @@ static bool is_lua(const char *prog)
 /* build/tools/meter-run runs from the build tree: build/lua has meter.so */
 static void cpath_from_build_tree(void)
 {
-	char exe[PATH_MAX], mod[PATH_MAX + 32], *slash, *cpath;
+	char build[PATH_MAX], *cpath;
 	const char *old = getenv("LUA_CPATH_5_4");
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	if (!old)
 		old = getenv("LUA_CPATH");
-	if (n <= 0)
-		return;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return;
-	*slash = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash || strcmp(slash, "/tools"))
-		return;
-	*slash = '\0';
-	snprintf(mod, sizeof(mod), "%s/lua/meter.so", exe);
-	if (access(mod, R_OK))
+	if (cli_build_tree("lua/meter.so", build, sizeof(build)))
 		return;
 	/* ";;" is lua's default path */
-	cpath = malloc(strlen(exe) + (old ? strlen(old) : 0) + 32);
+	cpath = malloc(strlen(build) + (old ? strlen(old) : 0) + 32);
 	if (!cpath)
 		return;
-	sprintf(cpath, "%s/lua/?.so;%s", exe, old ? old : ";");
+	sprintf(cpath, "%s/lua/?.so;%s", build, old ? old : ";");
 	setenv("LUA_CPATH_5_4", cpath, 1);
 	free(cpath);
 }

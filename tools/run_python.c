@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "run_python.h"
 
 static bool is_interpreter(const char *prog)
@@ -68,25 +69,12 @@ static int program_start(char **argv)
 /* build/tools/meter-run runs from the build tree: build/python holds meter */
 static void python_path_from_build_tree(void)
 {
-	char exe[PATH_MAX], dir[PATH_MAX + 32], *slash, *path;
+	char build[PATH_MAX], dir[PATH_MAX + 32], *path;
 	const char *old = getenv("PYTHONPATH");
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
-	if (n <= 0)
+	if (cli_build_tree("python/meter/_run.py", build, sizeof(build)))
 		return;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return;
-	*slash = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash || strcmp(slash, "/tools"))
-		return;
-	*slash = '\0';
-	snprintf(dir, sizeof(dir), "%s/python/meter/_run.py", exe);
-	if (access(dir, R_OK))
-		return;
-	snprintf(dir, sizeof(dir), "%s/python", exe);
+	snprintf(dir, sizeof(dir), "%s/python", build);
 	if (old && *old) {
 		path = malloc(strlen(dir) + strlen(old) + 2);
 		if (!path)
