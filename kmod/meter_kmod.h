@@ -12,6 +12,12 @@
  *                     the stack table (taken from the tick).
  * Self counts, sample counters and the function-chunk directory are
  * lock-free (atomic64 and READ_ONCE/smp_store_release).
+ *
+ * session.c and thread.c call each other, on purpose: a thread is
+ * registered into a session (thread.c asks session.c for it, and to
+ * finish it when its last thread goes), and a session's period change
+ * reaches each of its threads (session.c asks thread.c).  The pair is one
+ * object's two halves, each file owning its own struct and lock.
  */
 #ifndef METER_KMOD_H
 #define METER_KMOD_H

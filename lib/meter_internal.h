@@ -3,6 +3,15 @@
  * libmeter internals shared by its source files: the process-wide state,
  * the per-thread state, the record registry and the backends' hooks.
  * Not installed.
+ *
+ * meter_core.c is the hub the others call back into, on purpose: it owns
+ * the process-wide state (meter_g), the thread's state (meter_tstate,
+ * meter__tls) and the clock, which the registry, the shadow stack, the
+ * signal backend and the output all read; and it drives each of them
+ * through the process's life (set-up, threads, fork, exit).  What the
+ * others call in it is that state, its helpers (the clock, notices, the
+ * names sent to the kernel) and meter_thread_ready(), which sets a
+ * thread up at its first profiled call wherever that call lands.
  */
 #ifndef METER_INTERNAL_H
 #define METER_INTERNAL_H
