@@ -116,7 +116,7 @@ struct meter_global {
 
 	/* signal backend */
 	_Atomic bool sampling;
-	_Atomic uint64_t *self;	/* self samples by id */
+	_Atomic uint64_t *self_samples;	/* the signal backend's, by id */
 	_Atomic uint64_t samples, no_current, invalid, lost, truncated;
 	_Atomic uint64_t ticks;	/* signals taken; samples weigh overruns */
 	_Atomic uint64_t unsampled_ns;	/* of ended threads: no tick's */

@@ -122,8 +122,8 @@ static void fill_func(struct meter_func *f, uint32_t id)
 			f->alloc_bytes += th->alloc_bytes[id];
 		}
 	}
-	if (meter_g.self)
-		f->self_samples = atomic_load(&meter_g.self[id]);
+	if (meter_g.self_samples)
+		f->self_samples = atomic_load(&meter_g.self_samples[id]);
 }
 
 /*

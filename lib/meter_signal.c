@@ -139,7 +139,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 					  memory_order_relaxed);
 		goto out;
 	}
-	atomic_fetch_add_explicit(&meter_g.self[cur], w, memory_order_relaxed);
+	atomic_fetch_add_explicit(&meter_g.self_samples[cur], w, memory_order_relaxed);
 	/*
 	 * The kernel's rule (<linux/meter.h>): the frames nearest the leaf,
 	 * then the current function when it is not the top (a flat function,
@@ -181,10 +181,10 @@ int meter_signal_setup(void)
 {
 	struct sigaction sa;
 
-	meter_g.self = meter_map((size_t)(METER_FUNCS_MAX + 1) *
-				 sizeof(*meter_g.self));
+	meter_g.self_samples = meter_map((size_t)(METER_FUNCS_MAX + 1) *
+				 sizeof(*meter_g.self_samples));
 	stacks = meter_map(STACK_SLOTS * sizeof(*stacks));
-	if (!meter_g.self || !stacks)
+	if (!meter_g.self_samples || !stacks)
 		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_sigprof;
@@ -251,10 +251,10 @@ void meter_signal_reset(void)
 	atomic_store(&meter_g.invalid, 0);
 	atomic_store(&meter_g.lost, 0);
 	atomic_store(&meter_g.truncated, 0);
-	if (meter_g.self)
-		memset((void *)meter_g.self, 0,
+	if (meter_g.self_samples)
+		memset((void *)meter_g.self_samples, 0,
 		       (size_t)atomic_load(&meter_g.next_id) *
-		       sizeof(*meter_g.self));
+		       sizeof(*meter_g.self_samples));
 	if (stacks) {
 		uint32_t i;
 
