@@ -347,6 +347,7 @@ static void merge_counters(struct meter_profile *dst,
 	dst->lost += src->lost;
 	dst->truncated += src->truncated;
 	dst->slow_entries += src->slow_entries;
+	dst->stretched_ticks += src->stretched_ticks;
 	dst->unsampled_ns += src->unsampled_ns;
 	for (k = 0; k < METER_OFF_KINDS; k++)
 		dst->samples_off[k] += src->samples_off[k];

@@ -57,7 +57,7 @@ static bool meter_nl_session_ok(const struct meter_profile *p)
 	const uint64_t c[] = {
 		p->period_ns, p->start_ns, p->end_ns, p->samples, p->ticks,
 		p->no_current, p->invalid, p->lost, p->truncated,
-		p->call_cost_ps, p->slow_entries,
+		p->call_cost_ps, p->slow_entries, p->stretched_ticks,
 	};
 
 	return meter_nl_counts_ok(c, sizeof(c) / sizeof(c[0])) &&
@@ -106,6 +106,7 @@ static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
 	p->truncated = meter_nl_get_u64(tb[METER_A_TRUNCATED]);
 	p->call_cost_ps = meter_nl_get_u64(tb[METER_A_CALL_COST_PS]);
 	p->slow_entries = meter_nl_get_u64(tb[METER_A_SLOW_ENTRIES]);
+	p->stretched_ticks = meter_nl_get_u64(tb[METER_A_STRETCHED_TICKS]);
 	p->wall = meter_nl_get_u32(tb[METER_A_CLOCK]) == METER_CLOCK_WALL;
 	p->samples_off[METER_OFF_RUNQ] =
 		meter_nl_get_u64(tb[METER_A_SAMPLES_RUNQ]);

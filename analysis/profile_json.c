@@ -189,6 +189,8 @@ static int read_header(struct schema *sc, struct json_object *root,
 					UINT64_MAX, false);
 	p->slow_entries = js_get_uint(sc, root, "", "slow_entries", UINT64_MAX,
 				   false);
+	p->stretched_ticks = js_get_uint(sc, root, "", "stretched_ticks",
+				      UINT64_MAX, false);
 	p->unsampled_ns = js_get_uint(sc, root, "", "unsampled_ns", UINT64_MAX,
 				   false);
 	return sc->failed ? -1 : read_clock(sc, root, p);

@@ -121,6 +121,8 @@ struct meter_profile {
 	uint64_t slow_entries;	/* profiled calls that took libmeter's
 				   slow path (registration, deep or
 				   stale stacks) */
+	uint64_t stretched_ticks;	/* meter.ko: wall-clock ticks the
+					   user's tick budget delayed */
 	uint64_t unsampled_ns;	/* signal backend: CPU time of ended
 				   threads that no tick covered */
 	/* set by the reports' correction (analysis/correct.c), never stored */

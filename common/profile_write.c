@@ -107,6 +107,9 @@ static void write_header(const struct meter_profile *p, FILE *out)
 	if (p->slow_entries)
 		fprintf(out, ",\n  \"slow_entries\": %" PRIu64,
 			p->slow_entries);
+	if (p->stretched_ticks)
+		fprintf(out, ",\n  \"stretched_ticks\": %" PRIu64,
+			p->stretched_ticks);
 	if (p->unsampled_ns)
 		fprintf(out, ",\n  \"unsampled_ns\": %" PRIu64,
 			p->unsampled_ns);

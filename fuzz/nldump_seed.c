@@ -96,6 +96,7 @@ static void session(const struct meter_profile *p)
 	put_u64(METER_A_SAMPLES_RUNQ, METER_A_PAD, p->samples_off[0]);
 	put_u64(METER_A_SAMPLES_BLOCKED, METER_A_PAD, p->samples_off[1]);
 	put_u64(METER_A_SLOW_ENTRIES, METER_A_PAD, p->slow_entries);
+	put_u64(METER_A_STRETCHED_TICKS, METER_A_PAD, p->stretched_ticks);
 }
 
 static void profile(const struct meter_profile *p, FILE *out)

@@ -25,6 +25,10 @@
  *   max_funcs             highest function id of a session (1048576)
  *   max_user_funcs        highest function id of a session created by an
  *                         unprivileged user (65536)
+ *   user_wall_ticks       wall-clock ticks a second, all the threads of
+ *                         one unprivileged user together (10000, 0: no
+ *                         budget); past it each of the user's wall-clock
+ *                         threads ticks less often (budget.c)
  *
  * Every limit hit is an error with an extended-ack message; see
  * Documentation/security.md.
@@ -136,6 +140,11 @@ unsigned int meter_max_user_funcs = 65536;
 module_param_named(max_user_funcs, meter_max_user_funcs, uint, 0644);
 MODULE_PARM_DESC(max_user_funcs,
 		 "Highest function id of an unprivileged user's session");
+
+unsigned int meter_user_wall_ticks = 10000;
+module_param_named(user_wall_ticks, meter_user_wall_ticks, uint, 0644);
+MODULE_PARM_DESC(user_wall_ticks,
+		 "Wall-clock ticks a second of one unprivileged user's threads together (0: no budget)");
 
 atomic_t meter_threads_held = ATOMIC_INIT(0);
 

@@ -64,12 +64,30 @@ extern unsigned int meter_max_user_threads;
 extern unsigned int meter_max_funcs;
 extern unsigned int meter_max_user_funcs;
 extern unsigned int meter_max_user_snap_mb;
+extern unsigned int meter_user_wall_ticks;
 
 /* Registrations holding a pin and a perf counter, all users. */
 extern atomic_t meter_threads_held;
 
 extern struct mutex meter_mutex;
 extern struct workqueue_struct *meter_wq;
+
+/*
+ * budget.c: what one user's threads may cost everyone else.  A user's
+ * sessions share one of these (looked up by euid); the wall-clock tick
+ * reads its thread count to stretch its period within the budget.
+ */
+struct meter_user {
+	struct hlist_node node;		/* meter_users, meter_users_lock */
+	kuid_t uid;
+	refcount_t ref;			/* the user's sessions */
+	atomic_t wall_threads;		/* registered on the wall clock */
+};
+
+struct meter_user *meter_user_get(kuid_t uid);
+void meter_user_put(struct meter_user *u);
+struct meter_session;
+u64 meter_budget_stretch(const struct meter_session *s, u64 period_ns);
 
 /* stacks.c: the bounded per-session table of sampled stacks. */
 struct meter_stack_entry {
@@ -194,6 +212,8 @@ struct meter_session {
 	atomic64_t truncated;
 	atomic64_t samples_off[2];	/* RUNQ, BLOCKED (wall clock) */
 	u64 slow_entries;		/* ADD_CALLS; under meter_mutex */
+	atomic64_t stretched;		/* ticks the user's budget delayed */
+	struct meter_user *user;	/* referenced */
 
 	u32 max_id;			/* highest id named; READ_ONCE */
 	u32 nfuncs;			/* ids with a slot in use */
@@ -378,6 +398,7 @@ struct meter_session_info {
 	u64 samples, ticks, no_current, invalid, lost, truncated;
 	u64 samples_off[2];
 	u64 call_cost_ps, slow_entries;
+	u64 stretched;
 	u32 clock;
 	u32 pid, uid, state, threads, threads_total, nfuncs, nstacks;
 	char comm[TASK_COMM_LEN];

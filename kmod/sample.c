@@ -272,13 +272,18 @@ enum hrtimer_restart meter_sample_wall_tick(struct hrtimer *timer)
 	struct meter_thread *t = container_of(timer, struct meter_thread,
 					      timer);
 	struct task_struct *tsk = t->task;
+	u64 period = READ_ONCE(t->period_ns);
 	struct mm_struct *mm;
-	u64 w;
+	u64 w, k;
 
 	if (READ_ONCE(t->state) != METER_THREAD_LIVE)
 		return HRTIMER_NORESTART;
-	w = hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(t->period_ns)));
+	/* the user's budget: k periods to the next tick, and it weighs k */
+	k = meter_budget_stretch(t->session, period);
+	w = hrtimer_forward_now(timer, ns_to_ktime(period * k)) * k;
 	atomic64_inc(&t->session->ticks);
+	if (k > 1)
+		atomic64_inc(&t->session->stretched);
 	if (unlikely(READ_ONCE(meter_tick_floor)))
 		return HRTIMER_RESTART;
 	mm = READ_ONCE(tsk->mm);

@@ -155,6 +155,9 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 			      meter_stack_frames))
 		goto err_chunks;
 
+	s->user = meter_user_get(current_euid());
+	if (!s->user)
+		goto err_stacks;
 	refcount_set(&s->ref, 1);	/* the session list's reference */
 	raw_spin_lock_init(&s->lock);
 	/* one name in /proc/lock_stat (bench/scaling.sh) */
@@ -190,6 +193,8 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 	hash_add_rcu(meter_tgid_hash, &s->tgid_node, (unsigned long)s->tgid);
 	return s;
 
+err_stacks:
+	meter_stacks_free(&s->stacks);
 err_chunks:
 	kvfree(s->chunks);
 err_session:
@@ -309,6 +314,7 @@ static void meter_session_free_work(struct work_struct *work)
 	}
 	kvfree(s->chunks);
 	meter_stacks_free(&s->stacks);
+	meter_user_put(s->user);
 	mem_cgroup_put(s->memcg);
 	put_pid(s->tgid);
 	mmdrop(s->mm);
@@ -442,6 +448,7 @@ int meter_session_reset(struct meter_session *s)
 	atomic64_set(&s->lost, 0);
 	atomic64_set(&s->truncated, 0);
 	s->slow_entries = 0;
+	atomic64_set(&s->stretched, 0);
 	atomic64_set(&s->samples_off[0], 0);
 	atomic64_set(&s->samples_off[1], 0);
 	for (c = 0; c < METER_NCHUNKS; c++) {

@@ -47,6 +47,7 @@ void meter_session_info_fill(struct meter_session *s,
 	si->clock = s->clock;
 	si->call_cost_ps = s->call_cost_ps;
 	si->slow_entries = s->slow_entries;
+	si->stretched = atomic64_read(&s->stretched);
 	/* As the reader's pid namespace sees it; 0 if it cannot. */
 	si->pid = pid_nr_ns(s->tgid, task_active_pid_ns(current));
 	si->uid = from_kuid_munged(current_user_ns(), s->uid);
@@ -458,6 +459,8 @@ int meter_put_session(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, METER_A_SAMPLES_BLOCKED, si->samples_off[1],
 			      METER_A_PAD) ||
 	    nla_put_u64_64bit(skb, METER_A_SLOW_ENTRIES, si->slow_entries,
+			      METER_A_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_STRETCHED_TICKS, si->stretched,
 			      METER_A_PAD))
 		return -EMSGSIZE;
 	return 0;

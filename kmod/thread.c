@@ -76,6 +76,8 @@ static void meter_thread_release(struct work_struct *work)
 	put_task_struct(t->task);
 	atomic_dec(&s->threads_held);
 	atomic_dec(&meter_threads_held);
+	if (s->clock == METER_CLOCK_WALL)
+		atomic_dec(&s->user->wall_threads);
 
 	mutex_lock(&meter_mutex);
 	meter_sessions_evict();
@@ -447,6 +449,8 @@ static void meter_thread_publish(struct meter_thread *t,
 
 	atomic_inc(&s->threads_held);
 	atomic_inc(&meter_threads_held);
+	if (s->clock == METER_CLOCK_WALL)
+		atomic_inc(&s->user->wall_threads);
 	raw_spin_lock_irqsave(&s->lock, flags);
 	list_add_tail(&t->node, &s->threads);
 	s->threads_live++;

@@ -110,6 +110,12 @@ void render_header(const struct analysis *an, FILE *out)
 			"(%.2f %% of calls)\n", p->slow_entries,
 			an->calls ? 100.0 * (double)p->slow_entries /
 				    (double)an->calls : 0.0);
+	if (p->stretched_ticks)
+		fprintf(out, "%" PRIu64 " ticks came late on purpose: this "
+			"user's wall-clock threads together asked for more "
+			"ticks a second than meter.ko's user_wall_ticks budget "
+			"(each weighs the periods it stands for)\n",
+			p->stretched_ticks);
 	if (p->idle_threads)
 		fprintf(out, "%zu idle thread%s set aside (--hide-idle): "
 			"%.3f s of wall-clock time not in the rows below\n",

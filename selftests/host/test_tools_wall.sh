@@ -19,7 +19,7 @@ WALL=$DATA/wall.json
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_wall.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..27"
+echo "1..29"
 
 # --- text reports -------------------------------------------------------
 
@@ -36,6 +36,16 @@ check "header: two threads' wall-clock time is said to be summed over them" \
 	diag "$tmp/two"
 check "header: the split, 45% on a CPU, 5% runnable, 50% blocked" \
 	grep -q '^wall clock: 45.0% on a CPU (0.900 s), 5.0% runnable waiting for a CPU (0.100 s), 50.0% blocked or sleeping (1.000 s)$' "$tmp/flat"
+check "header: no line about the tick budget when nothing was stretched" \
+	bash -c "! grep -q 'ticks came late on purpose' '$tmp/flat'"
+# meter.ko's budget (STRETCHED_TICKS) kept through JSON and said in the header
+python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); p["stretched_ticks"] = 37; json.dump(p, open(sys.argv[2], "w"))' \
+	"$WALL" "$tmp/stretched.json"
+"$STAT" -i "$tmp/stretched.json" -f json -o "$tmp/again.json" > /dev/null 2>&1
+"$STAT" -i "$tmp/again.json" -f flat > "$tmp/stretched" 2>&1
+check "header: 37 ticks stretched by the user's tick budget, kept through a JSON round trip" \
+	grep -q "^37 ticks came late on purpose: this user's wall-clock threads together asked for more ticks a second than meter.ko's user_wall_ticks budget" "$tmp/stretched" ||
+	diag "$tmp/stretched"
 check "flat: the columns on-cpu, runq, blocked" \
 	grep -Eq '^ +time +seconds +seconds +on-cpu +runq +blocked +calls' "$tmp/flat"
 flat_rows "$tmp/flat" > "$tmp/rows"

@@ -129,7 +129,8 @@
  *        COOKIE, PARENT_COOKIE, PID, UID, COMM, STATE, THREADS,
  *        THREADS_TOTAL, PERIOD_NS, START_NS, END_NS, SAMPLES, NO_CURRENT,
  *        INVALID, LOST, TRUNCATED, NFUNCS, NSTACKS, CALL_COST_PS, TICKS,
- *        CLOCK, SAMPLES_RUNQ, SAMPLES_BLOCKED, SLOW_ENTRIES
+ *        CLOCK, SAMPLES_RUNQ, SAMPLES_BLOCKED, SLOW_ENTRIES,
+ *        STRETCHED_TICKS
  *   SAMPLES counts periods of the thread's CPU time: a late interrupt
  *   weighs the whole periods that passed since the previous one, so
  *   SAMPLES per CPU-second is the requested rate.  TICKS counts the
@@ -139,6 +140,10 @@
  *   METER_CLOCK_WALL, SAMPLES counts periods of wall-clock time of every
  *   registered thread; SAMPLES_RUNQ and SAMPLES_BLOCKED are the part of
  *   them taken off the CPU (both 0 with METER_CLOCK_CPU).
+ *   STRETCHED_TICKS counts the wall-clock ticks that came later than the
+ *   period because the owner's threads together asked for more ticks a
+ *   second than the module's user_wall_ticks budget (unprivileged users
+ *   only); each weighs the periods it stands for, so SAMPLES stays whole.
  *
  * METER_CMD_PROFILE_GET (dump)
  *   in:  METER_A_COOKIE or METER_A_PID
@@ -302,6 +307,7 @@ enum meter_attr {
 	METER_A_SAMPLES_RUNQ,	/* u64, wall clock: runnable, not running */
 	METER_A_SAMPLES_BLOCKED,	/* u64, wall clock: blocked */
 	METER_A_SLOW_ENTRIES,	/* u64, calls on libmeter's slow path */
+	METER_A_STRETCHED_TICKS,	/* u64, ticks the user's budget delayed */
 	__METER_A_MAX
 };
 #define METER_A_MAX (__METER_A_MAX - 1)
