@@ -150,14 +150,19 @@ static void meter_cputimer_rearm(void *arg)
  * may be a whole old period away, which would leave that CPU time
  * unsampled after a shorter period was asked for (perf restarts its timer
  * likewise).  The timer belongs to the CPU the thread runs on, so it is
- * re-armed there; a thread that switches in elsewhere meanwhile reads the
- * new period at its switch in.  Process context, may wait.
+ * re-armed there; a thread that is not on a CPU, or switches in elsewhere
+ * meanwhile, reads the new period at its switch in, so it is not
+ * interrupted (one user's SET_PERIOD over many sleeping threads would
+ * otherwise send an IPI to each).  Process context, may wait.
  */
 void meter_cputimer_set_period(struct meter_thread *t)
 {
 	if (!t->cpu_timer)
 		return;
-	smp_mb();	/* period_ns before task_cpu(): pairs with the switch */
+	/* period_ns before on_cpu and task_cpu(): pairs with the switch */
+	smp_mb();
+	if (!READ_ONCE(t->task->on_cpu))
+		return;
 	smp_call_function_single(task_cpu(t->task), meter_cputimer_rearm, t,
 				 1);
 }

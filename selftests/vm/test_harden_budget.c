@@ -4,8 +4,8 @@
  * an unprivileged user's wall-clock threads together to user_wall_ticks
  * ticks a second (kmod/budget.c).
  *   - 1024 sleeping threads of nobody's, each asking for a tick every
- *     100 us (10 million a second together), all on CPU 0, leave a victim
- *     pinned there within a few percent of its speed without them
+ *     100 us (10 million a second together), all on CPU 0, take at most
+ *     the budget's ticks, and leave a victim pinned there its speed
  *     (interleaved rounds, one run).
  *   - The profile still holds the whole of their time: samples come to
  *     threads x seconds / period, and STRETCHED_TICKS says ticks were
@@ -14,6 +14,7 @@
  * about 30 times what it does on hardware.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -24,6 +25,7 @@
 
 #define ATTACKERS 1024
 #define PERIOD_NS 100000ULL
+#define ROUNDS 4
 #ifndef BUDGET
 #define BUDGET 1000
 #endif
@@ -123,11 +125,20 @@ static void stop_attackers(pid_t pid, int stop_w)
 	waitpid(pid, &st, 0);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 TEST(sleeping_wall_threads_of_one_user_leave_a_pinned_victim_its_speed)
 {
-	uint64_t alone = 0, beside = 0, t_reg, t0, secs_ns = 0, all_ns = 0;
+	uint64_t alone[ROUNDS + 1], beside[ROUNDS];
+	uint64_t t_reg, t0, secs_ns = 0, all_ns = 0;
 	struct meter_profile *p = NULL;
 	struct meter_nl *nl = ku_open();
+	double ratio[ROUNDS];
 	int stop_w, r;
 	pid_t pid;
 
@@ -138,39 +149,46 @@ TEST(sleeping_wall_threads_of_one_user_leave_a_pinned_victim_its_speed)
 	ASSERT_EQ(ku_param_get("user_wall_ticks"), 10000);
 	ASSERT_EQ(ku_param_set("user_wall_ticks", BUDGET), 0);
 	pin_cpu0();
-	/* Interleaved, alone first and last: 3 rounds alone, 2 beside. */
-	alone += victim_ns();
-	for (r = 0; r < 2; r++) {
+	/* Interleaved, alone before and after each round beside them. */
+	alone[0] = victim_ns();
+	for (r = 0; r < ROUNDS; r++) {
 		t_reg = ku_mono_ns();
 		pid = start_attackers(&stop_w);
 		ASSERT_GT(pid, 0) TH_LOG("not every attacker thread registered");
 		t0 = ku_mono_ns();
-		beside += victim_ns();
+		beside[r] = victim_ns();
 		if (!p) {
 			secs_ns = ku_mono_ns() - t0;
 			all_ns = ku_mono_ns() - t_reg;
 			p = ku_profile(nl, 0, pid);
 		}
 		stop_attackers(pid, stop_w);
-		alone += victim_ns();
+		alone[r + 1] = victim_ns();
+		ratio[r] = (alone[r] + alone[r + 1]) / 2.0 / (double)beside[r];
+		ku_diag("round %d: victim alone %.3f s, beside %d sleeping wall-clock threads at %llu us %.3f s: %.3f of its speed",
+			r + 1, alone[r] / 1e9, ATTACKERS, PERIOD_NS / 1000,
+			beside[r] / 1e9, ratio[r]);
 	}
-	alone = alone * 2 / 3;
-	ku_diag("victim alone %.3f s, beside %d sleeping wall-clock threads at %llu us %.3f s (two rounds each): %.3f of its speed",
-		alone / 1e9, ATTACKERS, PERIOD_NS / 1000, beside / 1e9,
-		(double)alone / (double)beside);
+	qsort(ratio, ROUNDS, sizeof(ratio[0]), cmp_double);
+	ku_diag("median %.3f of its speed", (ratio[1] + ratio[2]) / 2);
 	ku_diag("attackers' session: %llu samples in %.2f s since all registered (%llu periods of %d threads; %.2f s since the first), %llu ticks, %llu stretched",
 		(unsigned long long)p->samples, secs_ns / 1e9,
 		(unsigned long long)(secs_ns / PERIOD_NS * ATTACKERS),
 		ATTACKERS, all_ns / 1e9, (unsigned long long)p->ticks,
 		(unsigned long long)p->stretched_ticks);
 	fflush(stdout);
-	EXPECT_GE((double)alone / (double)beside, 0.9);
+	/* The exact check: the user's ticks within the budget (and the
+	 * first, unstretched tick of each thread). */
+	EXPECT_LE(p->ticks, 2 * (ATTACKERS + BUDGET * all_ns / 1000000000));
 	EXPECT_GT(p->stretched_ticks, 0);
 	/* Time stays whole: the threads' seconds, in periods, but for the
 	 * ticks still due when the profile was read (one stretched period
 	 * each at most). */
 	EXPECT_GE(p->samples, secs_ns / PERIOD_NS * ATTACKERS / 2);
-	EXPECT_LE(p->ticks, 2 * (ATTACKERS + BUDGET * all_ns / 1000000000));
+	/* The victim, by wall-clock time under TCG: rounds differ by up to
+	 * 15 % with nothing changed (the host's load), so the median of four
+	 * is held to 0.8; without the budget it is about 0.5. */
+	EXPECT_GE((ratio[1] + ratio[2]) / 2, 0.8);
 	meter_profile_free(p);
 	ASSERT_EQ(ku_param_set("user_wall_ticks", 10000), 0);
 	meter_nl_close(nl);
