@@ -74,19 +74,22 @@ extern struct workqueue_struct *meter_wq;
 
 /*
  * budget.c: what one user's threads may cost everyone else.  A user's
- * sessions share one of these (looked up by euid); the wall-clock tick
- * reads its thread count to stretch its period within the budget.
+ * sessions share one of these by euid, and a user namespace's sessions
+ * one by namespace; the wall-clock tick reads their thread counts to
+ * stretch its period within the budget.
  */
 struct meter_user {
 	struct hlist_node node;		/* meter_users, meter_users_lock */
-	kuid_t uid;
-	refcount_t ref;			/* the user's sessions */
+	kuid_t uid;			/* a euid's share (ns NULL) */
+	const struct user_namespace *ns;	/* a namespace's share */
+	refcount_t ref;			/* the sessions */
 	atomic_t wall_threads;		/* registered on the wall clock */
 };
 
-struct meter_user *meter_user_get(kuid_t uid);
-void meter_user_put(struct meter_user *u);
 struct meter_session;
+int meter_budget_init(struct meter_session *s);
+void meter_budget_free(struct meter_session *s);
+void meter_budget_wall_thread(struct meter_session *s, int d);
 u64 meter_budget_stretch(const struct meter_session *s, u64 period_ns);
 
 /* stacks.c: the bounded per-session table of sampled stacks. */
@@ -185,6 +188,7 @@ struct meter_session {
 	struct pid *tgid;		/* referenced: process identity */
 	pid_t pid;
 	kuid_t uid;			/* creator's euid, snapshot */
+	struct user_namespace *user_ns;	/* creator's, referenced: caps */
 	bool privileged;		/* creator had CAP_PERFMON */
 	bool restricted;		/* non-dumpable or set-id: readers
 					 * need CAP_PERFMON (READ_ONCE)
@@ -213,7 +217,7 @@ struct meter_session {
 	atomic64_t samples_off[2];	/* RUNQ, BLOCKED (wall clock) */
 	u64 slow_entries;		/* ADD_CALLS; under meter_mutex */
 	atomic64_t stretched;		/* ticks the user's budget delayed */
-	struct meter_user *user;	/* referenced */
+	struct meter_user *share[2];	/* euid's, namespace's; budget.c */
 
 	u32 max_id;			/* highest id named; READ_ONCE */
 	u32 nfuncs;			/* ids with a slot in use */

@@ -24,6 +24,7 @@
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/sched/coredump.h>
+#include <linux/user_namespace.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -155,9 +156,6 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 			      meter_stack_frames))
 		goto err_chunks;
 
-	s->user = meter_user_get(current_euid());
-	if (!s->user)
-		goto err_stacks;
 	refcount_set(&s->ref, 1);	/* the session list's reference */
 	raw_spin_lock_init(&s->lock);
 	/* one name in /proc/lock_stat (bench/scaling.sh) */
@@ -177,6 +175,9 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 	s->tgid = get_pid(task_tgid(tsk));
 	s->pid = task_tgid_nr(tsk);
 	s->uid = current_euid();
+	s->user_ns = get_user_ns(current_user_ns());
+	if (meter_budget_init(s))
+		goto err_ns;
 	s->privileged = privileged;
 	s->restricted = meter_task_restricted(tsk);
 	s->max_funcs = privileged ? meter_max_funcs :
@@ -193,7 +194,10 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 	hash_add_rcu(meter_tgid_hash, &s->tgid_node, (unsigned long)s->tgid);
 	return s;
 
-err_stacks:
+err_ns:
+	put_user_ns(s->user_ns);
+	put_pid(s->tgid);
+	mem_cgroup_put(s->memcg);
 	meter_stacks_free(&s->stacks);
 err_chunks:
 	kvfree(s->chunks);
@@ -314,7 +318,8 @@ static void meter_session_free_work(struct work_struct *work)
 	}
 	kvfree(s->chunks);
 	meter_stacks_free(&s->stacks);
-	meter_user_put(s->user);
+	meter_budget_free(s);
+	put_user_ns(s->user_ns);
 	mem_cgroup_put(s->memcg);
 	put_pid(s->tgid);
 	mmdrop(s->mm);

@@ -21,6 +21,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/user_namespace.h>
 #include <net/netlink.h>
 
 #include "meter_kmod.h"
@@ -77,7 +78,7 @@ static void meter_thread_release(struct work_struct *work)
 	atomic_dec(&s->threads_held);
 	atomic_dec(&meter_threads_held);
 	if (s->clock == METER_CLOCK_WALL)
-		atomic_dec(&s->user->wall_threads);
+		meter_budget_wall_thread(s, -1);
 
 	mutex_lock(&meter_mutex);
 	meter_sessions_evict();
@@ -193,51 +194,78 @@ static int meter_page_check_vma(struct mm_struct *mm, unsigned long addr,
 	return ret;
 }
 
-/* Caller holds meter_mutex. */
-static unsigned int meter_live_sessions(bool any_user, kuid_t uid)
+/* ns is ancestor or child itself (in_userns(), which is not exported) */
+static bool meter_userns_below(const struct user_namespace *ancestor,
+			       const struct user_namespace *child)
+{
+	while (child->level > ancestor->level)
+		child = child->parent;
+	return child == ancestor;
+}
+
+/*
+ * One share of the per-user caps: the sessions of euid uid, or (ns not
+ * NULL) those made in user namespace ns or below it.  Counts the live
+ * ones, or (threads) their registrations still holding a pin.  Caller
+ * holds meter_mutex.
+ */
+static unsigned int meter_share_count(kuid_t uid, struct user_namespace *ns,
+				      bool threads)
 {
 	struct meter_session *s;
 	unsigned int n = 0;
 
-	list_for_each_entry(s, &meter_sessions, node)
-		if (READ_ONCE(s->state) == METER_STATE_LIVE &&
-		    (any_user || uid_eq(s->uid, uid)))
-			n++;
+	list_for_each_entry(s, &meter_sessions, node) {
+		if (ns ? !meter_userns_below(ns, s->user_ns) :
+			 !uid_eq(s->uid, uid))
+			continue;
+		if (threads)
+			n += atomic_read(&s->threads_held);
+		else
+			n += READ_ONCE(s->state) == METER_STATE_LIVE;
+	}
 	return n;
 }
 
-/* Registrations of uid still holding a pin.  Caller holds meter_mutex. */
-static unsigned int meter_user_threads(kuid_t uid)
+/* Caller holds meter_mutex. */
+static unsigned int meter_all_live_sessions(void)
 {
 	struct meter_session *s;
 	unsigned int n = 0;
 
 	list_for_each_entry(s, &meter_sessions, node)
-		if (uid_eq(s->uid, uid))
-			n += atomic_read(&s->threads_held);
+		n += READ_ONCE(s->state) == METER_STATE_LIVE;
 	return n;
 }
 
 /*
  * The caps a new registration must fit in (module parameters; 0: no
  * limit).  Per-user caps apply to unprivileged callers, global caps to
- * everyone.  Caller holds meter_mutex.
+ * everyone.  A caller in a user namespace other than the first is held
+ * to its euid's share and to its namespace's: a container's many uids
+ * (a subordinate range) together get one user's share, and a user who
+ * makes namespaces still gets one.  Caller holds meter_mutex.
  */
 static int meter_check_caps(bool priv, bool new_session,
 			    struct netlink_ext_ack *extack)
 {
+	struct user_namespace *ns = current_user_ns();
 	kuid_t uid = current_euid();
 
+	if (ns == &init_user_ns)
+		ns = NULL;
 	if (new_session && meter_max_sessions &&
-	    meter_live_sessions(true, uid) >= meter_max_sessions) {
+	    meter_all_live_sessions() >= meter_max_sessions) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "too many live sessions (max_sessions)");
 		return -ENOSPC;
 	}
 	if (new_session && !priv && meter_max_user_sessions &&
-	    meter_live_sessions(false, uid) >= meter_max_user_sessions) {
+	    (meter_share_count(uid, NULL, false) >= meter_max_user_sessions ||
+	     (ns && meter_share_count(uid, ns, false) >=
+		    meter_max_user_sessions))) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "too many live sessions for this user (max_user_sessions)");
+				   "too many live sessions for this user or user namespace (max_user_sessions)");
 		return -EUSERS;
 	}
 	if (meter_max_threads &&
@@ -247,9 +275,11 @@ static int meter_check_caps(bool priv, bool new_session,
 		return -ENOSPC;
 	}
 	if (!priv && meter_max_user_threads &&
-	    meter_user_threads(uid) >= meter_max_user_threads) {
+	    (meter_share_count(uid, NULL, true) >= meter_max_user_threads ||
+	     (ns && meter_share_count(uid, ns, true) >=
+		    meter_max_user_threads))) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "too many registered threads for this user (max_user_threads)");
+				   "too many registered threads for this user or user namespace (max_user_threads)");
 		return -EMFILE;
 	}
 	return 0;
@@ -450,7 +480,7 @@ static void meter_thread_publish(struct meter_thread *t,
 	atomic_inc(&s->threads_held);
 	atomic_inc(&meter_threads_held);
 	if (s->clock == METER_CLOCK_WALL)
-		atomic_inc(&s->user->wall_threads);
+		meter_budget_wall_thread(s, 1);
 	raw_spin_lock_irqsave(&s->lock, flags);
 	list_add_tail(&t->node, &s->threads);
 	s->threads_live++;

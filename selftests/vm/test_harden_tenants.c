@@ -12,6 +12,9 @@
  *     the host's) neither sees nor touches the host's sessions, and sees
  *     its own with its own pids and tids, its threads' live counts matched
  *     (counted once).
+ *   - A user namespace's uids together get one user's share of the
+ *     per-user caps: a container of two uids, one of which holds
+ *     max_user_sessions live sessions, cannot open more with the other.
  */
 #include <fcntl.h>
 #include <sched.h>
@@ -402,6 +405,83 @@ TEST(container_neither_sees_nor_touches_the_hosts_sessions)
 	EXPECT_TRUE(b.tid_ok) TH_LOG("its main thread's tid as the container sees it");
 	EXPECT_EQ(40000, b.leaf) TH_LOG("live counts matched once");
 	EXPECT_EQ(4, b.workers);
+}
+
+/*
+ * In the namespace (its uids 0 and 1 are the host's 200000 and 200001,
+ * no capability in the host's namespace): uid 0 holds two live sessions,
+ * then uid 1 registers.  Writes the three results to w.
+ */
+static void namespace_share(int w)
+{
+	int hold[2], ready[2], ret[3] = { 1, 1, 1 }, i, st;
+	pid_t kids[3];
+	char c;
+
+	if (pipe(hold) || pipe(ready))
+		_exit(2);
+	for (i = 0; i < 3; i++) {
+		kids[i] = fork();
+		if (!kids[i]) {
+			struct meter_nl_reg reg = { 0 };
+			uint64_t cookie;
+			int r;
+
+			close(hold[1]);	/* the holders wait for its end */
+			if (i == 2 && setuid(1))
+				_exit(3);
+			reg.page_addr = (uintptr_t)ku_page();
+			r = meter_nl_register(ku_open(), &reg, &cookie, NULL,
+					      NULL, 0);
+			if (write(ready[1], &r, sizeof(r)) != sizeof(r))
+				_exit(3);
+			if (i < 2)
+				(void)!read(hold[0], &c, 1);
+			_exit(0);
+		}
+		if (read(ready[0], &ret[i], sizeof(ret[i])) != sizeof(ret[i]))
+			ret[i] = 1;
+	}
+	close(hold[1]);
+	for (i = 0; i < 3; i++)
+		waitpid(kids[i], &st, 0);
+	if (write(w, ret, sizeof(ret)) != sizeof(ret))
+		_exit(3);
+	_exit(0);
+}
+
+TEST(a_user_namespaces_uids_share_one_users_caps)
+{
+	int up[2], down[2], res[2], ret[3], st;
+	char path[64], c;
+	pid_t child;
+
+	ASSERT_EQ(0, ku_param_set("max_user_sessions", 2));
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	ASSERT_EQ(0, pipe(res));
+	child = fork();
+	if (!child) {
+		if (unshare(CLONE_NEWUSER))
+			_exit(2);
+		if (write(up[1], "u", 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(3);
+		namespace_share(res[1]);
+	}
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)child);
+	ASSERT_EQ(0, write_file(path, "deny"));
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)child);
+	ASSERT_EQ(0, write_file(path, "0 200000 2"));
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)child);
+	ASSERT_EQ(0, write_file(path, "0 200000 2"));
+	ASSERT_EQ(1, write(down[1], "d", 1));
+	ASSERT_EQ(sizeof(ret), read(res[0], ret, sizeof(ret)));
+	waitpid(child, &st, 0);
+	ASSERT_EQ(0, ku_param_set("max_user_sessions", 64));
+	EXPECT_EQ(0, ret[0]) TH_LOG("uid 0's first session");
+	EXPECT_EQ(0, ret[1]) TH_LOG("uid 0's second session");
+	EXPECT_EQ(-EUSERS, ret[2]) TH_LOG("uid 1, the namespace's share full");
 }
 
 TEST_HARNESS_MAIN
