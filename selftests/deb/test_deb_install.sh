@@ -11,7 +11,9 @@
 #  - the packages' dependencies resolve from Debian (apt-get satisfy),
 #    then `apt-get install ./*.deb` installs them;
 #  - DKMS (meter-dkms' postinst) built meter.ko for each of those kernels,
-#    with its vermagic and the netlink family's alias (autoload);
+#    with its vermagic and the netlink family's alias (autoload), and
+#    builds it again from the kernel headers' postinst hook (a kernel
+#    that apt installs later);
 #  - a program built with `pkg-config --cflags --libs meter` and the
 #    packaged GCC plugin (`pkg-config --variable=gccplugin meter`) links
 #    the packaged libmeter.so.1 and is profiled by the packaged meter-run
@@ -69,7 +71,7 @@ kvers=$("$ROOT/selftests/kernels")
 # shellcheck disable=SC2086
 set -- $kvers
 ndebs=$(ls "$debs"/*.deb 2>/dev/null | grep -vc -- -dbgsym_)
-echo "1..$((10 + 2 * $#))"
+echo "1..$((11 + 2 * $#))"
 
 mkdir -p "$work"
 unmount
@@ -148,6 +150,22 @@ for k in "$@"; do
 		grep -i -A3 "error\|building" "$log/install.log" | tail -n 20 | diag
 	fi
 done
+
+# A kernel apt installs later: its headers' postinst hook (dkms's
+# header_postinst.d) builds the module, as AUTOINSTALL asks.  Tried on
+# the newest kernel, its module removed first.
+k=${*: -1}
+ver=$(dpkg-deb -f "$R"/tmp/debs/meter-dkms_*.deb Version)
+in_root dkms remove "meter/$ver" -k "$k" > "$log/hook.log" 2>&1
+gone=$(ls "$R/lib/modules/$k/updates/dkms/"meter.ko* 2>/dev/null)
+in_root /etc/kernel/header_postinst.d/dkms "$k" >> "$log/hook.log" 2>&1
+ko=$(ls "$R/lib/modules/$k/updates/dkms/"meter.ko* 2>/dev/null | head -n 1)
+if [ -z "$gone" ] && [ -n "$ko" ] && [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$k" ]; then
+	ok "a kernel installed later: the headers' hook has DKMS build meter.ko for $k again"
+else
+	nok "a kernel installed later: the headers' hook builds meter.ko for $k (removed: '${gone:-yes}', rebuilt: '${ko:-no}')"
+	tail -n 20 "$log/hook.log" | diag
+fi
 
 # A program as a user writes it: no meter in its source.
 cat > "$R/tmp/prog.c" <<'EOC'
