@@ -24,10 +24,10 @@
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/sched/coredump.h>
-#include <linux/user_namespace.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/user_namespace.h>
 #include <net/netlink.h>
 
 #include "meter_kmod.h"

@@ -194,7 +194,10 @@ static int meter_page_check_vma(struct mm_struct *mm, unsigned long addr,
 	return ret;
 }
 
-/* ns is ancestor or child itself (in_userns(), which is not exported) */
+/*
+ * Whether child is ancestor or lies below it: in_userns(), which is not
+ * exported to modules.
+ */
 static bool meter_userns_below(const struct user_namespace *ancestor,
 			       const struct user_namespace *child)
 {

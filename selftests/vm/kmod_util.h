@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -287,6 +288,36 @@ static inline int ku_write(const char *path, const char *s)
 	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
 		ret = -errno;
 	close(fd);
+	return ret;
+}
+
+/* Keeps the calling thread on CPU cpu (the budget and IPI tests). */
+static inline void ku_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * Maps ids in the user namespace of child (which has just unshared it):
+ * map is the uid_map and gid_map line ("0 200000 2"); 0 or -errno.
+ */
+static inline int ku_map_ids(pid_t child, const char *map)
+{
+	char path[64];
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)child);
+	ret = ku_write(path, "deny");
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)child);
+	if (!ret)
+		ret = ku_write(path, map);
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)child);
+	if (!ret)
+		ret = ku_write(path, map);
 	return ret;
 }
 

@@ -15,7 +15,6 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
-#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -29,15 +28,6 @@
 #ifndef BUDGET
 #define BUDGET 1000
 #endif
-
-static void pin_cpu0(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
 
 static int ready_fd, stop_fd;
 
@@ -82,7 +72,7 @@ static pid_t start_attackers(int *stop_w)
 		close(stop[1]);
 		ready_fd = ready[1];
 		stop_fd = stop[0];
-		pin_cpu0();
+		ku_pin_cpu(0);
 		/* a socket a thread while they register, and the pipes */
 		setrlimit(RLIMIT_NOFILE, &(struct rlimit){ 4096, 4096 });
 		ku_become_nobody();
@@ -148,7 +138,7 @@ TEST(sleeping_wall_threads_of_one_user_leave_a_pinned_victim_its_speed)
 	 * test holds the user to 1000, the same share of the VM's CPU. */
 	ASSERT_EQ(ku_param_get("user_wall_ticks"), 10000);
 	ASSERT_EQ(ku_param_set("user_wall_ticks", BUDGET), 0);
-	pin_cpu0();
+	ku_pin_cpu(0);
 	/* Interleaved, alone before and after each round beside them. */
 	alone[0] = victim_ns();
 	for (r = 0; r < ROUNDS; r++) {

@@ -7,7 +7,6 @@
  * ticks still come at the new period (they read it at their switch in).
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 
 #include "lib_kernel.h"
@@ -16,15 +15,6 @@
 
 #define SLEEPERS 200
 #define CHANGES 20
-
-static void pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
 
 /* CPU cpu's function-call interrupts (the CAL line), -1 if unknown. */
 static long cal_interrupts(int cpu)
@@ -63,7 +53,7 @@ static void *sleeper(void *arg)
 	char c = 1, err[256] = "";
 
 	(void)arg;
-	pin_cpu(1);
+	ku_pin_cpu(1);
 	reg.page_addr = (uintptr_t)ku_page();
 	if (meter_nl_register(nl, &reg, &cookie, &eff, err, sizeof(err)))
 		c = 0;
@@ -90,7 +80,7 @@ TEST(set_period_interrupts_no_sleeping_thread)
 	ASSERT_EQ(pipe(stop), 0);
 	ready_w = ready[1];
 	stop_r = stop[0];
-	pin_cpu(0);
+	ku_pin_cpu(0);
 	reg.page_addr = (uintptr_t)ku_page();
 	ASSERT_EQ(meter_nl_register(nl, &reg, &cookie, &eff, err, sizeof(err)),
 		  0) TH_LOG("%s", err);

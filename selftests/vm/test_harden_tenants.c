@@ -343,23 +343,12 @@ static void container_checks(uint64_t host, struct box *b)
 	meter_profile_free(p);
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 TEST(container_neither_sees_nor_touches_the_hosts_sessions)
 {
 	uint64_t host = finished_session();
 	int up[2], down[2], res[2], st;
 	struct box b;
-	char path[64], c;
+	char c;
 	pid_t child;
 
 	ASSERT_NE(0, host);
@@ -388,12 +377,7 @@ TEST(container_neither_sees_nor_touches_the_hosts_sessions)
 	ASSERT_EQ(1, read(up[0], &c, 1));
 	/* its root is the host's root, as in a container without userns
 	 * remapping: no capability in the host's namespace */
-	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)child);
-	ASSERT_EQ(0, write_file(path, "deny"));
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)child);
-	ASSERT_EQ(0, write_file(path, "0 0 1"));
-	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)child);
-	ASSERT_EQ(0, write_file(path, "0 0 1"));
+	ASSERT_EQ(0, ku_map_ids(child, "0 0 1"));
 	ASSERT_EQ(1, write(down[1], "d", 1));
 	ASSERT_EQ(sizeof(b), read(res[0], &b, sizeof(b)));
 	waitpid(child, &st, 0);
@@ -453,7 +437,7 @@ static void namespace_share(int w)
 TEST(a_user_namespaces_uids_share_one_users_caps)
 {
 	int up[2], down[2], res[2], ret[3], st;
-	char path[64], c;
+	char c;
 	pid_t child;
 
 	ASSERT_EQ(0, ku_param_set("max_user_sessions", 2));
@@ -469,12 +453,7 @@ TEST(a_user_namespaces_uids_share_one_users_caps)
 		namespace_share(res[1]);
 	}
 	ASSERT_EQ(1, read(up[0], &c, 1));
-	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)child);
-	ASSERT_EQ(0, write_file(path, "deny"));
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)child);
-	ASSERT_EQ(0, write_file(path, "0 200000 2"));
-	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)child);
-	ASSERT_EQ(0, write_file(path, "0 200000 2"));
+	ASSERT_EQ(0, ku_map_ids(child, "0 200000 2"));
 	ASSERT_EQ(1, write(down[1], "d", 1));
 	ASSERT_EQ(sizeof(ret), read(res[0], ret, sizeof(ret)));
 	waitpid(child, &st, 0);
