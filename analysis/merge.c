@@ -489,6 +489,7 @@ static int merge_threads(struct meter_profile *dst,
 		if (!t)
 			return -1;
 		t->exited = src->threads[i].exited;
+		t->folded = src->threads[i].folded;
 		memcpy(t->name, src->threads[i].name, sizeof(t->name));
 		t->pid = src->threads[i].pid ? src->threads[i].pid : src->pid;
 	}

@@ -282,6 +282,7 @@ static int meter_nl_parse_thread(struct meter_profile *p, struct nlattr *nest)
 	if (tb[METER_A_THREAD_COMM])
 		meter_thread_name_set(t, nla_data(tb[METER_A_THREAD_COMM]),
 				      nla_len(tb[METER_A_THREAD_COMM]));
+	t->folded = meter_nl_get_u32(tb[METER_A_THREAD_FOLDED]);
 	return 0;
 }
 

@@ -456,6 +456,8 @@ static int read_threads(struct schema *sc, struct json_object *root,
 		}
 		t->exited = js_get_bool(sc, o, ctx, "exited");
 		t->pid = read_pid(sc, o, ctx);
+		t->folded = (uint32_t)js_get_uint(sc, o, ctx, "folded",
+						  UINT32_MAX, false);
 		if (read_thread_name(sc, o, ctx, t))
 			return -1;
 	}

@@ -65,6 +65,9 @@ struct meter_thread_row {
 	bool exited;
 	char name[METER_THREAD_NAME_MAX];	/* "": not known */
 	int32_t pid;		/* its process in a merged profile; 0: p->pid */
+	uint32_t folded;	/* > 0: that many ended threads in one row
+				 * (meter.ko's max_thread_rows), tid 0
+				 */
 };
 
 /*

@@ -191,6 +191,8 @@ static void write_threads(const struct meter_profile *p, FILE *out)
 			t->samples, t->exited ? "true" : "false");
 		if (t->pid)
 			fprintf(out, ", \"pid\": %" PRId32, t->pid);
+		if (t->folded)
+			fprintf(out, ", \"folded\": %" PRIu32, t->folded);
 		if (t->name[0]) {
 			fputs(", \"name\": ", out);
 			put_string(out, t->name);

@@ -155,6 +155,8 @@ static void profile(const struct meter_profile *p, FILE *out)
 		put_u64(METER_A_THREAD_SAMPLES, METER_A_THREAD_PAD, t->samples);
 		nla_put_u32(msg, METER_A_THREAD_STATE, t->exited ?
 			    METER_THREAD_EXITED : METER_THREAD_LIVE);
+		if (t->folded)
+			nla_put_u32(msg, METER_A_THREAD_FOLDED, t->folded);
 		nla_nest_end(msg, nest);
 		end(out);
 	}

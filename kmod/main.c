@@ -146,6 +146,11 @@ module_param_named(user_wall_ticks, meter_user_wall_ticks, uint, 0644);
 MODULE_PARM_DESC(user_wall_ticks,
 		 "Wall-clock ticks a second of one unprivileged user's threads together (0: no budget)");
 
+unsigned int meter_max_thread_rows = 1024;
+module_param_named(max_thread_rows, meter_max_thread_rows, uint, 0644);
+MODULE_PARM_DESC(max_thread_rows,
+		 "Ended threads a session keeps a row for; the rest are folded into one (0: unlimited)");
+
 atomic_t meter_threads_held = ATOMIC_INIT(0);
 
 /* Process-context state: see the locking notes in meter.h. */

@@ -65,6 +65,7 @@ extern unsigned int meter_max_funcs;
 extern unsigned int meter_max_user_funcs;
 extern unsigned int meter_max_user_snap_mb;
 extern unsigned int meter_user_wall_ticks;
+extern unsigned int meter_max_thread_rows;
 
 /* Registrations holding a pin and a perf counter, all users. */
 extern atomic_t meter_threads_held;
@@ -205,7 +206,7 @@ struct meter_session {
 	u32 state;			/* enum meter_session_state */
 	u32 threads_live;
 	u32 threads_total;
-	struct list_head threads;	/* meter_thread, never shrinks */
+	struct list_head threads;	/* meter_thread, until released */
 	struct meter_stacks stacks;
 
 	atomic64_t samples;
@@ -226,6 +227,12 @@ struct meter_session {
 	struct work_struct grow_work;	/* the stack table's, on meter_wq */
 	unsigned long grow_queued;	/* bit 0: grow_work holds a ref */
 	struct mem_cgroup *memcg;	/* the creator's: growth is charged */
+
+	/* ended.c, under meter_mutex */
+	struct meter_ended *ended;	/* rows of released threads */
+	u32 nended, ended_cap;
+	u32 folded_threads;		/* released threads past the rows */
+	u64 folded_samples;
 };
 
 extern struct list_head meter_sessions;
@@ -330,6 +337,7 @@ struct meter_thread {
 	bool cpu_hooked;
 #endif
 	struct work_struct release;
+	struct rcu_head rcu;		/* freed after its release */
 	/* live.c, under meter_mutex */
 	u64 counts_addr;		/* live counters; 0: none or folded */
 	u32 counts_folded;		/* ids 1..counts_folded were sent */
@@ -358,6 +366,18 @@ int meter_thread_set_period(struct meter_thread *t, u64 period_ns);
 void meter_threads_end_all(void);
 /* Every listed thread; only where nothing can change the list. */
 void meter_threads_visit(void (*fn)(struct meter_thread *t));
+
+/* ended.c: a released thread as the session keeps it, for the profile. */
+struct meter_ended {
+	struct pid *pid;		/* referenced: the reader's tid */
+	u64 samples;			/* since the last reset */
+	pid_t tid;			/* global, as the stacks key it */
+	char comm[TASK_COMM_LEN];
+};
+
+void meter_ended_add(struct meter_session *s, struct meter_thread *t);
+void meter_ended_reset(struct meter_session *s);
+void meter_ended_free(struct meter_session *s);
 
 /* cputimer.c: the CPU clock on meter's own hrtimer (cpu_timer). */
 #ifdef CONFIG_PREEMPT_NOTIFIERS
@@ -424,6 +444,7 @@ struct meter_snap_thread {
 	u32 tid;			/* in the reader's pid namespace */
 	u32 global_tid;			/* as the stacks key it */
 	u32 state;
+	u32 folded;			/* ended threads in this row; tid 0 */
 	char comm[TASK_COMM_LEN];
 };
 

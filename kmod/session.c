@@ -300,13 +300,10 @@ static void meter_session_free_work(struct work_struct *work)
 	struct meter_session *s = container_of(to_rcu_work(work),
 					       struct meter_session,
 					       free_work);
-	struct meter_thread *t, *tmp;
 	u32 c, i;
 
-	list_for_each_entry_safe(t, tmp, &s->threads, node) {
-		put_pid(t->pid);
-		kfree(t);
-	}
+	/* every thread's release held a reference: none is listed now */
+	meter_ended_free(s);
 	for (c = 0; c < METER_NCHUNKS; c++) {
 		struct meter_func_slot *chunk = s->chunks[c];
 
@@ -479,6 +476,7 @@ int meter_session_reset(struct meter_session *s)
 	list_for_each_entry(t, &s->threads, node)
 		t->samples_reset = READ_ONCE(t->samples);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	meter_ended_reset(s);
 	meter_stacks_free(&fresh);
 	return 0;
 }

@@ -353,6 +353,32 @@ static void meter_snap_stack_tids(struct meter_snap *sn)
 	kvfree(map);
 }
 
+/*
+ * The rows of the threads whose records were released, and the row of
+ * those folded together (ended.c).  Under meter_mutex, as they change.
+ */
+static void meter_snap_ended(struct meter_session *s, struct meter_snap *sn,
+			     struct pid_namespace *ns)
+{
+	struct meter_snap_thread *th;
+	u32 i;
+
+	for (i = 0; i < s->nended; i++) {
+		th = &sn->threads[sn->nthreads++];
+		th->global_tid = s->ended[i].tid;
+		th->tid = pid_nr_ns(s->ended[i].pid, ns);
+		th->samples = s->ended[i].samples;
+		th->state = METER_THREAD_EXITED;
+		memcpy(th->comm, s->ended[i].comm, TASK_COMM_LEN);
+	}
+	if (!s->folded_threads)
+		return;
+	th = &sn->threads[sn->nthreads++];
+	th->samples = s->folded_samples;
+	th->state = METER_THREAD_EXITED;
+	th->folded = s->folded_threads;
+}
+
 /* Caller holds meter_mutex. */
 int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 {
@@ -367,6 +393,7 @@ int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 	meter_snap_count(s, &nfuncs, &names_len);
 	list_for_each_entry(t, &s->threads, node)
 		nthreads++;
+	nthreads += s->nended + !!s->folded_threads;
 	raw_spin_lock_irqsave(&s->lock, flags);
 	nused = st->nused;
 	pool_used = st->pool_used;
@@ -401,18 +428,16 @@ int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 	raw_spin_lock_irqsave(&s->lock, flags);
 	meter_session_info_fill(s, &sn->si);
 	list_for_each_entry(t, &s->threads, node) {
-		if (sn->nthreads == nthreads)
-			break;
-		sn->threads[sn->nthreads].global_tid = t->tid;
-		sn->threads[sn->nthreads].tid = pid_nr_ns(t->pid, ns);
-		sn->threads[sn->nthreads].samples = READ_ONCE(t->samples) -
-						    t->samples_reset;
-		sn->threads[sn->nthreads].state = READ_ONCE(t->state);
-		memcpy(sn->threads[sn->nthreads].comm, t->comm,
-		       TASK_COMM_LEN);
-		sn->nthreads++;
+		struct meter_snap_thread *th = &sn->threads[sn->nthreads++];
+
+		th->global_tid = t->tid;
+		th->tid = pid_nr_ns(t->pid, ns);
+		th->samples = READ_ONCE(t->samples) - t->samples_reset;
+		th->state = READ_ONCE(t->state);
+		memcpy(th->comm, t->comm, TASK_COMM_LEN);
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	meter_snap_ended(s, sn, ns);
 	meter_snap_stack_tids(sn);
 
 	sn->si.nfuncs = sn->nfuncs;
@@ -535,7 +560,9 @@ int meter_put_thread(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, METER_A_THREAD_SAMPLES, th->samples,
 			      METER_A_THREAD_PAD) ||
 	    nla_put_u32(skb, METER_A_THREAD_STATE, th->state) ||
-	    nla_put_string(skb, METER_A_THREAD_COMM, th->comm)) {
+	    nla_put_string(skb, METER_A_THREAD_COMM, th->comm) ||
+	    (th->folded &&
+	     nla_put_u32(skb, METER_A_THREAD_FOLDED, th->folded))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

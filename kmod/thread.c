@@ -11,8 +11,9 @@
  * A registration ends exactly once (a cmpxchg on the thread's state) from
  * whichever comes first: UNREGISTER, the exit probe, the tick noticing an
  * exec, or module unload.  Ending is atomic-context safe; the sleeping part
- * (perf_event_release_kernel, unpin, uncharge) runs on meter_wq.  The
- * thread's record stays in its session's list, for the profile.
+ * (perf_event_release_kernel, unpin, uncharge) runs on meter_wq, and
+ * then the record is freed: what the profile needs of the thread becomes
+ * a row of its session (ended.c).
  */
 #include <linux/hashtable.h>
 #include <linux/mm.h>
@@ -81,9 +82,12 @@ static void meter_thread_release(struct work_struct *work)
 		meter_budget_wall_thread(s, -1);
 
 	mutex_lock(&meter_mutex);
+	meter_ended_add(s, t);
 	meter_sessions_evict();
 	mutex_unlock(&meter_mutex);
 	meter_session_put(s);
+	/* the exit probe may still hold it from the registration hash */
+	kfree_rcu(t, rcu);
 }
 
 /*

@@ -135,8 +135,10 @@ static int cmd_list(void)
 
 			t = meter_profile_add_thread(list[i], p->threads[k].tid,
 						     p->threads[k].samples);
-			if (t)
+			if (t) {
 				t->exited = p->threads[k].exited;
+				t->folded = p->threads[k].folded;
+			}
 		}
 		meter_profile_free(p);
 	}
@@ -154,14 +156,16 @@ static int cmd_list(void)
 
 		snprintf(cookie, sizeof(cookie), "0x%" PRIx64, p->cookie);
 		if (p->nthreads) {
-			size_t k, live = 0;
+			size_t k, live = 0, all = 0;
 
-			for (k = 0; k < p->nthreads; k++)
-				if (!p->threads[k].exited)
-					live++;
+			for (k = 0; k < p->nthreads; k++) {
+				live += !p->threads[k].exited;
+				all += p->threads[k].folded ?
+				       p->threads[k].folded : 1;
+			}
 			/* running: live threads; exited: all it had */
 			snprintf(threads, sizeof(threads), "%zu",
-				 p->exited ? p->nthreads : live);
+				 p->exited ? all : live);
 		} else {
 			snprintf(threads, sizeof(threads), "-");
 		}

@@ -164,11 +164,21 @@ static void thread_wall(const struct analysis *an,
 		an_seconds(an, (double)off));
 }
 
+const char *thread_label(const struct meter_thread_row *t, char *buf)
+{
+	if (!t->folded)
+		return t->name;
+	snprintf(buf, 32, "(%" PRIu32 " ended)", t->folded);
+	return buf;
+}
+
 void render_threads(const struct analysis *an, const struct report_opts *o,
 		    FILE *out)
 {
 	const struct meter_profile *p = an->p;
+	const char *label;
 	uint64_t sum = 0;
+	char buf[32];
 	size_t i;
 
 	if (!o->threads)
@@ -190,8 +200,9 @@ void render_threads(const struct analysis *an, const struct report_opts *o,
 			an_seconds(an, (double)t->samples));
 		if (p->wall)
 			thread_wall(an, t, out);
-		fprintf(out, "  %-*s%s\n", t->name[0] ? 9 : 0,
-			t->exited ? "exited" : "running", t->name);
+		label = thread_label(t, buf);
+		fprintf(out, "  %-*s%s\n", label[0] ? 9 : 0,
+			t->exited ? "exited" : "running", label);
 	}
 	if (!p->nthreads)
 		fprintf(out, "(no threads recorded)\n");

@@ -15,6 +15,12 @@ void render_header(const struct analysis *an, FILE *out);
 void render_threads(const struct analysis *an, const struct report_opts *o,
 		    FILE *out);
 
+/*
+ * A thread's name as the tables show it: its own, or for the row of ended
+ * threads meter.ko folded together, "(N ended)".  buf has 32 bytes.
+ */
+const char *thread_label(const struct meter_thread_row *t, char *buf);
+
 /* Prints s left-aligned in width columns, counting UTF-8 characters. */
 void put_padded(FILE *out, const char *s, int width);
 

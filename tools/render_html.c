@@ -340,8 +340,10 @@ static void threads_table(const struct analysis *an, FILE *out)
 	      "<th>samples</th><th>%</th><th>state</th></tr></thead>"
 	      "<tbody>\n", out);
 	for (i = 0; i < p->nthreads; i++) {
+		char buf[32];
+
 		fprintf(out, "<tr><td>%" PRIu32 "</td><td>", p->threads[i].tid);
-		html_text(out, p->threads[i].name);
+		html_text(out, thread_label(&p->threads[i], buf));
 		fprintf(out, "</td><td>%" PRIu64 "</td><td>%.2f</td><td>%s"
 			"</td></tr>\n", p->threads[i].samples,
 			html_share_pct((double)p->threads[i].samples,

@@ -29,12 +29,14 @@ static void top_threads(const struct interval *iv, FILE *out)
 	for (i = 0; i < iv->nthreads; i++) {
 		const struct interval_thread *r = &iv->threads[i];
 		const struct meter_thread_row *t = r->t;
+		char buf[32];
+		const char *label = thread_label(t, buf);
 
 		fprintf(out, "%6.2f %8" PRIu64 "  %6.2f %10" PRIu64 " %10"
 			PRIu32 "  %-*s%s\n", pct(r->samples, iv->samples),
 			r->samples, pct(t->samples, iv->now->samples),
-			t->samples, t->tid, t->name[0] ? 8 : 0,
-			t->exited ? "exited" : "running", t->name);
+			t->samples, t->tid, label[0] ? 8 : 0,
+			t->exited ? "exited" : "running", label);
 	}
 	if (!iv->nthreads)
 		fprintf(out, "(no threads recorded)\n");

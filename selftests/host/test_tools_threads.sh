@@ -17,11 +17,21 @@ DATA=$ROOT/selftests/host/data
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_threads.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..9"
+echo "1..10"
 
 "$STAT" -i "$DATA/threads.json" -f json -o "$tmp/back.json"
 check "JSON: each stack's tid written back byte for byte" \
 	cmp "$DATA/threads.json" "$tmp/back.json"
+
+# the row of ended threads meter.ko folded together (max_thread_rows)
+sed 's/{"tid": 302, "samples": 35, "exited": true}/&,\n    {"tid": 0, "samples": 5, "exited": true, "folded": 7}/' \
+	"$DATA/threads.json" > "$tmp/fold.json"
+"$STAT" -i "$tmp/fold.json" -f json -o "$tmp/fold-back.json"
+"$STAT" -i "$tmp/fold.json" --threads > "$tmp/fold.txt"
+check "a folded row of 7 ended threads: kept by JSON, shown as such" \
+	bash -c "cmp '$tmp/fold.json' '$tmp/fold-back.json' &&
+		 grep -Eq '^ +0 +5 .* exited +\(7 ended\)$' '$tmp/fold.txt'" ||
+	diag "$tmp/fold.txt"
 
 "$STAT" -i "$DATA/threads.json" -f folded > "$tmp/folded"
 check "folded: worker;work from threads 301 and 302 is one line of 60" \

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -319,6 +321,79 @@ static inline int ku_map_ids(pid_t child, const char *map)
 	if (!ret)
 		ret = ku_write(path, map);
 	return ret;
+}
+
+/*
+ * The tests' own cgroup2 mount, with the memory controller on for the
+ * cgroups made in it (the memory tests measure what the module charges).
+ */
+#define KU_CG	"/tmp/cg"
+
+/* The cgroup's memory.current in bytes; -1 if unreadable. */
+static inline long ku_cg_current(const char *cg)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), KU_CG "/%s/memory.current", cg);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* A line of the cgroup's memory.stat, in bytes; -1 if not there */
+static inline long ku_cg_stat(const char *cg, const char *key)
+{
+	char path[128], name[64];
+	long v, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), KU_CG "/%s/memory.stat", cg);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", name, &v) == 2)
+		if (!strcmp(name, key)) {
+			found = v;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+/* Makes cgroup cg (or finds it made); 0 or -errno. */
+static inline int ku_cg_make(const char *cg)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), KU_CG "/%s", cg);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Moves process pid into cgroup cg; 0 or -errno. */
+static inline int ku_cg_enter(const char *cg, pid_t pid)
+{
+	char path[128], s[32];
+
+	snprintf(path, sizeof(path), KU_CG "/%s/cgroup.procs", cg);
+	snprintf(s, sizeof(s), "%d", (int)pid);
+	return ku_write(path, s);
+}
+
+/* Mounts KU_CG (or finds it mounted); 0 or -errno. */
+static inline int ku_cg_setup(void)
+{
+	mkdir(KU_CG, 0755);
+	if (mount("none", KU_CG, "cgroup2", 0, NULL) && errno != EBUSY)
+		return -errno;
+	return ku_write(KU_CG "/cgroup.subtree_control", "+memory");
 }
 
 /* Unloads meter.ko without waiting; 0 or -errno (EAGAIN while in use). */

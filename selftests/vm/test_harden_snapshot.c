@@ -18,9 +18,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "kmod_util.h"
@@ -28,43 +26,6 @@
 
 #define DEPTH	64		/* frames of each stack made */
 #define HELD	8		/* dumps held at once */
-#define CG	"/tmp/cg"
-
-static long cg_current(const char *cg)
-{
-	char path[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), CG "/%s/memory.current", cg);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-/* A line of the cgroup's memory.stat, in bytes; -1 if not there */
-static long cg_stat(const char *cg, const char *key)
-{
-	char path[128], name[64];
-	long v, found = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), CG "/%s/memory.stat", cg);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", name, &v) == 2)
-		if (!strcmp(name, key)) {
-			found = v;
-			break;
-		}
-	fclose(f);
-	return found;
-}
 
 /* MemFree in bytes: what the kernel holds for the dumps, charged or not */
 static long mem_free(void)
@@ -80,33 +41,6 @@ static long mem_free(void)
 			break;
 	fclose(f);
 	return kb << 10;
-}
-
-static int cg_make(const char *cg)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), CG "/%s", cg);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static int cg_enter(const char *cg, pid_t pid)
-{
-	char path[128], s[32];
-
-	snprintf(path, sizeof(path), CG "/%s/cgroup.procs", cg);
-	snprintf(s, sizeof(s), "%d", (int)pid);
-	return ku_write(path, s);
-}
-
-static int cg_setup(void)
-{
-	mkdir(CG, 0755);
-	if (mount("none", CG, "cgroup2", 0, NULL) && errno != EBUSY)
-		return -errno;
-	return ku_write(CG "/cgroup.subtree_control", "+memory");
 }
 
 /*
@@ -140,7 +74,7 @@ static pid_t child_in(const char *cg, child_fn fn, void *arg, int *go,
 	}
 	close(in[0]);
 	close(out[1]);
-	if (cg_enter(cg, pid) || write(in[1], "g", 1) != 1) {
+	if (ku_cg_enter(cg, pid) || write(in[1], "g", 1) != 1) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return -1;
@@ -337,9 +271,9 @@ static void cgroups(struct __test_metadata *_metadata)
 {
 	if (geteuid())
 		SKIP(return, "needs root (cgroups, parameters)");
-	ASSERT_EQ(0, cg_setup()) TH_LOG("cgroup2 with the memory controller");
-	ASSERT_EQ(0, cg_make("reg"));
-	ASSERT_EQ(0, cg_make("read"));
+	ASSERT_EQ(0, ku_cg_setup()) TH_LOG("cgroup2 with the memory controller");
+	ASSERT_EQ(0, ku_cg_make("reg"));
+	ASSERT_EQ(0, ku_cg_make("read"));
 }
 
 TEST(the_stack_table_grows_charged_to_the_registering_processs_cgroup)
@@ -354,7 +288,7 @@ TEST(the_stack_table_grows_charged_to_the_registering_processs_cgroup)
 	if (_metadata->skip)
 		return;
 	table = ku_param_get("stack_frames") * 4;
-	before = cg_stat("reg", "kernel");
+	before = ku_cg_stat("reg", "kernel");
 	ASSERT_LE(0, before);
 	kept = mmap(NULL, sizeof(*kept), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -363,7 +297,7 @@ TEST(the_stack_table_grows_charged_to_the_registering_processs_cgroup)
 	pid = child_in("reg", grow_table, kept, &go, &done);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(1, read(done, &c, 1));
-	after = cg_stat("reg", "kernel");
+	after = ku_cg_stat("reg", "kernel");
 	TH_LOG("%zu stacks kept; the frame pool grown to its bound, %ld KiB; the cgroup's kernel memory +%ld KiB",
 	       *kept, table >> 10, (after - before) >> 10);
 	EXPECT_LE(GROWN_STACKS, *kept);
@@ -455,12 +389,12 @@ static void held(struct __test_metadata *_metadata,
 	char c;
 
 	held_cookie = self->cookie;
-	before = cg_current("read");
+	before = ku_cg_current("read");
 	free0 = mem_free();
 	pid = child_in("read", hold_dumps, NULL, &go, &done);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(1, read(done, &c, 1));
-	*charged = cg_current("read") - before;
+	*charged = ku_cg_current("read") - before;
 	*taken = free0 - mem_free();
 	child_end(pid, go, done);
 	TH_LOG("%d held dumps: the reader's cgroup +%ld KiB, free memory -%ld KiB, for %zu KiB used, a table of %ld KiB",

@@ -164,7 +164,11 @@
  *        METER_A_THREAD   (nest) THREAD_TID, THREAD_SAMPLES,
  *                                THREAD_STATE, THREAD_COMM (string, the
  *                                thread's name when it registered or,
- *                                once it has ended, when it ended)
+ *                                once it has ended, when it ended),
+ *                                THREAD_FOLDED (u32: past the module's
+ *                                max_thread_rows, this many ended
+ *                                threads with the fewest samples
+ *                                together in one nest, TID 0, no COMM)
  *   FUNC_TOTAL counts each sample once per function however often the
  *   function recurs in the sampled stack.  FUNC_SELF counts every sample
  *   as current; FUNC_SELF_RUNQ and FUNC_SELF_BLOCKED the part of it taken
@@ -350,6 +354,7 @@ enum meter_thread_attr {
 	METER_A_THREAD_SAMPLES,		/* u64 */
 	METER_A_THREAD_STATE,		/* u32, enum meter_thread_state */
 	METER_A_THREAD_COMM,		/* string, at most 15 bytes */
+	METER_A_THREAD_FOLDED,		/* u32, ended threads in one row */
 	__METER_A_THREAD_MAX
 };
 #define METER_A_THREAD_MAX (__METER_A_THREAD_MAX - 1)
