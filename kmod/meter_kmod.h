@@ -3,6 +3,11 @@
  * meter.ko internals: the objects every file of the module shares.
  *
  * Locking, outermost first:
+ *   session->live_lock  mutex: the live call counters (live.c): calls
+ *                     folded by ADD_CALLS, the threads' bases, and the
+ *                     slow reads of the threads' memory, which are done
+ *                     under it alone.  Taken with a session reference,
+ *                     never under meter_mutex.
  *   meter_mutex       process context: the session list (add/remove),
  *                     function names and call counts, perf event
  *                     release and period changes, snapshots.
@@ -201,6 +206,8 @@ struct meter_session {
 	u64 start_ns, end_ns;
 	u64 period_ns;			/* under meter_mutex */
 	u32 clock;			/* enum meter_clock, fixed */
+	struct mutex live_lock;		/* live.c: see the locking notes */
+	size_t live_bytes;		/* the threads' bases; live_lock */
 
 	raw_spinlock_t lock;
 	u32 state;			/* enum meter_session_state */
@@ -255,7 +262,8 @@ void meter_session_finish(struct meter_session *s);
 void meter_session_want_grow(struct meter_session *s);
 void meter_session_finish_locked(struct meter_session *s);
 void meter_session_unlink(struct meter_session *s);
-int meter_session_reset(struct meter_session *s);
+int meter_session_reset(struct meter_session *s,
+			struct netlink_ext_ack *extack);
 void meter_sessions_evict(void);
 void meter_sessions_destroy(void);
 int meter_session_set_period(struct meter_session *s, u64 period_ns);
@@ -408,13 +416,24 @@ static inline bool meter_cputimer_on(const struct meter_thread *t)
 
 /*
  * live.c: the call counts a live thread keeps in its own memory.  Callers
- * hold meter_mutex; these may sleep.
+ * hold the session's live_lock (each function says what else); these may
+ * sleep.
  */
+struct meter_live_set {
+	struct meter_thread **t;	/* threads with live counters */
+	u64 **base;			/* a reset's new bases, or NULL */
+	u32 n;
+	u32 max_id;			/* highest id named when collected */
+};
+
 int meter_live_read(struct meter_thread *t, u32 max_id, u64 *out);
 struct meter_thread *meter_live_thread(struct meter_session *s, pid_t tid);
 u64 meter_live_base(const struct meter_thread *t, u32 id);
 void meter_live_fold(struct meter_thread *t, u32 upto, bool last);
-void meter_live_rebase(struct meter_session *s);
+int meter_live_collect(struct meter_session *s, struct meter_live_set *ls);
+int meter_live_bases_alloc(struct meter_session *s, struct meter_live_set *ls);
+void meter_live_rebase(struct meter_session *s, struct meter_live_set *ls);
+void meter_live_set_free(struct meter_live_set *ls);
 
 /* snapshot.c: a session copied for PROFILE_GET and SESSION_GET. */
 struct meter_session_info {
@@ -458,6 +477,7 @@ struct meter_snap {
 	struct meter_stack_entry *stacks;
 	u32 *pool;
 	struct meter_snap_thread *threads;
+	struct meter_live_set live;	/* while it is taken */
 	kuid_t uid;			/* charged: max_user_snap_mb */
 	size_t charged;
 };
@@ -465,7 +485,7 @@ struct meter_snap {
 /* Caller holds meter_mutex and s->lock. */
 void meter_session_info_fill(struct meter_session *s,
 			     struct meter_session_info *si);
-/* Caller holds meter_mutex. */
+/* Caller holds a reference on s, not meter_mutex. */
 int meter_snap_take(struct meter_session *s, struct meter_snap *sn);
 /* Frees what the snapshot holds, not the snapshot itself. */
 void meter_snap_clear(struct meter_snap *sn);

@@ -375,12 +375,19 @@ static int meter_genl_add_calls(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&meter_mutex);
 	s = meter_own_session(info->extack);
 	if (s)
-		ret = meter_session_add_calls(s, tid, c, n, slow,
-					      nla_get_flag(info->attrs[METER_A_LAST]),
-					      info->extack);
-	else
-		ret = -ENOENT;
+		meter_session_get(s);
 	mutex_unlock(&meter_mutex);
+	if (!s)
+		return -ENOENT;
+	/* live_lock before meter_mutex: a snapshot may be reading (live.c) */
+	mutex_lock(&s->live_lock);
+	mutex_lock(&meter_mutex);
+	ret = meter_session_add_calls(s, tid, c, n, slow,
+				      nla_get_flag(info->attrs[METER_A_LAST]),
+				      info->extack);
+	mutex_unlock(&meter_mutex);
+	mutex_unlock(&s->live_lock);
+	meter_session_put(s);
 	return ret;
 }
 
@@ -489,11 +496,12 @@ static int meter_genl_session_reset(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&meter_mutex);
 	s = meter_select(skb, info->attrs, info->extack, &ret);
 	if (s)
-		ret = meter_session_reset(s);
-	if (ret == -ENOMEM)
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "out of memory for the empty stack table");
+		meter_session_get(s);
 	mutex_unlock(&meter_mutex);
+	if (!s)
+		return ret;
+	ret = meter_session_reset(s, info->extack);
+	meter_session_put(s);
 	return ret;
 }
 
@@ -546,8 +554,12 @@ static int meter_genl_profile_start(struct netlink_callback *cb)
 	mutex_lock(&meter_mutex);
 	s = meter_select(cb->skb, meter_dump_attrs(cb), extack, &ret);
 	if (s)
-		ret = meter_snap_take(s, sn);
+		meter_session_get(s);
 	mutex_unlock(&meter_mutex);
+	if (s) {
+		ret = meter_snap_take(s, sn);
+		meter_session_put(s);
+	}
 	if (ret == -ENOMEM)
 		NL_SET_ERR_MSG_MOD(extack, "out of memory for the snapshot");
 	else if (ret == -ENOBUFS)
@@ -720,10 +732,18 @@ static const struct genl_ops meter_ops[] = {
 	},
 };
 
+/*
+ * parallel_ops: the handlers lock what they share themselves (meter_mutex,
+ * a session's live_lock), so no request waits on genl_mutex, which every
+ * generic netlink family without parallel_ops shares: a snapshot reading
+ * live counters would otherwise hold up every other user's REGISTER, and
+ * every other family's requests (test_harden_readers).
+ */
 static struct genl_family meter_family __ro_after_init = {
 	.name = METER_GENL_NAME,
 	.version = METER_GENL_VERSION,
 	.netnsok = true,
+	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = meter_ops,
 	.n_ops = ARRAY_SIZE(meter_ops),

@@ -162,6 +162,7 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 	lockdep_set_class_and_name(&s->lock, &meter_session_lock_key,
 				   "meter_session_lock");
 	INIT_LIST_HEAD(&s->threads);
+	mutex_init(&s->live_lock);
 	INIT_WORK(&s->grow_work, meter_session_grow_work);
 	s->memcg = get_mem_cgroup_from_mm(tsk->mm);
 	do {
@@ -429,11 +430,11 @@ void meter_sessions_destroy(void)
 }
 
 /*
- * Caller holds meter_mutex.  The stack table is replaced by an empty one
- * made beforehand, not cleared under the lock: the lock (interrupts off)
- * is held for a pointer swap, whatever the table's size.
+ * Caller holds meter_mutex and s->live_lock.  The stack table is replaced
+ * by an empty one made beforehand, not cleared under the lock: the lock
+ * (interrupts off) is held for a pointer swap, whatever the table's size.
  */
-int meter_session_reset(struct meter_session *s)
+static int meter_session_reset_locked(struct meter_session *s)
 {
 	struct meter_stacks fresh;
 	struct meter_thread *t;
@@ -442,7 +443,6 @@ int meter_session_reset(struct meter_session *s)
 
 	if (meter_stacks_init_like(&fresh, &s->stacks))
 		return -ENOMEM;
-	meter_live_rebase(s);
 	atomic64_set(&s->samples, 0);
 	atomic64_set(&s->ticks, 0);
 	atomic64_set(&s->no_current, 0);
@@ -479,6 +479,49 @@ int meter_session_reset(struct meter_session *s)
 	meter_ended_reset(s);
 	meter_stacks_free(&fresh);
 	return 0;
+}
+
+/*
+ * SESSION_RESET of s, which the caller holds a reference on (not
+ * meter_mutex).  Everything a reset needs is allocated first, so that it
+ * applies whole or fails changing nothing; the live threads' new bases
+ * are read from their memory under live_lock alone (live.c).
+ */
+int meter_session_reset(struct meter_session *s,
+			struct netlink_ext_ack *extack)
+{
+	struct meter_live_set ls;
+	int ret;
+
+	mutex_lock(&s->live_lock);
+	mutex_lock(&meter_mutex);
+	ret = meter_live_collect(s, &ls);
+	mutex_unlock(&meter_mutex);
+	if (!ret)
+		ret = meter_live_bases_alloc(s, &ls);
+	if (ret == -E2BIG) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the live counters' bases would take the session past max_session_mb");
+		ret = -ENOMEM;
+	} else if (ret) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "out of memory for the live counters' bases");
+	}
+	if (ret)
+		goto out;
+	mutex_lock(&meter_mutex);
+	ret = meter_session_reset_locked(s);
+	mutex_unlock(&meter_mutex);
+	if (ret) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "out of memory for the empty stack table");
+		goto out;
+	}
+	meter_live_rebase(s, &ls);
+out:
+	meter_live_set_free(&ls);
+	mutex_unlock(&s->live_lock);
+	return ret;
 }
 
 /* Caller holds meter_mutex. */

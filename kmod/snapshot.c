@@ -141,6 +141,7 @@ void meter_snap_clear(struct meter_snap *sn)
 	kvfree(sn->stacks);
 	kvfree(sn->pool);
 	kvfree(sn->threads);
+	meter_live_set_free(&sn->live);
 	memset(sn, 0, sizeof(*sn));
 }
 
@@ -250,26 +251,22 @@ static void meter_snap_funcs(struct meter_session *s, struct meter_snap *sn,
 }
 
 /*
- * Adds the calls that live threads have counted in their own memory and
- * not yet sent.  A thread whose memory cannot be read adds nothing.
+ * Adds the calls that the live threads collected with the copy have
+ * counted in their own memory and not yet sent.  A thread whose memory
+ * cannot be read adds nothing.  Caller holds s->live_lock only (live.c).
  */
-static int meter_snap_live(struct meter_session *s, struct meter_snap *sn)
+static int meter_snap_live(struct meter_snap *sn)
 {
-	u32 max_id = READ_ONCE(s->max_id);
-	struct meter_thread *t;
-	u64 *buf = NULL;
-	u32 i;
+	u32 max_id = sn->live.max_id, i, k;
+	u64 *buf;
 
-	list_for_each_entry(t, &s->threads, node) {
-		if (!t->counts_addr || !max_id)
-			continue;
-		if (!buf) {
-			buf = kvmalloc_array(max_id + 1, sizeof(*buf),
-					     GFP_KERNEL_ACCOUNT);
-			if (!buf)
-				return -ENOMEM;
-		}
-		if (meter_live_read(t, max_id, buf))
+	if (!sn->live.n || !max_id)
+		return 0;
+	buf = kvmalloc_array(max_id + 1, sizeof(*buf), GFP_KERNEL_ACCOUNT);
+	if (!buf)
+		return -ENOMEM;
+	for (k = 0; k < sn->live.n; k++) {
+		if (meter_live_read(sn->live.t[k], max_id, buf))
 			continue;
 		for (i = 0; i < sn->nfuncs && sn->funcs[i].id <= max_id; i++)
 			sn->funcs[i].calls += buf[sn->funcs[i].id];
@@ -379,8 +376,8 @@ static void meter_snap_ended(struct meter_session *s, struct meter_snap *sn,
 	th->folded = s->folded_threads;
 }
 
-/* Caller holds meter_mutex. */
-int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
+/* The copy of all but the live counters: caller holds meter_mutex too. */
+static int meter_snap_copy(struct meter_session *s, struct meter_snap *sn)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct meter_stacks *st = &s->stacks;
@@ -398,12 +395,17 @@ int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 	nused = st->nused;
 	pool_used = st->pool_used;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	ret = meter_live_collect(s, &sn->live);
+	if (ret)
+		return ret;
 
 	ret = meter_snap_charge(sn, (size_t)nfuncs * sizeof(*sn->funcs) +
 				names_len +
 				(size_t)nused * sizeof(*sn->stacks) +
 				(size_t)pool_used * sizeof(u32) +
-				(size_t)nthreads * sizeof(*sn->threads));
+				(size_t)nthreads * sizeof(*sn->threads) +
+				(size_t)sn->live.n * sizeof(*sn->live.t) +
+				((size_t)sn->live.max_id + 1) * sizeof(u64));
 	if (ret)
 		return ret;
 	sn->funcs = kvcalloc(max(nfuncs, 1U), sizeof(*sn->funcs),
@@ -419,9 +421,6 @@ int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 	    !sn->pool)
 		return -ENOMEM;
 	meter_snap_funcs(s, sn, nfuncs);
-	ret = meter_snap_live(s, sn);
-	if (ret)
-		return ret;
 	meter_snap_stacks(s, sn, nused, pool_used);
 
 	/* the counters last, so that they cover the stacks copied */
@@ -444,6 +443,29 @@ int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
 	sn->si.nstacks = sn->nstacks;
 	meter_snap_totals(sn);
 	return 0;
+}
+
+/*
+ * PROFILE_GET's copy of s, which the caller holds a reference on (not
+ * meter_mutex): the session under meter_mutex, then the live threads'
+ * counters, read under live_lock alone (live.c), so that one user's
+ * snapshot never keeps another's REGISTER waiting.  live_lock spans both,
+ * so that no ADD_CALLS or reset comes between the calls copied and those
+ * read.
+ */
+int meter_snap_take(struct meter_session *s, struct meter_snap *sn)
+{
+	int ret;
+
+	mutex_lock(&s->live_lock);
+	mutex_lock(&meter_mutex);
+	ret = meter_snap_copy(s, sn);
+	mutex_unlock(&meter_mutex);
+	if (!ret)
+		ret = meter_snap_live(sn);
+	meter_live_set_free(&sn->live);
+	mutex_unlock(&s->live_lock);
+	return ret;
 }
 
 /* The snapshot's pieces as PROFILE_GET and SESSION_GET put them. */

@@ -55,6 +55,8 @@ static void meter_thread_release(struct work_struct *work)
 	if (s->clock == METER_CLOCK_WALL)
 		hrtimer_cancel(&t->timer);
 	meter_cputimer_release(t);
+	/* a snapshot reading t's counters holds live_lock: wait for it */
+	mutex_lock(&s->live_lock);
 	mutex_lock(&meter_mutex);
 	if (t->event) {
 		perf_event_release_kernel(t->event);
@@ -63,6 +65,7 @@ static void meter_thread_release(struct work_struct *work)
 	/* counts not sent by now are not read: the mm is about to go */
 	meter_live_fold(t, 0, true);
 	mutex_unlock(&meter_mutex);
+	mutex_unlock(&s->live_lock);
 
 	/* No tick can run any more: the page and mm can go. */
 	unpin_user_page(t->page);
