@@ -81,7 +81,9 @@ static struct meter_ended *meter_ended_least(struct meter_session *s)
  */
 void meter_ended_add(struct meter_session *s, struct meter_thread *t)
 {
-	struct meter_ended row = { .pid = t->pid, .tid = t->tid };
+	struct meter_ended row = {
+		.pid = t->pid, .tid = t->tid, .seq = t->seq,
+	};
 	struct meter_ended *least;
 	unsigned long flags;
 

@@ -322,6 +322,7 @@ struct meter_thread {
 					 */
 	struct mm_struct *mm;		/* mmgrab'd until release */
 	pid_t tid;
+	u32 seq;			/* registration order in its session */
 	char comm[TASK_COMM_LEN];	/* at registration, then at its end;
 					 * under session->lock
 					 */
@@ -380,6 +381,7 @@ struct meter_ended {
 	struct pid *pid;		/* referenced: the reader's tid */
 	u64 samples;			/* since the last reset */
 	pid_t tid;			/* global, as the stacks key it */
+	u32 seq;			/* registration order, as listed */
 	char comm[TASK_COMM_LEN];
 };
 
@@ -464,6 +466,7 @@ struct meter_snap_thread {
 	u32 global_tid;			/* as the stacks key it */
 	u32 state;
 	u32 folded;			/* ended threads in this row; tid 0 */
+	u32 seq;			/* the order of the THREAD nests */
 	char comm[TASK_COMM_LEN];
 };
 

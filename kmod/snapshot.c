@@ -350,6 +350,13 @@ static void meter_snap_stack_tids(struct meter_snap *sn)
 	kvfree(map);
 }
 
+static int meter_snap_seq_cmp(const void *a, const void *b)
+{
+	const struct meter_snap_thread *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 /*
  * The rows of the threads whose records were released, and the row of
  * those folded together (ended.c).  Under meter_mutex, as they change.
@@ -363,6 +370,7 @@ static void meter_snap_ended(struct meter_session *s, struct meter_snap *sn,
 	for (i = 0; i < s->nended; i++) {
 		th = &sn->threads[sn->nthreads++];
 		th->global_tid = s->ended[i].tid;
+		th->seq = s->ended[i].seq;
 		th->tid = pid_nr_ns(s->ended[i].pid, ns);
 		th->samples = s->ended[i].samples;
 		th->state = METER_THREAD_EXITED;
@@ -371,6 +379,7 @@ static void meter_snap_ended(struct meter_session *s, struct meter_snap *sn,
 	if (!s->folded_threads)
 		return;
 	th = &sn->threads[sn->nthreads++];
+	th->seq = U32_MAX;		/* last */
 	th->samples = s->folded_samples;
 	th->state = METER_THREAD_EXITED;
 	th->folded = s->folded_threads;
@@ -430,6 +439,7 @@ static int meter_snap_copy(struct meter_session *s, struct meter_snap *sn)
 		struct meter_snap_thread *th = &sn->threads[sn->nthreads++];
 
 		th->global_tid = t->tid;
+		th->seq = t->seq;
 		th->tid = pid_nr_ns(t->pid, ns);
 		th->samples = READ_ONCE(t->samples) - t->samples_reset;
 		th->state = READ_ONCE(t->state);
@@ -437,6 +447,9 @@ static int meter_snap_copy(struct meter_session *s, struct meter_snap *sn)
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	meter_snap_ended(s, sn, ns);
+	/* as they registered, live or ended: the main thread first */
+	sort(sn->threads, sn->nthreads, sizeof(*sn->threads),
+	     meter_snap_seq_cmp, NULL);
 	meter_snap_stack_tids(sn);
 
 	sn->si.nfuncs = sn->nfuncs;

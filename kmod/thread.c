@@ -494,7 +494,7 @@ static void meter_thread_publish(struct meter_thread *t,
 	raw_spin_lock_irqsave(&s->lock, flags);
 	list_add_tail(&t->node, &s->threads);
 	s->threads_live++;
-	s->threads_total++;
+	t->seq = s->threads_total++;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 
 	raw_spin_lock_irqsave(&meter_reg_lock, flags);
