@@ -52,16 +52,16 @@ static bool meter_nl_parts_ok(bool wall, uint64_t whole,
 	       off[1] <= whole - off[0];
 }
 
-static bool meter_nl_session_ok(const struct meter_profile *p)
+static bool meter_nl_session_ok(const struct meter_session_row *r)
 {
 	const uint64_t c[] = {
-		p->period_ns, p->start_ns, p->end_ns, p->samples, p->ticks,
-		p->no_current, p->invalid, p->lost, p->truncated,
-		p->call_cost_ps, p->slow_entries, p->stretched_ticks,
+		r->period_ns, r->start_ns, r->end_ns, r->samples, r->ticks,
+		r->no_current, r->invalid, r->lost, r->truncated,
+		r->call_cost_ps, r->slow_entries, r->stretched_ticks,
 	};
 
 	return meter_nl_counts_ok(c, sizeof(c) / sizeof(c[0])) &&
-	       meter_nl_parts_ok(p->wall, p->samples, p->samples_off);
+	       meter_nl_parts_ok(r->wall, r->samples, r->samples_off);
 }
 
 static bool meter_nl_func_ok(const struct meter_profile *p,
@@ -77,82 +77,132 @@ static bool meter_nl_func_ok(const struct meter_profile *p,
 }
 
 /*
- * Session attributes (top level or inside METER_A_SESSION) into p;
- * -EPROTO when they break meter.h's promises.
+ * Session attributes (top level or inside METER_A_SESSION) into r, zeroed
+ * by the caller, whose r->command is then the caller's to free whatever
+ * this returns: -ENOMEM, or -EPROTO when they break meter.h's promises.
+ * The one reader of them, for the list's rows and the profiles' headers
+ * alike, so that both are checked the same.
  */
-static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
+static int meter_nl_parse_row(struct meter_session_row *r, struct nlattr **tb)
 {
 	int bad = 0;
 
-	free(p->command);
-	p->command = meter_nl_get_str(tb[METER_A_COMM], &bad);
+	r->command = meter_nl_get_str(tb[METER_A_COMM], &bad);
 	if (bad)
 		return -ENOMEM;
-	snprintf(p->backend, sizeof(p->backend), "kernel");
-	p->cookie = meter_nl_get_u64(tb[METER_A_COOKIE]);
-	p->parent_cookie = meter_nl_get_u64(tb[METER_A_PARENT_COOKIE]);
-	p->pid = (int32_t)meter_nl_get_u32(tb[METER_A_PID]);
-	p->uid = meter_nl_get_u32(tb[METER_A_UID]);
-	p->exited = meter_nl_get_u32(tb[METER_A_STATE]) == METER_STATE_EXITED;
-	p->runs = 1;
-	p->period_ns = meter_nl_get_u64(tb[METER_A_PERIOD_NS]);
-	p->start_ns = meter_nl_get_u64(tb[METER_A_START_NS]);
-	p->end_ns = meter_nl_get_u64(tb[METER_A_END_NS]);
-	p->samples = meter_nl_get_u64(tb[METER_A_SAMPLES]);
-	p->ticks = meter_nl_get_u64(tb[METER_A_TICKS]);
-	p->no_current = meter_nl_get_u64(tb[METER_A_NO_CURRENT]);
-	p->invalid = meter_nl_get_u64(tb[METER_A_INVALID]);
-	p->lost = meter_nl_get_u64(tb[METER_A_LOST]);
-	p->truncated = meter_nl_get_u64(tb[METER_A_TRUNCATED]);
-	p->call_cost_ps = meter_nl_get_u64(tb[METER_A_CALL_COST_PS]);
-	p->slow_entries = meter_nl_get_u64(tb[METER_A_SLOW_ENTRIES]);
-	p->stretched_ticks = meter_nl_get_u64(tb[METER_A_STRETCHED_TICKS]);
-	p->wall = meter_nl_get_u32(tb[METER_A_CLOCK]) == METER_CLOCK_WALL;
-	p->samples_off[METER_OFF_RUNQ] =
+	r->cookie = meter_nl_get_u64(tb[METER_A_COOKIE]);
+	r->parent_cookie = meter_nl_get_u64(tb[METER_A_PARENT_COOKIE]);
+	r->pid = (int32_t)meter_nl_get_u32(tb[METER_A_PID]);
+	r->uid = meter_nl_get_u32(tb[METER_A_UID]);
+	r->exited = meter_nl_get_u32(tb[METER_A_STATE]) == METER_STATE_EXITED;
+	r->wall = meter_nl_get_u32(tb[METER_A_CLOCK]) == METER_CLOCK_WALL;
+	r->period_ns = meter_nl_get_u64(tb[METER_A_PERIOD_NS]);
+	r->start_ns = meter_nl_get_u64(tb[METER_A_START_NS]);
+	r->end_ns = meter_nl_get_u64(tb[METER_A_END_NS]);
+	r->samples = meter_nl_get_u64(tb[METER_A_SAMPLES]);
+	r->samples_off[METER_OFF_RUNQ] =
 		meter_nl_get_u64(tb[METER_A_SAMPLES_RUNQ]);
-	p->samples_off[METER_OFF_BLOCKED] =
+	r->samples_off[METER_OFF_BLOCKED] =
 		meter_nl_get_u64(tb[METER_A_SAMPLES_BLOCKED]);
-	return meter_nl_session_ok(p) ? 0 : -EPROTO;
+	r->ticks = meter_nl_get_u64(tb[METER_A_TICKS]);
+	r->no_current = meter_nl_get_u64(tb[METER_A_NO_CURRENT]);
+	r->invalid = meter_nl_get_u64(tb[METER_A_INVALID]);
+	r->lost = meter_nl_get_u64(tb[METER_A_LOST]);
+	r->truncated = meter_nl_get_u64(tb[METER_A_TRUNCATED]);
+	r->call_cost_ps = meter_nl_get_u64(tb[METER_A_CALL_COST_PS]);
+	r->slow_entries = meter_nl_get_u64(tb[METER_A_SLOW_ENTRIES]);
+	r->stretched_ticks = meter_nl_get_u64(tb[METER_A_STRETCHED_TICKS]);
+	r->threads = meter_nl_get_u32(tb[METER_A_THREADS]);
+	r->threads_total = meter_nl_get_u32(tb[METER_A_THREADS_TOTAL]);
+	return meter_nl_session_ok(r) ? 0 : -EPROTO;
+}
+
+/*
+ * A profile's header from the session attributes: the row's fields, its
+ * command handed over.  The threads are counted from the profile's own
+ * rows, not taken from the row.
+ */
+static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
+{
+	struct meter_session_row r = { 0 };
+	int ret = meter_nl_parse_row(&r, tb);
+
+	if (ret) {
+		free(r.command);
+		return ret;
+	}
+	free(p->command);
+	p->command = r.command;
+	snprintf(p->backend, sizeof(p->backend), "kernel");
+	p->cookie = r.cookie;
+	p->parent_cookie = r.parent_cookie;
+	p->pid = r.pid;
+	p->uid = r.uid;
+	p->exited = r.exited;
+	p->runs = 1;
+	p->wall = r.wall;
+	p->period_ns = r.period_ns;
+	p->start_ns = r.start_ns;
+	p->end_ns = r.end_ns;
+	p->samples = r.samples;
+	memcpy(p->samples_off, r.samples_off, sizeof(p->samples_off));
+	p->ticks = r.ticks;
+	p->no_current = r.no_current;
+	p->invalid = r.invalid;
+	p->lost = r.lost;
+	p->truncated = r.truncated;
+	p->call_cost_ps = r.call_cost_ps;
+	p->slow_entries = r.slow_entries;
+	p->stretched_ticks = r.stretched_ticks;
+	return 0;
+}
+
+void meter_session_rows_free(struct meter_session_row *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i].command);
+	free(v);
 }
 
 struct meter_nl_list {
-	struct meter_profile **v;
+	struct meter_session_row *v;
 	size_t n, cap;
 };
 
 static int meter_nl_parse_list(struct nlattr **tb, void *arg)
 {
 	struct meter_nl_list *l = arg;
-	struct meter_profile *p;
+	struct meter_session_row *r;
 	int ret;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct meter_profile **v = realloc(l->v, cap * sizeof(*v));
+		struct meter_session_row *v = realloc(l->v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		l->v = v;
 		l->cap = cap;
 	}
-	p = meter_profile_new();
-	if (!p)
-		return -ENOMEM;
-	ret = meter_nl_fill_session(p, tb);
+	r = &l->v[l->n];
+	memset(r, 0, sizeof(*r));
+	ret = meter_nl_parse_row(r, tb);
 	if (ret) {
-		meter_profile_free(p);
+		free(r->command);
+		r->command = NULL;
 		return ret;
 	}
-	l->v[l->n++] = p;
+	l->n++;
 	return 0;
 }
 
-int meter_nl_list(struct meter_nl *nl, struct meter_profile ***out,
+int meter_nl_list(struct meter_nl *nl, struct meter_session_row **out,
 		  size_t *n, char *err, size_t errlen)
 {
 	struct meter_nl_list l = { NULL, 0, 0 };
 	struct nl_msg *msg;
-	size_t i;
 	int ret;
 
 	*out = NULL;
@@ -163,9 +213,7 @@ int meter_nl_list(struct meter_nl *nl, struct meter_profile ***out,
 	ret = meter_nl_transact(nl, msg, meter_nl_parse_list, &l,
 				"list sessions", err, errlen);
 	if (ret) {
-		for (i = 0; i < l.n; i++)
-			meter_profile_free(l.v[i]);
-		free(l.v);
+		meter_session_rows_free(l.v, l.n);
 		return ret;
 	}
 	*out = l.v;

@@ -24,7 +24,7 @@ static int by_u64(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-int meter_tree_parents(struct meter_profile *const *list, size_t n,
+int meter_tree_parents(const struct meter_session_row *list, size_t n,
 		       size_t *parent)
 {
 	struct cookie_key *keys = malloc((n ? n : 1) * sizeof(*keys)), *k;
@@ -33,12 +33,12 @@ int meter_tree_parents(struct meter_profile *const *list, size_t n,
 	if (!keys)
 		return -1;
 	for (i = 0; i < n; i++) {
-		keys[i].cookie = list[i]->cookie;
+		keys[i].cookie = list[i].cookie;
 		keys[i].i = i;
 	}
 	qsort(keys, n, sizeof(*keys), by_cookie);
 	for (i = 0; i < n; i++) {
-		struct cookie_key want = { list[i]->parent_cookie, 0 };
+		struct cookie_key want = { list[i].parent_cookie, 0 };
 
 		parent[i] = n;
 		if (!want.cookie)
@@ -53,8 +53,8 @@ int meter_tree_parents(struct meter_profile *const *list, size_t n,
 
 enum { MARK_UNKNOWN, MARK_IN, MARK_OUT, MARK_ON_PATH };
 
-size_t meter_tree_mark(struct meter_profile *const *list, size_t n, bool *in,
-		       const uint64_t *links, size_t nlinks)
+size_t meter_tree_mark(const struct meter_session_row *list, size_t n,
+		       bool *in, const uint64_t *links, size_t nlinks)
 {
 	size_t *parent = malloc((n ? n : 1) * sizeof(*parent));
 	size_t *path = malloc((n ? n : 1) * sizeof(*path));
@@ -81,7 +81,7 @@ size_t meter_tree_mark(struct meter_profile *const *list, size_t n, bool *in,
 		unsigned char answer = MARK_OUT;
 
 		for (j = i, len = 0; mark[j] == MARK_UNKNOWN;) {
-			uint64_t pc = list[j]->parent_cookie;
+			uint64_t pc = list[j].parent_cookie;
 
 			mark[j] = MARK_ON_PATH;
 			path[len++] = j;

@@ -11,13 +11,14 @@
 #define METER_PROCTREE_H
 
 #include "model.h"
+#include "nldump.h"
 
 /*
  * parent[i] = the index in list of session i's parent (the session whose
  * cookie is its parent_cookie), or n where none is listed.  O(n log n).
  * Returns 0, or -1 when out of memory.
  */
-int meter_tree_parents(struct meter_profile *const *list, size_t n,
+int meter_tree_parents(const struct meter_session_row *list, size_t n,
 		       size_t *parent);
 
 /*
@@ -26,8 +27,8 @@ int meter_tree_parents(struct meter_profile *const *list, size_t n,
  * sessions of the tree no longer listed.  Returns how many are marked
  * (0 when out of memory).  O((n + nlinks) log(n + nlinks)).
  */
-size_t meter_tree_mark(struct meter_profile *const *list, size_t n, bool *in,
-		       const uint64_t *links, size_t nlinks);
+size_t meter_tree_mark(const struct meter_session_row *list, size_t n,
+		       bool *in, const uint64_t *links, size_t nlinks);
 
 /* One program of a merged profile: its processes' sums. */
 struct meter_program {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target: the netlink dump parsers of analysis/nldump.c, which turn
- * meter.ko's SESSION_GET and PROFILE_GET dumps into the profile model.
+ * meter.ko's SESSION_GET dumps into session rows and its PROFILE_GET
+ * dumps into the profile model.
  * The input is what recv() would hand libnl: netlink messages back to
  * back, each a genetlink header and attributes.  A module of another
  * version, or a bug in it, is outside input to the tools like any file.
@@ -31,7 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int ret = 0, lret = 0, rem = (int)size;
 	struct nlmsghdr *nlh;
 	void *buf;
-	size_t i;
 
 	if (size > 1 << 20)
 		return 0;	/* a recv() buffer is smaller; keeps rem an int */
@@ -63,9 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the end of the dump, as meter_nl_get_profile() ends it */
 	if (!ret)
 		ret = meter_nl_profile_end(p);
-	for (i = 0; i < l.n; i++)
-		meter_profile_free(l.v[i]);
-	free(l.v);
+	meter_session_rows_free(l.v, l.n);
 	if (!ret)
 		fuzz_consume(p);
 	meter_profile_free(p);

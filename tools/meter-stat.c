@@ -95,8 +95,8 @@ static void format_age(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "d", s / 86400);
 }
 
-static int list_sessions(struct meter_nl *nl, struct meter_profile ***list,
-			 size_t *n)
+static int list_sessions(struct meter_nl *nl,
+			 struct meter_session_row **list, size_t *n)
 {
 	char err[256] = "";
 	int ret = meter_nl_list(nl, list, n, err, sizeof(err));
@@ -109,9 +109,8 @@ static int list_sessions(struct meter_nl *nl, struct meter_profile ***list,
 
 static int cmd_list(void)
 {
-	struct meter_profile **list = NULL;
+	struct meter_session_row *list = NULL;
 	struct meter_nl *nl;
-	char err[256] = "";
 	uint64_t now = cli_boottime_ns();
 	size_t n = 0, i;
 
@@ -121,54 +120,22 @@ static int cmd_list(void)
 		meter_nl_close(nl);
 		return 1;
 	}
-	/* The list carries no threads: count them in each profile. */
-	for (i = 0; i < n; i++) {
-		struct meter_nl_sel sel = { .cookie = list[i]->cookie };
-		struct meter_profile *p = NULL;
-		size_t k;
-
-		if (list[i]->nthreads ||
-		    meter_nl_get_profile(nl, &sel, &p, err, sizeof(err)))
-			continue;
-		for (k = 0; k < p->nthreads; k++) {
-			struct meter_thread_row *t;
-
-			t = meter_profile_add_thread(list[i], p->threads[k].tid,
-						     p->threads[k].samples);
-			if (t) {
-				t->exited = p->threads[k].exited;
-				t->folded = p->threads[k].folded;
-			}
-		}
-		meter_profile_free(p);
-	}
 	meter_nl_close(nl);
 	if (!n) {
 		printf("no sessions\n");
-		free(list);
+		meter_session_rows_free(list, n);
 		return 0;
 	}
 	printf("%-18s %7s %-16s %-8s %7s %10s %9s %6s\n", "COOKIE", "PID",
 	       "COMMAND", "STATE", "THREADS", "SAMPLES", "RATE", "AGE");
 	for (i = 0; i < n; i++) {
-		const struct meter_profile *p = list[i];
+		const struct meter_session_row *p = &list[i];
 		char cookie[24], threads[24], rate[32], age[24];
 
 		snprintf(cookie, sizeof(cookie), "0x%" PRIx64, p->cookie);
-		if (p->nthreads) {
-			size_t k, live = 0, all = 0;
-
-			for (k = 0; k < p->nthreads; k++) {
-				live += !p->threads[k].exited;
-				all += p->threads[k].folded ?
-				       p->threads[k].folded : 1;
-			}
-			/* running: live threads; exited: all it had */
-			snprintf(threads, sizeof(threads), "%zu",
-				 p->exited ? all : live);
-		} else {
-			snprintf(threads, sizeof(threads), "-");
-		}
+		/* running: its live threads; exited: all it had */
+		snprintf(threads, sizeof(threads), "%" PRIu32,
+			 p->exited ? p->threads_total : p->threads);
 		if (p->period_ns)
 			snprintf(rate, sizeof(rate), "%.0f Hz",
 				 1e9 / (double)p->period_ns);
@@ -183,9 +150,8 @@ static int cmd_list(void)
 		       p->command ? p->command : "?",
 		       p->exited ? "exited" : "running", threads, p->samples,
 		       rate, age);
-		meter_profile_free(list[i]);
 	}
-	free(list);
+	meter_session_rows_free(list, n);
 	return 0;
 }
 
@@ -246,15 +212,15 @@ static int cmd_show(const char *what, const struct cli_report *r)
  * and its descendants, or every session linked to a run's token.
  * Returns how many are marked.
  */
-static size_t tree_select(struct meter_profile **list, size_t n,
+static size_t tree_select(const struct meter_session_row *list, size_t n,
 			  const struct meter_nl_sel *sel, bool *in)
 {
 	size_t i, root = n;
 
 	for (i = 0; i < n; i++) {
-		if (sel->cookie ? list[i]->cookie == sel->cookie :
-		    list[i]->pid == sel->pid &&
-		    (root == n || list[i]->start_ns > list[root]->start_ns))
+		if (sel->cookie ? list[i].cookie == sel->cookie :
+		    list[i].pid == sel->pid &&
+		    (root == n || list[i].start_ns > list[root].start_ns))
 			root = i;
 	}
 	if (root < n)
@@ -264,10 +230,11 @@ static size_t tree_select(struct meter_profile **list, size_t n,
 }
 
 /* A session and, indented below it, its marked descendants. */
-static void tree_print(struct meter_profile **list, const size_t *child,
-		       const size_t *sibling, size_t n, size_t i, int depth)
+static void tree_print(const struct meter_session_row *list,
+		       const size_t *child, const size_t *sibling, size_t n,
+		       size_t i, int depth)
 {
-	const struct meter_profile *p = list[i];
+	const struct meter_session_row *p = &list[i];
 	size_t k;
 
 	printf("%-18s%*s 0x%" PRIx64 " pid %" PRId32 " %s, %" PRIu64
@@ -288,7 +255,7 @@ static void tree_print(struct meter_profile **list, const size_t *child,
 static int cmd_tree(const char *what)
 {
 	size_t n = 0, i, k, m = 0, *parent = NULL, *child = NULL;
-	struct meter_profile **list = NULL;
+	struct meter_session_row *list = NULL;
 	struct meter_nl_sel sel = { 0 };
 	size_t *sibling = NULL;
 	bool *in, *done;
@@ -336,7 +303,7 @@ static int cmd_tree(const char *what)
 	}
 	printf("%-18s %s\n", "RUN", "SESSION TREE");
 	for (i = 0; i < n; i++) {
-		uint64_t run = list[i]->parent_cookie;
+		uint64_t run = list[i].parent_cookie;
 
 		if (!in[i] || done[i] || parent[i] < n)
 			continue;
@@ -345,16 +312,14 @@ static int cmd_tree(const char *what)
 		/* the roots that link to the same run token, together */
 		for (k = i; k < n; k++) {
 			if (!in[k] || done[k] || parent[k] < n ||
-			    list[k]->parent_cookie != run)
+			    list[k].parent_cookie != run)
 				continue;
 			done[k] = true;
 			tree_print(list, child, sibling, n, k, run ? 1 : 0);
 		}
 	}
 out:
-	for (i = 0; i < n; i++)
-		meter_profile_free(list[i]);
-	free(list);
+	meter_session_rows_free(list, n);
 	free(in);
 	free(done);
 	free(parent);
@@ -366,7 +331,8 @@ out:
 /* show --tree: the sessions of a tree merged, one per process. */
 static int cmd_show_tree(const char *what, const struct cli_report *r)
 {
-	struct meter_profile **list = NULL, *all = NULL;
+	struct meter_session_row *list = NULL;
+	struct meter_profile *all = NULL;
 	struct meter_nl_sel sel;
 	struct meter_nl *nl;
 	size_t n = 0, i;
@@ -386,7 +352,7 @@ static int cmd_show_tree(const char *what, const struct cli_report *r)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		struct meter_nl_sel one = { .cookie = list[i]->cookie };
+		struct meter_nl_sel one = { .cookie = list[i].cookie };
 		struct meter_profile *p;
 		char cookie[24];
 
@@ -403,9 +369,7 @@ static int cmd_show_tree(const char *what, const struct cli_report *r)
 out:
 	meter_nl_close(nl);
 	meter_profile_free(all);
-	for (i = 0; i < n; i++)
-		meter_profile_free(list[i]);
-	free(list);
+	meter_session_rows_free(list, n);
 	free(in);
 	return ret;
 }

@@ -46,7 +46,7 @@ struct meter_nl *run_kernel(void)
  * (exec'd below PROG through processes without a session).  Returns the
  * count; *sel receives a malloc'd array of list indices.
  */
-static size_t select_sessions(struct meter_profile **list, size_t n,
+static size_t select_sessions(const struct meter_session_row *list, size_t n,
 			      const struct run_result *rr, bool follow,
 			      size_t **sel)
 {
@@ -59,8 +59,8 @@ static size_t select_sessions(struct meter_profile **list, size_t n,
 		return 0;
 	}
 	for (i = 0; i < n; i++)
-		if (list[i]->pid == rr->pid &&
-		    (!list[i]->start_ns || list[i]->start_ns >= rr->t0_ns))
+		if (list[i].pid == rr->pid &&
+		    (!list[i].start_ns || list[i].start_ns >= rr->t0_ns))
 			in[i] = true;
 	if (follow)
 		meter_tree_mark(list, n, in, rr->links, rr->nlinks);
@@ -85,17 +85,8 @@ static uint64_t evicted_count(void)
 	return v;
 }
 
-static void free_list(struct meter_profile **list, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		meter_profile_free(list[i]);
-	free(list);
-}
-
 /* Session s's profile, its unnamed ids named; NULL on error (said if say). */
-static struct meter_profile *read_session(const struct meter_profile *s,
+static struct meter_profile *read_session(const struct meter_session_row *s,
 					  bool say)
 {
 	struct meter_nl_sel which = { .cookie = s->cookie };
@@ -126,7 +117,8 @@ struct meter_profile *run_kernel_collect(struct run_result *rr,
 					    bool want_profile,
 					    uint64_t *samples)
 {
-	struct meter_profile **list = NULL, *all = NULL;
+	struct meter_session_row *list = NULL;
+	struct meter_profile *all = NULL;
 	size_t n = 0, m, i, *sel = NULL;
 	char err[256] = "";
 	int tries;
@@ -147,7 +139,7 @@ struct meter_profile *run_kernel_collect(struct run_result *rr,
 	for (tries = 0;; tries++) {
 		bool live = false;
 
-		free_list(list, n);
+		meter_session_rows_free(list, n);
 		list = NULL;
 		n = 0;
 		if (meter_nl_list(nl, &list, &n, err, sizeof(err))) {
@@ -159,7 +151,7 @@ struct meter_profile *run_kernel_collect(struct run_result *rr,
 		free(sel);
 		m = select_sessions(list, n, rr, follow, &sel);
 		for (i = 0; i < m; i++)
-			if (!list[sel[i]]->exited)
+			if (!list[sel[i]].exited)
 				live = true;
 		if (!final || !live || tries >= 40)
 			break;
@@ -189,7 +181,7 @@ struct meter_profile *run_kernel_collect(struct run_result *rr,
 		free(all_sel);
 	}
 	for (i = 0; i < m; i++) {
-		const struct meter_profile *s = list[sel[i]];
+		const struct meter_session_row *s = &list[sel[i]];
 		struct meter_nl_sel which = { .cookie = s->cookie };
 		struct meter_profile *p = NULL;
 
@@ -215,7 +207,7 @@ struct meter_profile *run_kernel_collect(struct run_result *rr,
 			break;
 	}
 	free(sel);
-	free_list(list, n);
+	meter_session_rows_free(list, n);
 	return all;
 }
 
@@ -252,7 +244,7 @@ void run_result_free(struct run_result *rr)
 
 void run_kernel_harvest(struct run_result *rr)
 {
-	struct meter_profile **list = NULL;
+	struct meter_session_row *list = NULL;
 	size_t n = 0, m, i, *sel = NULL;
 	char err[256];
 
@@ -260,7 +252,7 @@ void run_kernel_harvest(struct run_result *rr)
 		return;
 	m = select_sessions(list, n, rr, true, &sel);
 	for (i = 0; i < m; i++) {
-		const struct meter_profile *s = list[sel[i]];
+		const struct meter_session_row *s = &list[sel[i]];
 		struct meter_nl_sel which = { .cookie = s->cookie };
 		struct meter_profile *p;
 
@@ -280,7 +272,7 @@ void run_kernel_harvest(struct run_result *rr)
 		meter_nl_delete(nl, &which, err, sizeof(err));
 	}
 	free(sel);
-	free_list(list, n);
+	meter_session_rows_free(list, n);
 }
 
 struct meter_profile *run_files_collect(struct run_result *rr,

@@ -17,26 +17,22 @@
 #include "proctree.h"
 
 /* n sessions with cookies 1000 + i and the parents given (0: none). */
-static struct meter_profile **sessions(size_t count, const uint64_t *parents)
+static struct meter_session_row *sessions(size_t count,
+					  const uint64_t *parents)
 {
-	struct meter_profile **list = calloc(count, sizeof(*list));
+	struct meter_session_row *list = calloc(count, sizeof(*list));
 	size_t i;
 
-	for (i = 0; i < count; i++) {
-		list[i] = meter_profile_new();
-		list[i]->cookie = 1000 + i;
-		list[i]->parent_cookie = parents[i];
+	for (i = 0; list && i < count; i++) {
+		list[i].cookie = 1000 + i;
+		list[i].parent_cookie = parents[i];
 	}
 	return list;
 }
 
-static void sessions_free(struct meter_profile **list, size_t count)
+static void sessions_free(struct meter_session_row *list, size_t count)
 {
-	size_t i;
-
-	for (i = 0; i < count; i++)
-		meter_profile_free(list[i]);
-	free(list);
+	meter_session_rows_free(list, count);
 }
 
 static double now(void)
@@ -52,7 +48,7 @@ static double now(void)
  * 3 linked to token 77, 4 a child of 3, 5 unrelated, 6 <-> 7 a cycle
  */
 FIXTURE(tree) {
-	struct meter_profile **list;
+	struct meter_session_row *list;
 	size_t count;
 	uint64_t token;
 	bool in[8];
@@ -65,6 +61,7 @@ FIXTURE_SETUP(tree)
 
 	self->count = sizeof(parents) / sizeof(parents[0]);
 	self->list = sessions(self->count, parents);
+	ASSERT_NE(NULL, self->list);
 	self->token = 77;
 }
 
@@ -126,7 +123,7 @@ TEST(chain_of_100000_parents_after_children_all_marked)
 	size_t big = 100000, i, m;
 	uint64_t token = 77, *chain = calloc(big, sizeof(*chain));
 	bool *bin = calloc(big, sizeof(*bin));
-	struct meter_profile **list;
+	struct meter_session_row *list;
 	double t;
 
 	ASSERT_TRUE(chain && bin);
@@ -134,6 +131,7 @@ TEST(chain_of_100000_parents_after_children_all_marked)
 		chain[i] = 1000 + i + 1;
 	chain[big - 1] = 77;
 	list = sessions(big, chain);
+	ASSERT_NE(NULL, list);
 	t = now();
 	m = meter_tree_mark(list, big, bin, &token, 1);
 	t = now() - t;

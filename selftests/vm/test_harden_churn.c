@@ -279,9 +279,10 @@ static void *reader_main(void *arg)
 
 	while (!readers_stop) {
 		int n = exit_started, ret;
-		struct meter_profile *p = NULL, **v = NULL;
+		struct meter_session_row *v = NULL;
+		struct meter_profile *p = NULL;
 		struct meter_nl_sel sel = { 0 };
-		size_t cnt = 0, i;
+		size_t cnt = 0;
 
 		if (n) {
 			sel.pid = exit_pids[rndn(n)];
@@ -294,9 +295,7 @@ static void *reader_main(void *arg)
 		ret = meter_nl_list(nl, &v, &cnt, NULL, 0);
 		if (ret)
 			r->unexpected++;
-		for (i = 0; i < cnt; i++)
-			meter_profile_free(v[i]);
-		free(v);
+		meter_session_rows_free(v, cnt);
 		r->reads++;
 	}
 	meter_nl_close(nl);
@@ -377,7 +376,8 @@ FIXTURE_TEARDOWN(churn)
 static void expect_aftermath(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(churn) *self)
 {
-	struct meter_profile **v = NULL, *p;
+	struct meter_session_row *v = NULL;
+	struct meter_profile *p;
 	int live = 0, threads = 0;
 	size_t n = 0, i;
 
@@ -385,12 +385,10 @@ static void expect_aftermath(struct __test_metadata *_metadata,
 	for (i = 0; i < 100 && ku_vmlck_kb(getpid()) != 4; i++)
 		usleep(100000);
 	ASSERT_EQ(0, meter_nl_list(self->nl, &v, &n, NULL, 0));
-	for (i = 0; i < n; i++) {
-		if (!v[i]->exited && v[i]->cookie != self->cookie)
+	for (i = 0; i < n; i++)
+		if (!v[i].exited && v[i].cookie != self->cookie)
 			live++;
-		meter_profile_free(v[i]);
-	}
-	free(v);
+	meter_session_rows_free(v, n);
 	p = ku_profile(self->nl, self->cookie, 0);
 	for (i = 0; i < p->nthreads; i++)
 		threads += !p->threads[i].exited;
@@ -427,8 +425,8 @@ TEST_F_TIMEOUT(churn, readers_during_exits_get_whole_answers_or_enoent, 900)
 /* then rmmod with this thread registered, and insmod: an empty module */
 TEST_F(churn, rmmod_with_this_thread_registered_then_insmod_is_empty)
 {
-	struct meter_profile **v = NULL;
-	size_t n = 1, i;
+	struct meter_session_row *v = NULL;
+	size_t n = 1;
 	int rm, ins;
 
 	if (!getenv("METER_MODULE"))
@@ -442,9 +440,7 @@ TEST_F(churn, rmmod_with_this_thread_registered_then_insmod_is_empty)
 	meter_nl_close(self->nl);
 	self->nl = ku_open();
 	ASSERT_EQ(0, meter_nl_list(self->nl, &v, &n, NULL, 0));
-	for (i = 0; i < n; i++)
-		meter_profile_free(v[i]);
-	free(v);
+	meter_session_rows_free(v, n);
 	EXPECT_EQ(0, n);
 }
 

@@ -54,15 +54,13 @@ static int cmp_u64(const void *a, const void *b)
 /* A LIST: returns once meter_mutex is free. */
 static void settle(struct meter_nl *nl)
 {
-	struct meter_profile **l = NULL;
+	struct meter_session_row *l = NULL;
 	char err[256];
-	size_t n = 0, i;
+	size_t n = 0;
 
 	if (meter_nl_list(nl, &l, &n, err, sizeof(err)))
 		ku_bail("list", -EIO, err);
-	for (i = 0; i < n; i++)
-		meter_profile_free(l[i]);
-	free(l);
+	meter_session_rows_free(l, n);
 }
 
 TEST(del_of_a_finished_session_does_not_wait_for_a_grace_period)

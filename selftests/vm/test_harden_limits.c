@@ -282,17 +282,15 @@ static void memlock(struct res *r)
 
 static int live_sessions(struct meter_nl *nl)
 {
-	struct meter_profile **v = NULL;
+	struct meter_session_row *v = NULL;
 	size_t n = 0, i;
 	int live = 0;
 
 	if (meter_nl_list(nl, &v, &n, NULL, 0))
 		return -1;
-	for (i = 0; i < n; i++) {
-		live += !v[i]->exited;
-		meter_profile_free(v[i]);
-	}
-	free(v);
+	for (i = 0; i < n; i++)
+		live += !v[i].exited;
+	meter_session_rows_free(v, n);
 	return live;
 }
 

@@ -108,16 +108,14 @@ static void child_delete(struct res *r, void *arg)
 /* Counts the listed sessions with cookie *arg (0 or 1) in r->ret. */
 static void child_list(struct res *r, void *arg)
 {
-	struct meter_profile **v = NULL;
+	struct meter_session_row *v = NULL;
 	struct meter_nl *nl = ku_open();
 	size_t n = 0, i;
 
 	r->ret2 = meter_nl_list(nl, &v, &n, r->msg, sizeof(r->msg));
-	for (i = 0; i < n; i++) {
-		r->ret += v[i]->cookie == *(uint64_t *)arg;
-		meter_profile_free(v[i]);
-	}
-	free(v);
+	for (i = 0; i < n; i++)
+		r->ret += v[i].cookie == *(uint64_t *)arg;
+	meter_session_rows_free(v, n);
 	meter_nl_close(nl);
 }
 

@@ -61,17 +61,15 @@ static uint64_t finished_session(void)
 /* Finished sessions of uid, as root lists them. */
 static int finished_of(struct meter_nl *nl, uint32_t uid)
 {
-	struct meter_profile **v = NULL;
+	struct meter_session_row *v = NULL;
 	size_t n = 0, i;
 	int count = 0;
 
 	if (meter_nl_list(nl, &v, &n, NULL, 0))
 		return -1;
-	for (i = 0; i < n; i++) {
-		count += v[i]->exited && v[i]->uid == uid;
-		meter_profile_free(v[i]);
-	}
-	free(v);
+	for (i = 0; i < n; i++)
+		count += v[i].exited && v[i].uid == uid;
+	meter_session_rows_free(v, n);
 	return count;
 }
 
@@ -79,19 +77,18 @@ static int finished_of(struct meter_nl *nl, uint32_t uid)
  * only theirs). */
 static void delete_finished_of(struct meter_nl *nl, uint32_t uid)
 {
-	struct meter_profile **v = NULL;
+	struct meter_session_row *v = NULL;
 	size_t n = 0, i;
 
 	if (meter_nl_list(nl, &v, &n, NULL, 0))
 		return;
 	for (i = 0; i < n; i++) {
-		struct meter_nl_sel sel = { .cookie = v[i]->cookie };
+		struct meter_nl_sel sel = { .cookie = v[i].cookie };
 
-		if (v[i]->exited && v[i]->uid == uid)
+		if (v[i].exited && v[i].uid == uid)
 			meter_nl_delete(nl, &sel, NULL, 0);
-		meter_profile_free(v[i]);
 	}
-	free(v);
+	meter_session_rows_free(v, n);
 }
 
 /* this test process's own socket, opened once */
@@ -317,18 +314,17 @@ static void container_checks(uint64_t host, struct box *b)
 {
 	const char *args[] = { "threads", "4", "10000", NULL };
 	struct meter_nl_sel sel = { .cookie = host };
-	struct meter_profile **v = NULL, *p = NULL;
+	struct meter_session_row *v = NULL;
+	struct meter_profile *p = NULL;
 	struct meter_nl *nl = ku_open();
 	char out[1024];
 	size_t n = 0, i;
 	bool wrote;
 
 	if (!meter_nl_list(nl, &v, &n, NULL, 0))
-		for (i = 0; i < n; i++) {
-			b->host_listed += v[i]->cookie == host;
-			meter_profile_free(v[i]);
-		}
-	free(v);
+		for (i = 0; i < n; i++)
+			b->host_listed += v[i].cookie == host;
+	meter_session_rows_free(v, n);
 	b->host_get = meter_nl_get_profile(nl, &sel, &p, NULL, 0);
 	meter_profile_free(p);
 	b->host_delete = meter_nl_delete(nl, &sel, NULL, 0);

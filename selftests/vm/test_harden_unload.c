@@ -265,9 +265,9 @@ TEST_F(live_unload, twenty_cycles_each_with_a_live_process_are_clean)
 
 TEST_F(live_unload, the_reloaded_module_holds_no_session_and_profiles)
 {
-	struct meter_profile **v = NULL;
+	struct meter_session_row *v = NULL;
 	struct meter_nl *nl;
-	size_t n = 0, k;
+	size_t n = 0;
 	int st;
 	pid_t pid;
 
@@ -277,9 +277,7 @@ TEST_F(live_unload, the_reloaded_module_holds_no_session_and_profiles)
 	nl = ku_open();
 	ASSERT_EQ(0, meter_nl_list(nl, &v, &n, NULL, 0));
 	EXPECT_EQ(0, n);
-	for (k = 0; k < n; k++)
-		meter_profile_free(v[k]);
-	free(v);
+	meter_session_rows_free(v, n);
 	meter_nl_close(nl);
 	pid = fork();
 	if (!pid) {

@@ -73,43 +73,49 @@ FIXTURE_TEARDOWN(sessions)
 	meter_nl_close(self->nl);
 }
 
-/* the listed session of cookie (when pid is 0) or of pid, or NULL */
-static struct meter_profile *listed(struct meter_nl *nl, uint64_t cookie,
-				    pid_t pid)
+/*
+ * The listed session of cookie (when pid is 0) or of pid, a row of its
+ * own (free with meter_session_rows_free(s, 1)), or NULL.
+ */
+static struct meter_session_row *listed(struct meter_nl *nl, uint64_t cookie,
+					pid_t pid)
 {
-	struct meter_profile **list, *found = NULL;
+	struct meter_session_row *list, *found = NULL;
 	size_t n, i;
 
 	if (meter_nl_list(nl, &list, &n, NULL, 0))
 		return NULL;
 	for (i = 0; i < n; i++) {
-		if (!found && (pid ? list[i]->pid == pid :
-				     list[i]->cookie == cookie))
-			found = list[i];
-		else
-			meter_profile_free(list[i]);
+		if (pid ? list[i].pid != pid : list[i].cookie != cookie)
+			continue;
+		found = malloc(sizeof(*found));
+		if (found) {
+			*found = list[i];
+			list[i].command = NULL;	/* found's now */
+		}
+		break;
 	}
-	free(list);
+	meter_session_rows_free(list, n);
 	return found;
 }
 
 TEST_F(sessions, the_list_shows_the_live_session)
 {
-	struct meter_profile *s = listed(self->nl, self->cookie, 0);
+	struct meter_session_row *s = listed(self->nl, self->cookie, 0);
 
 	ASSERT_NE(NULL, s);
 	EXPECT_FALSE(s->exited);
-	meter_profile_free(s);
+	meter_session_rows_free(s, 1);
 }
 
 TEST_F(sessions, the_list_shows_a_finished_child_with_its_parent_cookie)
 {
-	struct meter_profile *s = listed(self->nl, 0, self->child);
+	struct meter_session_row *s = listed(self->nl, 0, self->child);
 
 	ASSERT_NE(NULL, s);
 	EXPECT_TRUE(s->exited);
 	EXPECT_EQ(self->cookie, s->parent_cookie);
-	meter_profile_free(s);
+	meter_session_rows_free(s, 1);
 }
 
 TEST_F(sessions, reset_zeroes_the_counts)
@@ -150,19 +156,18 @@ TEST_F(sessions, a_finished_session_can_be_deleted_once)
  */
 static void delete_finished(struct meter_nl *nl)
 {
-	struct meter_profile **list;
+	struct meter_session_row *list;
 	size_t n, i;
 
 	if (meter_nl_list(nl, &list, &n, NULL, 0))
 		return;
 	for (i = 0; i < n; i++) {
-		struct meter_nl_sel sel = { .cookie = list[i]->cookie };
+		struct meter_nl_sel sel = { .cookie = list[i].cookie };
 
-		if (list[i]->exited)
+		if (list[i].exited)
 			meter_nl_delete(nl, &sel, NULL, 0);
-		meter_profile_free(list[i]);
 	}
-	free(list);
+	meter_session_rows_free(list, n);
 }
 
 TEST_F(sessions, beyond_max_finished_the_oldest_are_evicted_never_a_live_one)
