@@ -107,20 +107,27 @@ static int list_sessions(struct meter_nl *nl,
 	return ret;
 }
 
-static int cmd_list(void)
+/* The sessions, on a socket of their own; 1 after saying why not. */
+static int fetch_sessions(struct meter_session_row **list, size_t *n)
 {
-	struct meter_session_row *list = NULL;
 	struct meter_nl *nl;
-	uint64_t now = cli_boottime_ns();
-	size_t n = 0, i;
+	int ret;
 
 	if (open_kernel(&nl))
 		return 1;
-	if (list_sessions(nl, &list, &n)) {
-		meter_nl_close(nl);
-		return 1;
-	}
+	ret = list_sessions(nl, list, n);
 	meter_nl_close(nl);
+	return ret ? 1 : 0;
+}
+
+static int cmd_list(void)
+{
+	struct meter_session_row *list = NULL;
+	uint64_t now = cli_boottime_ns();
+	size_t n = 0, i;
+
+	if (fetch_sessions(&list, &n))
+		return 1;
 	if (!n) {
 		printf("no sessions\n");
 		meter_session_rows_free(list, n);
@@ -259,17 +266,11 @@ static int cmd_tree(const char *what)
 	struct meter_nl_sel sel = { 0 };
 	size_t *sibling = NULL;
 	bool *in, *done;
-	struct meter_nl *nl;
 
 	if (what && cli_parse_selector(what, &sel))
 		cli_die_usage("'%s' is neither a pid nor a cookie", what);
-	if (open_kernel(&nl))
+	if (fetch_sessions(&list, &n))
 		return 1;
-	if (list_sessions(nl, &list, &n)) {
-		meter_nl_close(nl);
-		return 1;
-	}
-	meter_nl_close(nl);
 	in = calloc(n + 1, sizeof(*in));
 	done = calloc(n + 1, sizeof(*done));
 	parent = calloc(n + 1, sizeof(*parent));

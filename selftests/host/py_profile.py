@@ -89,19 +89,7 @@ def compare(prof, pstats_path, root):
         if rf.startswith(root) and line not in generator_lines(file):
             ours[(rf, line)] = ours.get((rf, line), 0) + f.get("calls", 0)
             names[(rf, line)] = f["name"]
-    bad = 0
-    for k in sorted(set(ours) | set(theirs)):
-        a, b = ours.get(k, 0), theirs.get(k, 0)
-        if a != b:
-            bad += 1
-            if bad <= 20:
-                print("# %s (%s:%d): meter %d, cProfile %d"
-                      % (names.get(k, "?"), k[0], k[1], a, b))
-    compared = len(set(ours) | set(theirs))
-    calls_sum = sum(theirs.values())
-    print("%d functions compared (%d calls), %d differ"
-          % (compared, calls_sum, bad))
-    return 1 if bad or not compared else 0
+    return report(ours, theirs, names, "cProfile")
 
 
 def refcount(prof, counts_path, root):

@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -329,21 +330,27 @@ static inline int ku_map_ids(pid_t child, const char *map)
  */
 #define KU_CG	"/tmp/cg"
 
-/* The cgroup's memory.current in bytes; -1 if unreadable. */
-static inline long ku_cg_current(const char *cg)
+/* The number a sysfs, procfs or cgroup file starts with; -1 if none. */
+static inline long ku_read_long(const char *path)
 {
-	char path[128];
+	FILE *f = fopen(path, "r");
 	long v = -1;
-	FILE *f;
 
-	snprintf(path, sizeof(path), KU_CG "/%s/memory.current", cg);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	if (fscanf(f, "%ld", &v) != 1)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+/* The cgroup's memory.current in bytes; -1 if unreadable. */
+static inline long ku_cg_current(const char *cg)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), KU_CG "/%s/memory.current", cg);
+	return ku_read_long(path);
 }
 
 /* A line of the cgroup's memory.stat, in bytes; -1 if not there */
@@ -394,6 +401,52 @@ static inline int ku_cg_setup(void)
 	if (mount("none", KU_CG, "cgroup2", 0, NULL) && errno != EBUSY)
 		return -errno;
 	return ku_write(KU_CG "/cgroup.subtree_control", "+memory");
+}
+
+/*
+ * A child process that reports back on a pipe (the permission and limit
+ * tests try things as another user, or in a process of their own).  In
+ * the child (0 returned; as nobody if asked, killed after 60 s) *fd is the
+ * write end, for ku_child_exit(); in the parent, the child's pid, and *fd
+ * the read end, for ku_child_result().
+ */
+static inline pid_t ku_child(int nobody, int *fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		ku_bail("pipe", -errno, NULL);
+	pid = fork();
+	if (pid < 0)
+		ku_bail("fork", -errno, NULL);
+	if (!pid) {
+		close(fds[0]);
+		alarm(60);
+		if (nobody)
+			ku_become_nobody();
+		*fd = fds[1];
+		return 0;
+	}
+	close(fds[1]);
+	*fd = fds[0];
+	return pid;
+}
+
+/* In the child: sends res and exits. */
+static inline void ku_child_exit(int fd, const void *res, size_t size)
+{
+	_exit(write(fd, res, size) == (ssize_t)size ? 0 : 3);
+}
+
+/* In the parent: the child's res, once it has exited; -1 if none came. */
+static inline int ku_child_result(pid_t pid, int fd, void *res, size_t size)
+{
+	int st, ok = read(fd, res, size) == (ssize_t)size;
+
+	close(fd);
+	waitpid(pid, &st, 0);
+	return ok ? 0 : -1;
 }
 
 /* Unloads meter.ko without waiting; 0 or -errno (EAGAIN while in use). */

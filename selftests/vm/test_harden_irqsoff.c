@@ -28,19 +28,6 @@
 #define HOLD_MAX_US	20000	/* 20 ms: far above one piece, far below a scan */
 #define KMEMLEAK	"/sys/kernel/debug/kmemleak"
 
-static long tr_read_long(const char *file)
-{
-	FILE *f = fopen(file, "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static int has_irqsoff(void)
 {
 	char buf[512] = "";
@@ -219,7 +206,7 @@ TEST_F_TIMEOUT(largest_tables, interrupts_are_never_held_off_for_long, 1800)
 	hold = lock_hold_max_us(&acq);
 	where[0] = 0;
 	ku_write(TR "tracing_on", "0");
-	us = tr_read_long(TR "tracing_max_latency");
+	us = ku_read_long(TR "tracing_max_latency");
 	ours = tr_where(where, sizeof(where));
 	ku_write(TR "current_tracer", "nop");
 	ku_write(KMEMLEAK, "scan=on");

@@ -28,35 +28,21 @@ typedef void (*child_fn)(struct res *r, void *arg);
 /* Runs fn in a child (as nobody if asked); returns its report. */
 static struct res in_child(child_fn fn, void *arg, int nobody)
 {
-	struct res r;
-	int fds[2], st;
-	pid_t pid;
+	struct res r = { 0 };
+	int fd;
+	pid_t pid = ku_child(nobody, &fd);
 
-	memset(&r, 0, sizeof(r));
-	if (pipe(fds))
-		ku_bail("pipe", -errno, NULL);
-	pid = fork();
 	if (!pid) {
-		close(fds[0]);
-		alarm(60);
-		if (nobody)
-			ku_become_nobody();
 		fn(&r, arg);
-		if (write(fds[1], &r, sizeof(r)) != sizeof(r))
-			_exit(3);
-		_exit(0);
+		ku_child_exit(fd, &r, sizeof(r));
 	}
-	close(fds[1]);
-	if (read(fds[0], &r, sizeof(r)) != sizeof(r)) {
+	if (ku_child_result(pid, fd, &r, sizeof(r))) {
 		r.ret = -9999;
 		snprintf(r.msg, sizeof(r.msg), "child failed");
 	}
-	close(fds[0]);
-	waitpid(pid, &st, 0);
 	return r;
 }
 
-/* Registers, burns a little as function 1, exits: a finished session. */
 static void child_session(struct res *r, void *arg)
 {
 	struct meter_nl *nl = ku_open();
