@@ -43,6 +43,32 @@ static struct res in_child(child_fn fn, void *arg, int nobody)
 	return r;
 }
 
+/*
+ * 20 ms of CPU time, then more until the session holds a sample (at most
+ * 5 s): under TCG on a loaded host QEMU's timer interrupt can come later
+ * than a whole 20 ms of the thread's time.  A process that may not read
+ * its own session (non-dumpable) burns the 20 ms only.
+ */
+static void burn_until_sampled(struct meter_nl *nl, uint64_t cookie)
+{
+	struct meter_nl_sel sel = { .cookie = cookie };
+	struct meter_profile *p;
+	uint64_t samples = 0;
+	int i;
+
+	ku_burn(20000000);
+	for (i = 0; i < 500; i++) {
+		p = NULL;
+		if (meter_nl_get_profile(nl, &sel, &p, NULL, 0))
+			return;
+		samples = p->samples;
+		meter_profile_free(p);
+		if (samples)
+			return;
+		ku_burn(10000000);
+	}
+}
+
 static void child_session(struct res *r, void *arg)
 {
 	struct meter_nl *nl = ku_open();
@@ -56,7 +82,7 @@ static void child_session(struct res *r, void *arg)
 	if (!r->ret) {
 		ku_funcs(nl, 1);
 		ku_enter(pg, 1);
-		ku_burn(20000000);
+		burn_until_sampled(nl, r->cookie);
 		ku_leave(pg);
 	}
 	meter_nl_close(nl);
