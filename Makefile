@@ -148,6 +148,7 @@ warn-module: $(call WARN_KO,$(KVER))
 -include python/python.mk
 -include lua/lua.mk
 -include fuzz/fuzz.mk
+-include patch/patch.mk
 -include examples/examples.mk
 -include selftests/selftests.mk
 -include selftests/icount/icount.mk
