@@ -83,8 +83,11 @@ static uint64_t live_session(struct meter_nl *nl, pthread_t *th, int n)
 	return cookie;
 }
 
-/* nobody's: a session of LIVE_THREADS live threads, read in a loop. */
-static void reader_loop(int ready_w)
+/*
+ * nobody's: a session of LIVE_THREADS live threads, read in a loop, each
+ * snapshot's time (ns, a uint64_t) written to times_w.
+ */
+static void reader_loop(int ready_w, int times_w)
 {
 	pthread_t th[LIVE_THREADS];
 	struct meter_nl *nl;
@@ -96,17 +99,45 @@ static void reader_loop(int ready_w)
 	cookie = live_session(nl, th, LIVE_THREADS);
 	if (write(ready_w, "r", 1) != 1)
 		_exit(3);
-	for (;;)
+	for (;;) {
+		uint64_t t0 = ku_mono_ns(), dt;
+
 		meter_profile_free(ku_profile(nl, cookie, 0));
+		dt = ku_mono_ns() - t0;
+		if (write(times_w, &dt, sizeof(dt)) != sizeof(dt))
+			_exit(3);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the snapshot times the reader wrote, in ms. */
+static double snapshot_ms(int times_r)
+{
+	static double t[8192];
+	uint64_t dt;
+	size_t n = 0;
+
+	while (n < 8192 && read(times_r, &dt, sizeof(dt)) == sizeof(dt))
+		t[n++] = (double)dt / 1e6;
+	if (!n)
+		return 0;
+	qsort(t, n, sizeof(t[0]), cmp_double);
+	return t[n / 2];
 }
 
 /* Median time of VICTIM_REGS REGISTERs of a fresh thread page, in ms. */
 static void *victim_regs(void *arg)
 {
-	double *ms = arg, t[VICTIM_REGS], tmp;
+	double *ms = arg, t[VICTIM_REGS];
 	struct meter_nl *nl = ku_open();
 	struct meter_page *pg = ku_page();
-	int i, j;
+	int i;
 
 	for (i = 0; i < VICTIM_REGS; i++) {
 		uint64_t t0 = ku_mono_ns();
@@ -116,13 +147,7 @@ static void *victim_regs(void *arg)
 		meter_nl_unregister(nl, NULL, 0);
 		usleep(10000);
 	}
-	for (i = 0; i < VICTIM_REGS; i++)
-		for (j = i + 1; j < VICTIM_REGS; j++)
-			if (t[j] < t[i]) {
-				tmp = t[i];
-				t[i] = t[j];
-				t[j] = tmp;
-			}
+	qsort(t, VICTIM_REGS, sizeof(t[0]), cmp_double);
 	*ms = t[VICTIM_REGS / 2];
 	meter_nl_close(nl);
 	munmap(pg, METER_PAGE_SIZE);
@@ -140,10 +165,19 @@ static double victim_ms(void)
 	return ms;
 }
 
+/*
+ * The measure is the reader's own snapshot: a REGISTER that waits for the
+ * page lookups waits for a good part of one (half of it on average, the
+ * review's 80 to 187 ms), while one that does not waits at most for the
+ * short copy under meter_mutex.  Against REGISTER alone the ratio moved
+ * from 1.0 to 3.4 with the host busy and nothing else changed, so each
+ * round's REGISTER beside the loop is held to a tenth of that round's
+ * snapshot, and the alone figure is printed for the record.
+ */
 TEST(a_users_profile_get_loop_leaves_anothers_register_fast)
 {
-	double alone[ROUNDS], beside[ROUNDS], worst = 0;
-	int ready[2], st, r;
+	double alone, beside, snap, worst = 0;
+	int ready[2], times[2], st, r;
 	pid_t reader;
 	char c;
 
@@ -151,32 +185,33 @@ TEST(a_users_profile_get_loop_leaves_anothers_register_fast)
 		SKIP(return, "needs root (a second user)");
 	ku_pin_cpu(0);
 	for (r = 0; r < ROUNDS; r++) {
-		alone[r] = victim_ms();
+		alone = victim_ms();
 		ASSERT_EQ(0, pipe(ready));
+		ASSERT_EQ(0, pipe(times));
 		reader = fork();
 		if (!reader) {
 			close(ready[0]);
-			reader_loop(ready[1]);
+			close(times[0]);
+			reader_loop(ready[1], times[1]);
 		}
 		close(ready[1]);
+		close(times[1]);
 		ASSERT_EQ(1, read(ready[0], &c, 1)) TH_LOG("the reader's session");
 		close(ready[0]);
 		usleep(200000);		/* its loop under way */
-		beside[r] = victim_ms();
+		beside = victim_ms();
 		kill(reader, SIGKILL);
 		waitpid(reader, &st, 0);
-		TH_LOG("round %d: REGISTER %.2f ms alone, %.2f ms beside nobody's PROFILE_GET loop over %d live threads",
-		       r + 1, alone[r], beside[r], LIVE_THREADS);
-		if (beside[r] / alone[r] > worst)
-			worst = beside[r] / alone[r];
+		snap = snapshot_ms(times[0]);
+		close(times[0]);
+		ASSERT_LT(0, snap) TH_LOG("no snapshot timed");
+		TH_LOG("round %d: REGISTER %.2f ms alone, %.2f ms beside nobody's PROFILE_GET loop over %d live threads, whose snapshots took %.1f ms",
+		       r + 1, alone, beside, LIVE_THREADS, snap);
+		if (beside / snap > worst)
+			worst = beside / snap;
 	}
-	/*
-	 * The rounds' medians, each against its own round: under TCG one
-	 * REGISTER's time moves by half with nothing changed; a wait for the
-	 * global mutex was 25 to 50 times it.
-	 */
-	TH_LOG("worst round: %.2f times as long", worst);
-	EXPECT_GT(3.0, worst);
+	TH_LOG("worst round: REGISTER %.3f of a snapshot", worst);
+	EXPECT_GT(0.1, worst);
 }
 
 /*
