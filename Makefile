@@ -330,6 +330,7 @@ install: userland $(BUILD)/meter.pc
 	$(INSTALL) -m 644 $(BUILD)/meter.pc $(DESTDIR)$(PKGCONFIGDIR)/meter.pc
 	$(INSTALL) -d $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PKGLIBDIR)
 	$(INSTALL) -m 755 $(LIBMETER_ALLOC_SO) $(DESTDIR)$(PKGLIBDIR)/libmeter-alloc.so
+	$(INSTALL) -m 755 $(LIBMETER_PATCH_SO) $(DESTDIR)$(PKGLIBDIR)/libmeter-patch.so
 	$(INSTALL) -m 755 $(METER_PLUGIN) $(DESTDIR)$(PLUGINDIR)/meter.so
 	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	@$(MAKE) --no-print-directory install-python install-lua
@@ -353,6 +354,7 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/libmeter.so.$(LIBMETER_SOVERSION) \
 	      $(DESTDIR)$(LIBDIR)/libmeter.so $(DESTDIR)$(LIBDIR)/libmeter.a \
 	      $(DESTDIR)$(PKGLIBDIR)/libmeter-alloc.so \
+	      $(DESTDIR)$(PKGLIBDIR)/libmeter-patch.so \
 	      $(DESTDIR)$(PKGCONFIGDIR)/meter.pc \
 	      $(DESTDIR)$(PLUGINDIR)/meter.so \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))

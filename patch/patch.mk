@@ -1,16 +1,29 @@
 # SPDX-License-Identifier: MIT
 #
-# Load-time patching (patch/, Documentation/patching.md): so far the plan,
-# build/patch/libmeter-patch.a: an object's functions (ELF symbols or
-# .eh_frame) and which entries can be patched, decoded with Capstone
-# (libcapstone-dev).  Only its tests link it until meter-run --patch does.
+# Load-time patching (patch/, Documentation/patching.md), decoded with
+# Capstone (libcapstone-dev, a build dependency):
+#   build/patch/libmeter-patch.a   the plan: an object's functions (ELF
+#                                  symbols or .eh_frame) and which entries
+#                                  can be patched (test_patch_plan links it)
+#   build/lib/libmeter-patch.so    what meter-run --patch preloads: the
+#                                  plan, the copies, the hooks, over
+#                                  libmeter.so
 
-PATCH_SRCS := $(wildcard patch/*.c)
-PATCH_OBJS := $(patsubst patch/%.c,$(BUILD)/patch/obj/%.o,$(PATCH_SRCS))
+PATCH_PLAN_SRCS := patch/patch_elf.c patch/patch_plan.c
+PATCH_OBJS := $(patsubst patch/%.c,$(BUILD)/patch/obj/%.o,$(PATCH_PLAN_SRCS))
+PATCH_SO_SRCS := $(PATCH_PLAN_SRCS) patch/patch_reloc.c \
+	patch/patch_runtime.c patch/patch_install.c patch/patch_hook.S
 PATCH_HDRS := $(wildcard patch/*.h)
 PATCH_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
 PATCH_LIBS := $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
 LIBMETER_PATCH_A := $(BUILD)/patch/libmeter-patch.a
+LIBMETER_PATCH_SO := $(BUILD)/lib/libmeter-patch.so
+
+$(LIBMETER_PATCH_SO): $(PATCH_SO_SRCS) $(PATCH_HDRS) $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(PATCH_CFLAGS) -shared -Wl,-z,defs -o $@ \
+		$(PATCH_SO_SRCS) -L$(BUILD)/lib $(call origin_rpath,) -lmeter \
+		$(PATCH_LIBS) $(LDFLAGS)
 
 $(BUILD)/patch/obj/%.o: patch/%.c $(PATCH_HDRS)
 	@mkdir -p $(dir $@)
@@ -32,3 +45,14 @@ $(BUILD)/selftests/host/test_patch_plan: selftests/host/test_patch_plan.c \
 $(BUILD)/selftests/host/patch_corners: selftests/host/patch_corners.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $<
+
+# The program meter-run --patch is tested on (test_patch_counts), built
+# plainly; the test needs meter-run and the preload.
+$(BUILD)/selftests/host/patch_workload: selftests/host/patch_workload.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $< -lpthread
+
+$(BUILD)/selftests/host/test_patch_counts: $(BUILD)/selftests/host/patch_workload \
+	$(LIBMETER_PATCH_SO)
+
+ALL_TARGETS += $(LIBMETER_PATCH_SO)

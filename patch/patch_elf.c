@@ -303,6 +303,31 @@ static int read_segments(struct patch_obj *obj, const Elf64_Ehdr *eh)
 	return 0;
 }
 
+/* The PLT's and the C runtime's sections, which .eh_frame also covers. */
+static int read_glue(struct patch_obj *obj, const Elf64_Ehdr *eh,
+		     const Elf64_Shdr *sh, const char *names)
+{
+	size_t i;
+
+	obj->glue = calloc(eh->e_shnum ? eh->e_shnum : 1, sizeof(*obj->glue));
+	if (!obj->glue)
+		return -ENOMEM;
+	for (i = 0; names && i < eh->e_shnum; i++) {
+		const char *n;
+
+		if (sh[i].sh_name >= sh[eh->e_shstrndx].sh_size)
+			continue;
+		n = names + sh[i].sh_name;
+		if (!strncmp(n, ".plt", 4) || !strcmp(n, ".init") ||
+		    !strcmp(n, ".fini")) {
+			obj->glue[obj->nglue].addr = sh[i].sh_addr;
+			obj->glue[obj->nglue].size = sh[i].sh_size;
+			obj->nglue++;
+		}
+	}
+	return 0;
+}
+
 /* The functions: .symtab, else .dynsym, else .eh_frame. */
 static int read_funcs(struct patch_obj *obj, const Elf64_Ehdr *eh)
 {
@@ -314,14 +339,20 @@ static int read_funcs(struct patch_obj *obj, const Elf64_Ehdr *eh)
 
 	if (!sh || eh->e_shentsize != sizeof(*sh))
 		return -EINVAL;
-	ret = read_symbols(obj, eh, sh, SHT_SYMTAB, &cap);
+	if (eh->e_shstrndx < eh->e_shnum)
+		names = at(obj, sh[eh->e_shstrndx].sh_offset,
+			   sh[eh->e_shstrndx].sh_size);
+	if (names && !sh[eh->e_shstrndx].sh_size)
+		names = NULL;
+	if (names && names[sh[eh->e_shstrndx].sh_size - 1] != '\0')
+		names = NULL;
+	ret = read_glue(obj, eh, sh, names);
+	if (!ret)
+		ret = read_symbols(obj, eh, sh, SHT_SYMTAB, &cap);
 	if (!ret && !obj->nfuncs)
 		ret = read_symbols(obj, eh, sh, SHT_DYNSYM, &cap);
 	if (ret || obj->nfuncs)
 		return ret;
-	if (eh->e_shstrndx < eh->e_shnum)
-		names = at(obj, sh[eh->e_shstrndx].sh_offset,
-			   sh[eh->e_shstrndx].sh_size);
 	for (i = 0; names && i < eh->e_shnum; i++)
 		if (sh[i].sh_name < sh[eh->e_shstrndx].sh_size &&
 		    !strcmp(names + sh[i].sh_name, ".eh_frame"))
@@ -360,6 +391,7 @@ int patch_obj_open(const char *path, struct patch_obj *obj, char *err,
 			    path);
 	}
 	obj->pie = eh->e_type == ET_DYN;
+	obj->entry = eh->e_entry;
 	ret = read_segments(obj, eh);
 	if (!ret)
 		ret = read_funcs(obj, eh);
@@ -382,6 +414,7 @@ void patch_obj_close(struct patch_obj *obj)
 	for (i = 0; i < obj->nfuncs; i++)
 		free(obj->funcs[i].name);
 	free(obj->funcs);
+	free(obj->glue);
 	free(obj->text);
 	free(obj->path);
 	if (obj->map)

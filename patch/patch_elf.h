@@ -40,9 +40,18 @@ struct patch_text {
 	const uint8_t *bytes;
 };
 
+/* Code that is not the program's functions: .plt*, .init, .fini. */
+struct patch_range {
+	uint64_t addr;
+	uint64_t size;
+};
+
 struct patch_obj {
 	char *path;
 	int pie;		/* ET_DYN: addresses are offsets */
+	uint64_t entry;		/* e_entry: _start, called by no one */
+	struct patch_range *glue;	/* the linker's and the CRT's code */
+	size_t nglue;
 	struct patch_func *funcs;	/* sorted by address, no aliases */
 	size_t nfuncs;
 	struct patch_text *text;

@@ -163,6 +163,17 @@ static const char *displaced_refusal(const cs_insn *in)
 	return NULL;
 }
 
+static bool in_glue(const struct patch_obj *obj, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < obj->nglue; i++)
+		if (addr >= obj->glue[i].addr &&
+		    addr - obj->glue[i].addr < obj->glue[i].size)
+			return true;
+	return false;
+}
+
 /* The instructions the jump displaces, or why the entry is refused. */
 static const char *plan_entry(csh cs, cs_insn *in, const struct patch_obj *obj,
 			      struct patch_func *f)
@@ -172,7 +183,11 @@ static const char *plan_entry(csh cs, cs_insn *in, const struct patch_obj *obj,
 	uint64_t addr = f->addr;
 	const char *why;
 
-	if (f->size < PATCH_JMP_LEN + 1)
+	if (in_glue(obj, f->addr))
+		return PATCH_REFUSED_GLUE;
+	if (f->addr == obj->entry)
+		return PATCH_REFUSED_ENTRY;
+	if (f->size < PATCH_JMP_LEN)
 		return PATCH_REFUSED_SMALL;
 	if (!code)
 		return PATCH_REFUSED_BYTES;
@@ -190,8 +205,11 @@ static const char *plan_entry(csh cs, cs_insn *in, const struct patch_obj *obj,
 			return why;
 		f->patch_len += in->size;
 	}
-	if (f->size < f->patch_off + f->patch_len + 1)
+	/* the jump after an endbr64 must fit; the copy may be all of it */
+	if (f->size < f->patch_off + PATCH_JMP_LEN)
 		return PATCH_REFUSED_SMALL;
+	if (f->size < f->patch_off + f->patch_len)
+		return PATCH_REFUSED_DECODE;
 	return NULL;
 }
 

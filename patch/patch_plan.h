@@ -5,7 +5,7 @@
  * 5-byte jump (after an endbr64, which stays for indirect calls); the
  * whole instructions it displaces are copied elsewhere and run from
  * there, so they must mean the same at another address.  Refused: a
- * function under 6 bytes; one whose 5 overwritten bytes another
+ * function under 5 bytes; one whose 5 overwritten bytes another
  * instruction of the object branches into (a loop back into them, a .cold
  * part coming back; the displaced instructions past them stay in place,
  * so a branch there is harmless); one whose displaced instructions
@@ -23,12 +23,14 @@
 #include "patch_elf.h"
 
 /* Why a function was refused (struct patch_func.refused). */
-#define PATCH_REFUSED_SMALL	"under 6 bytes"
+#define PATCH_REFUSED_SMALL	"under 5 bytes: no room for the jump"
 #define PATCH_REFUSED_INTO	"jumped into: a branch of the object lands in its first bytes"
 #define PATCH_REFUSED_RET	"a return, trap or system call among its first bytes"
 #define PATCH_REFUSED_JUMP	"a jump with no 32-bit form (loop, jrcxz) among its first bytes"
 #define PATCH_REFUSED_DECODE	"its first bytes do not decode"
 #define PATCH_REFUSED_BYTES	"its bytes are not in an executable segment"
+#define PATCH_REFUSED_GLUE	"the linker's or the C runtime's code (.plt, .init, .fini)"
+#define PATCH_REFUSED_ENTRY	"the program's entry point, which nothing calls"
 
 struct patch_counts {
 	size_t patchable;

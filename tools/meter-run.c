@@ -38,6 +38,9 @@ enum {
 	OPT_NO_PROGRESS,
 	OPT_KEEP,
 	OPT_ALLOC,
+	OPT_PATCH,
+	OPT_PATCH_LIST,
+	OPT_PATCH_EXCLUDE,
 };
 
 struct run_opts {
@@ -50,6 +53,9 @@ struct run_opts {
 	bool follow_fork;
 	bool progress;
 	char alloc_lib[1024];	/* --alloc: libmeter-alloc.so, "": off */
+	char patch_lib[1024];	/* --patch: libmeter-patch.so, "": off */
+	bool patch_list;
+	char patch_exclude[1024];	/* globs, comma-separated */
 	char **argv;
 };
 
@@ -90,6 +96,12 @@ static void usage(FILE *out)
 "      --repeat N       run PROG N times and merge the profiles\n"
 "      --periodic SECS  print a live report on stderr every SECS seconds\n"
 "                       (kernel backend)\n"
+"      --patch[=exe]    profile a program built without meter: patch the\n"
+"                       entries of the executable's functions at load time\n"
+"                       (preloads libmeter-patch.so; Documentation/patching.md)\n"
+"      --patch-list     with --patch: list each function, patched or refused\n"
+"                       and why, on stderr\n"
+"      --patch-exclude=GLOB  with --patch: leave matching functions alone\n"
 "      --alloc          also count malloc, calloc and realloc calls and bytes\n"
 "                       per function (preloads libmeter-alloc.so)\n"
 "      --no-progress    no progress line on a terminal\n"
@@ -119,31 +131,45 @@ static int parse_uint(const char *s, unsigned long long max,
 }
 
 /*
- * libmeter-alloc.so: $METER_ALLOC_LIB, else beside meter-run (../lib, the
- * build tree), else meter's own directory under the LIBDIR it was built
- * for (PKGLIBDIR: /usr/lib/<triplet>/meter in the Debian package).
+ * A library meter-run preloads (lib, for option opt): $env, else beside
+ * meter-run (../lib, the build tree), else meter's own directory under the
+ * LIBDIR it was built for (PKGLIBDIR: /usr/lib/<triplet>/meter in the
+ * Debian package).
  */
-static void find_alloc_lib(char *out, size_t outlen)
+static void find_preload(const char *lib, const char *env, const char *opt,
+			 char *out, size_t outlen)
 {
-	const char *env = getenv("METER_ALLOC_LIB");
+	const char *v = getenv(env);
 	char exe[900];
 	ssize_t n;
 
-	if (env && *env) {
-		snprintf(out, outlen, "%s", env);
+	if (v && *v) {
+		snprintf(out, outlen, "%s", v);
 	} else {
 		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
 		if (strrchr(exe, '/'))
 			*strrchr(exe, '/') = '\0';
-		snprintf(out, outlen, "%s/../lib/libmeter-alloc.so", exe);
+		snprintf(out, outlen, "%s/../lib/%s", exe, lib);
 		if (access(out, R_OK))
-			snprintf(out, outlen, "%s/libmeter-alloc.so",
-				 METER_PKGLIBDIR);
+			snprintf(out, outlen, "%s/%s", METER_PKGLIBDIR, lib);
 	}
 	if (access(out, R_OK))
-		cli_die_usage("--alloc needs libmeter-alloc.so: %s: %s", out,
+		cli_die_usage("%s needs %s: %s: %s", opt, lib, out,
 			      strerror(errno));
+}
+
+/* --patch-exclude=GLOB, once or more: the globs, comma-separated. */
+static void add_exclude(struct run_opts *o, const char *glob)
+{
+	size_t n = strlen(o->patch_exclude);
+
+	if (!*glob || strchr(glob, ',') ||
+	    n + strlen(glob) + 2 > sizeof(o->patch_exclude))
+		cli_die_usage("--patch-exclude wants a glob without commas, "
+			      "not '%s'", glob);
+	snprintf(o->patch_exclude + n, sizeof(o->patch_exclude) - n, "%s%s",
+		 n ? "," : "", glob);
 }
 
 static const char *backend_said(const struct run_opts *o)
@@ -170,6 +196,9 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 		{ "follow-fork", no_argument, NULL, OPT_FOLLOW_FORK },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "alloc", no_argument, NULL, OPT_ALLOC },
+		{ "patch", optional_argument, NULL, OPT_PATCH },
+		{ "patch-list", no_argument, NULL, OPT_PATCH_LIST },
+		{ "patch-exclude", required_argument, NULL, OPT_PATCH_EXCLUDE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -233,7 +262,24 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 			o->progress = false;
 			break;
 		case OPT_ALLOC:
-			find_alloc_lib(o->alloc_lib, sizeof(o->alloc_lib));
+			find_preload("libmeter-alloc.so", "METER_ALLOC_LIB",
+				     "--alloc", o->alloc_lib,
+				     sizeof(o->alloc_lib));
+			break;
+		case OPT_PATCH:
+			if (optarg && strcmp(optarg, "exe"))
+				cli_die_usage("--patch=%s: only the executable "
+					      "(exe) can be patched so far",
+					      optarg);
+			find_preload("libmeter-patch.so", "METER_PATCH_LIB",
+				     "--patch", o->patch_lib,
+				     sizeof(o->patch_lib));
+			break;
+		case OPT_PATCH_LIST:
+			o->patch_list = true;
+			break;
+		case OPT_PATCH_EXCLUDE:
+			add_exclude(o, optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -255,6 +301,9 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 	    strcmp(backend_said(o), "kernel"))
 		cli_die_usage("--clock wall samples threads while they sleep: "
 			      "only the kernel backend can (meter.ko)");
+	if ((o->patch_list || o->patch_exclude[0]) && !o->patch_lib[0])
+		cli_die_usage("--patch-list and --patch-exclude go with "
+			      "--patch");
 	if (o->periodic && o->r.ro.format == FMT_PPROF)
 		cli_die_usage("--periodic cannot repeat the binary pprof "
 			      "format");
@@ -267,18 +316,34 @@ static double elapsed_s(uint64_t t0)
 
 /* --- running --- */
 
-/* In the child: METER_ALLOC=1 and lib first in LD_PRELOAD. */
-static void preload_alloc(const char *lib)
+/* In the child: lib first in LD_PRELOAD. */
+static void preload(const char *lib)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *v;
 
-	setenv("METER_ALLOC", "1", 1);
 	if (asprintf(&v, "%s%s%s", lib, old && *old ? " " : "",
 		     old ? old : "") < 0)
 		_exit(126);
 	setenv("LD_PRELOAD", v, 1);
 	free(v);
+}
+
+/* In the child: what --alloc and --patch ask of the preloads. */
+static void preload_env(const struct run_opts *o)
+{
+	if (o->alloc_lib[0]) {
+		setenv("METER_ALLOC", "1", 1);
+		preload(o->alloc_lib);
+	}
+	if (o->patch_lib[0]) {
+		setenv("METER_PATCH", "exe", 1);
+		if (o->patch_list)
+			setenv("METER_PATCH_LIST", "1", 1);
+		if (o->patch_exclude[0])
+			setenv("METER_PATCH_EXCLUDE", o->patch_exclude, 1);
+		preload(o->patch_lib);
+	}
 }
 
 static void setenv_u64(const char *name, uint64_t v)
@@ -466,8 +531,7 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		snprintf(out, sizeof(out), "%s/meter.out.%%p", tmpdir);
 		setenv("METER_OUTPUT", out, 1);
 		setenv_u64("METER_PARENT_COOKIE", token);
-		if (o->alloc_lib[0])
-			preload_alloc(o->alloc_lib);
+		preload_env(o);
 		run_lua_env(o->argv);
 		py = run_python_argv(o->argv);
 		execvp(o->argv[0], py ? py : o->argv);

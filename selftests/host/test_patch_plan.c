@@ -2,7 +2,7 @@
 /*
  * The patch plan (patch/patch_plan.h) on a program built as users build:
  * ordinary functions are patchable (one of them calls among its first
- * bytes); a function under 6 bytes, one whose first bytes a loop jumps
+ * bytes); a function under 5 bytes, one whose first bytes a loop jumps
  * back into and one that returns among them are refused, each with its
  * reason; a call, a conditional jump and a RIP-relative load among them
  * are patchable; an endbr64 stays and the jump goes after it.  Stripped, the same program's
