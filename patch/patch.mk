@@ -56,3 +56,6 @@ $(BUILD)/selftests/host/test_patch_counts: $(BUILD)/selftests/host/patch_workloa
 	$(LIBMETER_PATCH_SO)
 
 ALL_TARGETS += $(LIBMETER_PATCH_SO)
+
+$(BUILD)/selftests/vm/test_patch_kernel: $(BUILD)/selftests/host/patch_workload \
+	$(LIBMETER_PATCH_SO)

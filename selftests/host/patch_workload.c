@@ -3,7 +3,8 @@
  * A program built as users build (-O2 -g, no meter flags) for meter-run
  * --patch (test_patch_counts): recursion, longjmp and siglongjmp out of
  * patched frames, a tail call, a signal handler, threads and fork, each
- * a corner where a patched entry or a caught return could go wrong.
+ * a corner where a patched entry or a caught return could go wrong; and
+ * burn(ARGV[1] iterations), where the samples go.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -76,12 +77,22 @@ __attribute__((noinline)) void *worker(void *arg)
 	return NULL;
 }
 
+/* most of the CPU time: the samples' function */
+__attribute__((noinline)) long burn(long n)
+{
+	long i, s = 0;
+
+	for (i = 0; i < n; i++)
+		s += (i ^ (i >> 3)) % 7;
+	return s;
+}
+
 __attribute__((noinline)) long child_work(long n)
 {
 	return rec(n);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t th[4];
 	long i;
@@ -89,6 +100,7 @@ int main(void)
 
 	for (i = 0; i < 100; i++)
 		sink += rec(20);
+	sink += burn(argc > 1 ? atol(argv[1]) : 1000);
 	for (i = 0; i < 50; i++)
 		if (!setjmp(jb))
 			deep_jump(10);
