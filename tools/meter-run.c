@@ -514,7 +514,7 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		return -1;
 	}
 	if (rr->pid == 0) {
-		char out[1100], **py;
+		char out[1100], **py = NULL;
 		int e;
 
 		close(pfd[0]);
@@ -532,8 +532,11 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		setenv("METER_OUTPUT", out, 1);
 		setenv_u64("METER_PARENT_COOKIE", token);
 		preload_env(o);
-		run_lua_env(o->argv);
-		py = run_python_argv(o->argv);
+		/* patched, an interpreter is profiled as the C program it is */
+		if (!o->patch_lib[0]) {
+			run_lua_env(o->argv);
+			py = run_python_argv(o->argv);
+		}
 		execvp(o->argv[0], py ? py : o->argv);
 		e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)

@@ -49,3 +49,4 @@ total = sum(self.values())
 print('# %d samples in functions, burn %d' % (total, self.get('burn', 0)))
 sys.exit(0 if total and self.get('burn', 0) > 0.8 * total else 1)
 PY
+[ $fails = 0 ]
