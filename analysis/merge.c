@@ -408,6 +408,11 @@ static int merge_funcs(struct meter_profile *dst,
 		for (k = 0; k < METER_OFF_KINDS; k++)
 			df->self_off[k] += sf->self_off[k];
 		df->flat = df->flat || sf->flat;
+		if (sf->refused && !df->refused) {
+			df->refused = strdup(sf->refused);
+			if (!df->refused)
+				return -1;
+		}
 		map[i] = df->id;
 	}
 	return 0;

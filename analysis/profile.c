@@ -35,6 +35,7 @@ void meter_profile_free(struct meter_profile *p)
 	for (i = 0; i < p->nfuncs; i++) {
 		free(p->funcs[i].name);
 		free(p->funcs[i].file);
+		free(p->funcs[i].refused);
 	}
 	for (i = 0; i < p->nstacks; i++)
 		free(p->stacks[i].frames);

@@ -204,28 +204,40 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* A function's "file" and "line" (optional): where it is defined. */
-static int read_source(struct schema *sc, struct json_object *o,
-		       const char *ctx, struct meter_func *f)
+/* An optional string member into *out (NULL when absent). */
+static int read_opt_string(struct schema *sc, struct json_object *o,
+			   const char *ctx, const char *key, char **out)
 {
-	struct json_object *v = js_get(o, "file");
+	struct json_object *v = js_get(o, key);
 	const char *s;
 
-	f->line = (uint32_t)js_get_uint(sc, o, ctx, "line", UINT32_MAX, false);
-	f->cost_ps = js_get_uint(sc, o, ctx, "cost_ps", UINT64_MAX, false);
-	if (sc->failed || !v)
-		return sc->failed ? -1 : 0;
+	if (!v)
+		return 0;
 	s = js_str_value(sc, v);
 	if (!s) {
 		if (!sc->failed)
-			js_serr(sc, "%s: \"file\" must be a string", ctx);
+			js_serr(sc, "%s: \"%s\" must be a string", ctx, key);
 		return -1;
 	}
-	f->file = strdup(s);
-	if (!f->file) {
+	*out = strdup(s);
+	if (!*out) {
 		js_serr(sc, "out of memory");
 		return -1;
 	}
 	return 0;
+}
+
+static int read_source(struct schema *sc, struct json_object *o,
+		       const char *ctx, struct meter_func *f)
+{
+
+	f->line = (uint32_t)js_get_uint(sc, o, ctx, "line", UINT32_MAX, false);
+	f->cost_ps = js_get_uint(sc, o, ctx, "cost_ps", UINT64_MAX, false);
+	if (sc->failed)
+		return -1;
+	if (read_opt_string(sc, o, ctx, "file", &f->file))
+		return -1;
+	return read_opt_string(sc, o, ctx, "refused", &f->refused);
 }
 
 static int read_functions(struct schema *sc, struct json_object *root,

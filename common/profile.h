@@ -45,6 +45,9 @@ struct meter_func {
 	/* wall clock: the part of self_samples off the CPU, by why */
 	uint64_t self_off[METER_OFF_KINDS];
 	bool flat;		/* instrumented with the flat sequence */
+	char *refused;		/* meter-run --patch left it unpatched:
+				 * why (so it counted nothing); NULL: not
+				 */
 };
 
 struct meter_stack {

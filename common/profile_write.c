@@ -145,6 +145,10 @@ static void write_functions(const struct meter_profile *p, FILE *out)
 			fprintf(out, ", \"line\": %" PRIu32, f->line);
 		if (f->cost_ps)
 			fprintf(out, ", \"cost_ps\": %" PRIu64, f->cost_ps);
+		if (f->refused) {
+			fputs(", \"refused\": ", out);
+			put_string(out, f->refused);
+		}
 		fprintf(out, "%s}", f->flat ? ", \"flat\": true" : "");
 	}
 	fputs(p->nfuncs ? "\n  ],\n" : "],\n", out);

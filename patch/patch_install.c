@@ -26,6 +26,7 @@
 
 #define STUB_LEN	32	/* push imm32; jmp *0(%rip); .quad entry */
 #define SLOT_LEN	128	/* a stub and a copy */
+#define PATCH_EXCLUDED	"excluded"
 
 /* The C runtime's own functions, run before the constructor or after exit. */
 static bool crt_function(const char *name)
@@ -185,10 +186,44 @@ static void write_jumps(const struct patch_obj *obj, int64_t bias,
 	}
 }
 
+/* A refusal of one of the program's own functions, which it may call. */
+static bool program_refused(const char *why)
+{
+	return why && strcmp(why, PATCH_EXCLUDED) &&
+	       strcmp(why, PATCH_REFUSED_GLUE) &&
+	       strcmp(why, PATCH_REFUSED_ENTRY);
+}
+
+/*
+ * For meter-run (METER_PATCH_REPORT, a directory): the refused functions
+ * and why, "NAME<TAB>REASON" a line, in patch.PID, so that the profile
+ * names them rather than leaving them out.
+ */
+static void report_refused(const struct patch_obj *obj)
+{
+	const char *dir = getenv("METER_PATCH_REPORT");
+	char path[PATH_MAX];
+	size_t i;
+	FILE *f;
+
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof(path), "%s/patch.%d", dir, (int)getpid());
+	f = fopen(path, "we");
+	if (!f)
+		return;
+	for (i = 0; i < obj->nfuncs; i++)
+		if (program_refused(obj->funcs[i].refused))
+			fprintf(f, "%s\t%s\n", obj->funcs[i].name,
+				obj->funcs[i].refused);
+	fclose(f);
+}
+
 static void report(const struct patch_obj *obj, size_t done, size_t refused)
 {
 	size_t i;
 
+	report_refused(obj);
 	if (getenv("METER_PATCH_LIST"))
 		for (i = 0; i < obj->nfuncs; i++)
 			fprintf(stderr, "meter: %s %s%s%s\n",
@@ -215,7 +250,7 @@ static size_t plan_exe(struct patch_obj *obj, size_t *refused)
 	}
 	for (i = 0; i < obj->nfuncs; i++)
 		if (!obj->funcs[i].refused && excluded(obj->funcs[i].name)) {
-			obj->funcs[i].refused = "excluded";
+			obj->funcs[i].refused = PATCH_EXCLUDED;
 			c.patchable--;
 			c.refused++;
 		}

@@ -338,6 +338,7 @@ static void preload_env(const struct run_opts *o)
 	}
 	if (o->patch_lib[0]) {
 		setenv("METER_PATCH", "exe", 1);
+		setenv("METER_PATCH_REPORT", tmpdir, 1);
 		if (o->patch_list)
 			setenv("METER_PATCH_LIST", "1", 1);
 		if (o->patch_exclude[0])
@@ -748,6 +749,11 @@ int main(int argc, char **argv)
 			p = run_kernel_collect(&rr, o.follow_fork, true, true,
 					   NULL);
 		run_result_free(&rr);
+		if (p && o.patch_lib[0] && run_patch_collect(p, tmpdir)) {
+			meter_profile_free(p);
+			status = 1;
+			break;
+		}
 		if (p && cli_merge_into(&all, p)) {
 			status = 1;
 			break;

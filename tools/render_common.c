@@ -51,6 +51,30 @@ static void render_programs(const struct analysis *an, FILE *out)
 	free(g);
 }
 
+/*
+ * meter-run --patch: the functions left unpatched, which counted nothing,
+ * named so that no reader takes their absence (or a zero) for no calls.
+ */
+static void render_refused(const struct meter_profile *p, FILE *out)
+{
+	size_t i, n = 0, shown = 0;
+
+	for (i = 0; i < p->nfuncs; i++)
+		n += p->funcs[i].refused != NULL;
+	if (!n)
+		return;
+	fprintf(out, "%zu function%s left unpatched by --patch, not counted:",
+		n, n == 1 ? "" : "s");
+	for (i = 0; i < p->nfuncs && shown < 5; i++)
+		if (p->funcs[i].refused)
+			fprintf(out, "%s %s (%s)", shown++ ? ";" : "",
+				p->funcs[i].name, p->funcs[i].refused);
+	if (n > shown)
+		fprintf(out, "; and %zu more (meter-run --patch-list, or the "
+			"JSON profile's \"refused\", names them)", n - shown);
+	fprintf(out, "\n");
+}
+
 void render_header(const struct analysis *an, FILE *out)
 {
 	const struct meter_profile *p = an->p;
@@ -132,6 +156,7 @@ void render_header(const struct analysis *an, FILE *out)
 		fprintf(out, "No call counts: the process ended without "
 			"sending them (killed by a signal?); the calls column "
 			"is blank.\n");
+	render_refused(p, out);
 	profile_correction_line(p, out, "");
 	if (!an->samples && !strcmp(p->backend, "off"))
 		fprintf(out, "No samples: the off backend counts calls only.\n");

@@ -300,7 +300,8 @@ struct meter_profile *run_files_collect(struct run_result *rr,
 		char path[1400], err[300];
 		FILE *f;
 
-		if (de->d_name[0] == '.')
+		/* --patch's reports are run_patch_collect's */
+		if (de->d_name[0] == '.' || !strncmp(de->d_name, "patch.", 6))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
 		/*
@@ -354,4 +355,72 @@ void run_kernel_close(void)
 	if (nl)
 		meter_nl_close(nl);
 	nl = NULL;
+}
+
+/* One refused function: its row, given the reason (a new one if none). */
+static int refused_into(struct meter_profile *p, const char *name,
+			const char *why, uint32_t *next_id)
+{
+	struct meter_func *f = NULL;
+	size_t i;
+
+	for (i = 0; i < p->nfuncs && !f; i++)
+		if (p->funcs[i].name && !strcmp(p->funcs[i].name, name))
+			f = &p->funcs[i];
+	if (!f) {
+		f = meter_profile_add_func(p, (*next_id)++, name);
+		if (!f)
+			return -1;
+	}
+	if (f->refused || f->calls)
+		return 0;
+	f->refused = strdup(why);
+	return f->refused ? 0 : -1;
+}
+
+static int patch_file_collect(struct meter_profile *p, const char *path,
+			      uint32_t *next_id)
+{
+	char line[1024], *tab;
+	FILE *f = fopen(path, "re");
+	int ret = 0;
+
+	if (!f)
+		return 0;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = '\0';
+		ret = refused_into(p, line, tab + 1, next_id);
+	}
+	fclose(f);
+	unlink(path);
+	return ret;
+}
+
+int run_patch_collect(struct meter_profile *p, const char *tmpdir)
+{
+	char path[1200];
+	struct dirent *de;
+	uint32_t next_id = 1;
+	size_t i;
+	DIR *d;
+	int ret = 0;
+
+	for (i = 0; i < p->nfuncs; i++)
+		if (p->funcs[i].id >= next_id)
+			next_id = p->funcs[i].id + 1;
+	d = opendir(tmpdir);
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		if (strncmp(de->d_name, "patch.", 6))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
+		ret = patch_file_collect(p, path, &next_id);
+	}
+	closedir(d);
+	return ret;
 }

@@ -66,4 +66,11 @@ void run_result_free(struct run_result *rr);
 struct meter_profile *run_files_collect(struct run_result *rr,
 					const char *tmpdir, bool follow);
 
+/*
+ * --patch: the functions libmeter-patch.so refused (tmpdir/patch.PID,
+ * removed) into p, each with its reason and no count, so that the
+ * profile names them instead of leaving them out.  -1 on ENOMEM.
+ */
+int run_patch_collect(struct meter_profile *p, const char *tmpdir);
+
 #endif

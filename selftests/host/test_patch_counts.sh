@@ -24,7 +24,7 @@ if ! command -v valgrind > /dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed"
 	exit 4
 fi
-echo "1..4"
+echo "1..5"
 
 "$PROG" > "$tmp/plain.out"
 "$RUN" --backend signal --patch --patch-list -f json -o "$tmp/m.json" \
@@ -43,6 +43,14 @@ check "every patched function's count is callgrind's" \
 check "the refused are listed with their reasons" \
 	grep -q "^meter: refused handler: under 5 bytes" "$tmp/patch.err" ||
 	diag "$tmp/patch.err"
+"$ROOT/build/tools/meter-stat" -i "$tmp/m.json" > "$tmp/report"
+check "the profile names the refused, never a silent zero: JSON and report" \
+	bash -c "python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+r = {f[\"name\"]: f.get(\"refused\") for f in p[\"functions\"]}
+sys.exit(0 if r.get(\"handler\", \"\").startswith(\"under 5 bytes\") else 1)' '$tmp/m.json' &&
+		 grep -q 'left unpatched by --patch, not counted: handler (under 5 bytes' '$tmp/report'" ||
+	diag "$tmp/report"
 
 head -c 400000 /usr/bin/ld > "$tmp/in"
 if [ -x /usr/bin/bzip2 ]; then
