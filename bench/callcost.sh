@@ -3,6 +3,8 @@
 #
 # bench/callcost.sh [N]: instructions and time per instrumented call, meter
 # against gprof and uftrace, on one call-heavy loop (bench/callcost.c).
+# "meter --patch" is the uninstrumented build with its entries patched at
+# load time (libmeter-patch.so, Documentation/patching.md).
 # Reference rows: Appel's increment-and-store written by hand (the cost
 # the manual modes aim at) and -finstrument-functions with empty hooks
 # (bench/callcost_hooks.c: the floor under the automatic mode).  The GCC
@@ -47,6 +49,17 @@ gcc $CFLAGS -pg -o $B/gprof bench/callcost.c
 have_uftrace=0
 command -v uftrace >/dev/null && have_uftrace=1
 
+# A variant's binary: its build, or for "patched" the plain one, run
+# with patch_env (libmeter-patch.so preloaded; valgrind passes it on).
+bin_of() {
+	if [ "$1" = patched ]; then echo $B/baseline; else echo $B/$1; fi
+}
+patch_env() {
+	if [ "$1" = patched ]; then
+		echo LD_PRELOAD=$PWD/build/lib/libmeter-patch.so METER_PATCH=exe
+	fi
+}
+
 # instructions executed by the program (callgrind, Ir); for uftrace, the
 # traced program's process only (uftrace itself is another process).
 ir() {
@@ -65,10 +78,10 @@ ir() {
 	else
 		# calibration measured in every run (its instructions are
 		# fixed), never kept: both runs start the same way
-		METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
-		METER_CACHE_DIR=off \
+		env $(patch_env $prog) METER_BACKEND=off METER_QUIET=1 \
+		METER_OUTPUT=/dev/null METER_CACHE_DIR=off \
 			valgrind --tool=callgrind --callgrind-out-file=$out.1 \
-			$B/$prog "$@" >/dev/null 2>&1
+			$(bin_of $prog) "$@" >/dev/null 2>&1
 		awk '/^summary:/ { print $2 }' $out.1
 	fi
 	rm -f $out.* gmon.out $B/gmon.out
@@ -94,7 +107,7 @@ ns_call() {
 			runs+=("$(cd $B && uftrace record -d uftrace.data.$$ ./gprof 10000000 2>/dev/null | awk '{print $1}')")
 			rm -rf $B/uftrace.data.$$
 		else
-			runs+=("$(METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null $B/$prog 10000000 | awk '{print $1}')")
+			runs+=("$(env $(patch_env $prog) METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null $(bin_of $prog) 10000000 | awk '{print $1}')")
 		fi
 	done
 	rm -f gmon.out $B/gmon.out
@@ -103,7 +116,8 @@ ns_call() {
 
 printf '%-42s %10s %10s %10s\n' "variant" "instr/call" "overhead" "ns/call"
 base=$(per_call baseline)
-for v in baseline appel flat manual plugin_flat plugin auto auto_noplt auto_static auto_empty gprof uftrace; do
+[ -f build/lib/libmeter-patch.so ] || make -s build/lib/libmeter-patch.so
+for v in baseline appel flat manual plugin_flat plugin patched auto auto_noplt auto_static auto_empty gprof uftrace; do
 	label=$v
 	case $v in
 	appel) label="Appel increment-and-store (by hand)" ;;
@@ -111,6 +125,7 @@ for v in baseline appel flat manual plugin_flat plugin auto auto_noplt auto_stat
 	manual) label="meter manual (METER_FUNCTION)" ;;
 	plugin_flat) label="meter GCC plugin, flat (a leaf)" ;;
 	plugin) label="meter GCC plugin, stacked (flat=none)" ;;
+	patched) label="meter --patch (plain build, patched)" ;;
 	auto) label="meter automatic (-finstrument-functions)" ;;
 	auto_noplt) label="meter automatic, -fno-plt" ;;
 	auto_static) label="meter automatic, libmeter.a" ;;
