@@ -147,8 +147,8 @@ warn-module: $(call WARN_KO,$(KVER))
 -include tools/tools.mk
 -include python/python.mk
 -include lua/lua.mk
--include fuzz/fuzz.mk
 -include patch/patch.mk
+-include fuzz/fuzz.mk
 -include examples/examples.mk
 -include selftests/selftests.mk
 -include selftests/icount/icount.mk

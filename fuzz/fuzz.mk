@@ -23,13 +23,15 @@ FUZZ_CC ?= clang
 FUZZ_DIR := $(BUILD)/fuzz
 
 # The code the targets reach: the readers, and what the tools do with
-# what they read (fuzz/fuzz.h).  nldump.c and meter_calib_cache.c are
-# compiled into their targets, which call their static functions.
+# what they read (fuzz/fuzz.h).  nldump.c, meter_calib_cache.c and the
+# patch plan's two files are compiled into their targets, which call
+# their static functions.
 FUZZ_CODE_SRCS := $(ANALYSIS_SRCS) $(TOOLS_COMMON_SRCS) \
 	$(BUILD)/tools/html_assets.c
 FUZZ_HDRS := fuzz/fuzz.h $(TOOLS_HDRS) $(LIB_HDRS) analysis/nldump.c \
-	lib/meter_calib_cache.c
-FUZZ_LIBS := $(ANALYSIS_LIBS) -lz -lm
+	lib/meter_calib_cache.c patch/patch_elf.c patch/patch_plan.c \
+	$(wildcard patch/*.h)
+FUZZ_LIBS := $(ANALYSIS_LIBS) $(PATCH_LIBS) -lz -lm
 # UBSan's reports end the run, as a crash does.
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := $(CFLAGS) $(NL_CFLAGS) -Itools -fno-omit-frame-pointer \

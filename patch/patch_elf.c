@@ -37,6 +37,13 @@ static const void *at(const struct patch_obj *obj, uint64_t off, uint64_t size)
 	return (const uint8_t *)obj->map + off;
 }
 
+/* The same for a table of 8-byte-aligned entries (headers, symbols). */
+static const void *at_table(const struct patch_obj *obj, uint64_t off,
+			    uint64_t size)
+{
+	return off % 8 ? NULL : at(obj, off, size);
+}
+
 static int add_func(struct patch_obj *obj, size_t *cap, const char *name,
 		    uint64_t addr, uint64_t size, enum patch_src src)
 {
@@ -81,7 +88,7 @@ static int read_symbols(struct patch_obj *obj, const Elf64_Ehdr *eh,
 		    s->sh_link >= eh->e_shnum)
 			continue;
 		strs = &sh[s->sh_link];
-		sym = at(obj, s->sh_offset, s->sh_size);
+		sym = at_table(obj, s->sh_offset, s->sh_size);
 		str = at(obj, strs->sh_offset, strs->sh_size);
 		if (!sym || !str || !strs->sh_size ||
 		    str[strs->sh_size - 1] != '\0')
@@ -278,8 +285,8 @@ static void sort_funcs(struct patch_obj *obj)
 
 static int read_segments(struct patch_obj *obj, const Elf64_Ehdr *eh)
 {
-	const Elf64_Phdr *ph = at(obj, eh->e_phoff,
-				  (uint64_t)eh->e_phnum * sizeof(*ph));
+	const Elf64_Phdr *ph = at_table(obj, eh->e_phoff,
+					(uint64_t)eh->e_phnum * sizeof(*ph));
 	size_t i;
 
 	if (!ph || eh->e_phentsize != sizeof(*ph))
@@ -331,8 +338,8 @@ static int read_glue(struct patch_obj *obj, const Elf64_Ehdr *eh,
 /* The functions: .symtab, else .dynsym, else .eh_frame. */
 static int read_funcs(struct patch_obj *obj, const Elf64_Ehdr *eh)
 {
-	const Elf64_Shdr *sh = at(obj, eh->e_shoff,
-				  (uint64_t)eh->e_shnum * sizeof(*sh));
+	const Elf64_Shdr *sh = at_table(obj, eh->e_shoff,
+					(uint64_t)eh->e_shnum * sizeof(*sh));
 	const char *names = NULL;
 	size_t cap = 0, i;
 	int ret;

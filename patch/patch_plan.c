@@ -109,7 +109,8 @@ static int collect_targets(csh cs, const struct patch_obj *obj,
 		}
 	}
 	cs_free(in, 1);
-	qsort(t->v, t->n, sizeof(*t->v), cmp_u64);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_u64);
 	return ret;
 }
 
