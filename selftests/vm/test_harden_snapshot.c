@@ -155,14 +155,19 @@ static void grow_table(void *arg)
 {
 	struct meter_nl *nl = ku_open();
 	struct meter_page *pg = ku_page();
+	uint64_t cookie, t0 = ku_mono_ns();
 	struct meter_profile *p;
-	uint64_t cookie;
 	size_t n = 0;
-	int i;
 
 	cookie = ku_register(nl, pg, 100000);
 	name_stack_ids(nl);
-	for (i = 0; i < 40 && n < GROWN_STACKS; i++) {
+	/*
+	 * Rounds of 0.5 s of CPU time until the stacks are there, for up to
+	 * 100 s (the child's alarm is at 120): a few rounds on a cloud
+	 * kernel, 40 were not enough on the debug kernel (KASAN) with the
+	 * host busy.
+	 */
+	while (n < GROWN_STACKS && ku_mono_ns() - t0 < 100000000000ull) {
 		make_stacks(pg, 500000000ull);
 		p = ku_profile(nl, cookie, 0);
 		n = p->nstacks;
