@@ -236,10 +236,13 @@ check-debug: deps
 ASAN_BUILD := build-asan
 ASAN_VIEW := $(ASAN_BUILD)/root
 # Host tests it does not run, each counted as skipped with its reason.
-ASAN_SKIP := test_vm_run test_vm_icount test_docs_dkms
+ASAN_SKIP := test_vm_run test_vm_icount test_docs_dkms test_patch_counts \
+	test_realprog_patch
 ASAN_SKIP_test_vm_run := boots VMs to test vm-run, where nothing of the sanitized build runs
 ASAN_SKIP_test_vm_icount := boots a VM with QEMU's instruction counter, where nothing of the sanitized build runs
 ASAN_SKIP_test_docs_dkms := builds meter.ko with dkms: kernel code, which make check-debug checks with KASAN and UBSAN
+ASAN_SKIP_test_patch_counts := preloads the sanitized libmeter-patch.so into programs built without the sanitizers, which AddressSanitizer refuses to start (its runtime must come first); the ELF reader and the plan are fuzzed with it (fuzz_patch_elf)
+ASAN_SKIP_test_realprog_patch := the same, on bzip2 and lua5.4
 ASAN_HOST_TESTS = $(filter-out $(addprefix %/,$(ASAN_SKIP)),$(HOST_TESTS))
 .PHONY: check-asan
 check-asan: check-deps
