@@ -183,6 +183,8 @@ static const char *backend_said(const struct run_opts *o)
 	return b && *b ? b : "auto";
 }
 
+static void check_args(const struct run_opts *o);
+
 static void parse_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
@@ -293,6 +295,12 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 		cli_die_usage("no program to run (meter-run [options] -- PROG "
 			      "[ARGS...])");
 	o->argv = argv + optind;
+	check_args(o);
+}
+
+/* The options that only go together. */
+static void check_args(const struct run_opts *o)
+{
 	if (o->periodic && o->backend && (!strcmp(o->backend, "signal") ||
 					  !strcmp(o->backend, "off")))
 		cli_die_usage("--periodic reads the kernel session: it needs "
