@@ -59,3 +59,12 @@ ALL_TARGETS += $(LIBMETER_PATCH_SO)
 
 $(BUILD)/selftests/vm/test_patch_kernel: $(BUILD)/selftests/host/patch_workload \
 	$(LIBMETER_PATCH_SO)
+
+# bench/workloads.c built plainly, for the patched split on the
+# deterministic clock (selftests/vm/patch_split.sh, test_vm_icount)
+$(BUILD)/selftests/patch_split: bench/workloads.c
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE -O2 -g -o $@ $< -lpthread
+
+$(BUILD)/selftests/host/test_vm_icount: $(BUILD)/selftests/patch_split \
+	$(LIBMETER_PATCH_SO)

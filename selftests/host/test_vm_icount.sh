@@ -19,7 +19,9 @@
 #    sessions add under two kernel instructions each (test_harden_exit_cost);
 #  - a Python program and a Lua script whose self time splits 50/30/20
 #    by construction come out so within 1 point, profiled at 10 kHz on
-#    the kernel backend (selftests/vm/interp_split.sh);
+#    the kernel backend (selftests/vm/interp_split.sh), and so does the
+#    same split in C built plainly, under meter-run --patch
+#    (selftests/vm/patch_split.sh);
 #  - following a tree of short processes costs a few percent: 50 runs of
 #    primes from a shell loop under meter-run --follow-fork execute at most
 #    TREE_MAX_PCT % more guest instructions than not profiled (one round
@@ -37,7 +39,7 @@ cd "$ROOT"
 others=$(selftests/kernels | cut -d' ' -f2-)
 [ "$others" = "$(selftests/kernels)" ] && others=""
 set -- $others
-echo "1..$((42 + 10 * $#))"
+echo "1..$((45 + 10 * $#))"
 TREE_MAX_PCT=8
 kver=$(selftests/kernels | awk '{ print $1 }')
 if [ -z "$kver" ]; then
@@ -63,7 +65,8 @@ selftests/vm-run --kernel "$kver" --count-insns --icount --timeout 600 "${pyadd[
 	       echo 1 > /sys/module/meter/parameters/cpu_timer;
 	       build/selftests/vm/test_harden_exit_cost; echo "# exit $?";
 	       selftests/vm/interp_split.sh python; echo "# exit $?";
-	       selftests/vm/interp_split.sh lua; echo "# exit $?"' \
+	       selftests/vm/interp_split.sh lua; echo "# exit $?";
+	       selftests/vm/patch_split.sh; echo "# exit $?"' \
 	> "$tmp/out" 2> "$tmp/err" || rc=$?
 if [ $rc = 0 ] && grep -q '^# exit' "$tmp/out"; then
 	ok "a VM boots with the instruction counter and -icount (kernel $kver)"
@@ -78,13 +81,14 @@ tap_name() {	# "N - text" (kselftest.h) or "N fixture.test" (the harness)
 	echo "${t#- }"
 }
 part=1
-for want in 9 9 3 9 3 1 3 3; do
+for want in 9 9 3 9 3 1 3 3 3; do
 	case $part in
 	1) label=counter ;; 2) label=rate ;; 3) label=late ;;
 	4) label="rate, perf's task clock" ;; 5) label="late, perf's task clock" ;;
 	6) label=exit ;;
 	7) label="Python split" ;;
-	*) label="Lua split" ;;
+	8) label="Lua split" ;;
+	*) label="patched split" ;;
 	esac
 	got=0
 	while IFS= read -r line; do
