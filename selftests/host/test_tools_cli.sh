@@ -55,7 +55,7 @@ if command -v script > /dev/null 2>&1; then
 	check "meter-run: on a terminal, a progress line (elapsed seconds) for a long run" \
 		grep -aq $'\rmeter-run: [0-9.]* s' tty.log || diag tty.log
 else
-	ok "meter-run: on a terminal, a progress line # SKIP script(1) is not installed"
+	skip "meter-run: on a terminal, a progress line" "script(1) is not installed"
 fi
 
 "$RUN" --backend signal -- "$APPEL_AUTO" 1000 > auto.out 2>&1
