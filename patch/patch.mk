@@ -12,7 +12,8 @@
 PATCH_PLAN_SRCS := patch/patch_elf.c patch/patch_plan.c
 PATCH_OBJS := $(patsubst patch/%.c,$(BUILD)/patch/obj/%.o,$(PATCH_PLAN_SRCS))
 PATCH_SO_SRCS := $(PATCH_PLAN_SRCS) patch/patch_reloc.c \
-	patch/patch_runtime.c patch/patch_install.c patch/patch_hook.S
+	patch/patch_runtime.c patch/patch_unwind.c patch/patch_install.c \
+	patch/patch_hook.S
 PATCH_HDRS := $(wildcard patch/*.h)
 PATCH_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
 PATCH_LIBS := $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
@@ -52,8 +53,19 @@ $(BUILD)/selftests/host/patch_workload: selftests/host/patch_workload.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $< -lpthread
 
+$(BUILD)/selftests/host/patch_signals: selftests/host/patch_signals.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+
+# C++ built plainly, and its stripped copy (functions from .eh_frame)
+$(BUILD)/selftests/host/patch_exceptions: selftests/host/patch_exceptions.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
+	strip -o $@.stripped $@
+
 $(BUILD)/selftests/host/test_patch_counts: $(BUILD)/selftests/host/patch_workload \
-	$(LIBMETER_PATCH_SO)
+	$(BUILD)/selftests/host/patch_signals \
+	$(BUILD)/selftests/host/patch_exceptions $(LIBMETER_PATCH_SO)
 
 ALL_TARGETS += $(LIBMETER_PATCH_SO)
 

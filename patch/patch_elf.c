@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,18 @@ static int add_func(struct patch_obj *obj, size_t *cap, const char *name,
 	return 0;
 }
 
+/*
+ * A part of a function that GCC split off (f.cold, f.cold.1), entered by
+ * a jump from inside f with f's frame: not a function of its own (its
+ * time is f's), and no return address to catch.
+ */
+static bool function_part(const char *name)
+{
+	const char *c = strstr(name, ".cold");
+
+	return c && (c[5] == '\0' || c[5] == '.');
+}
+
 /* The defined functions of one symbol table (SHT_SYMTAB or SHT_DYNSYM). */
 static int read_symbols(struct patch_obj *obj, const Elf64_Ehdr *eh,
 			const Elf64_Shdr *sh, unsigned int type, size_t *cap)
@@ -96,7 +109,8 @@ static int read_symbols(struct patch_obj *obj, const Elf64_Ehdr *eh,
 		for (n = 0; n < s->sh_size / sizeof(*sym); n++) {
 			if (ELF64_ST_TYPE(sym[n].st_info) != STT_FUNC ||
 			    sym[n].st_shndx == SHN_UNDEF || !sym[n].st_value ||
-			    !sym[n].st_size || sym[n].st_name >= strs->sh_size)
+			    !sym[n].st_size || sym[n].st_name >= strs->sh_size ||
+			    function_part(str + sym[n].st_name))
 				continue;
 			ret = add_func(obj, cap, str + sym[n].st_name,
 				       sym[n].st_value, sym[n].st_size, src);
@@ -158,11 +172,18 @@ static uint64_t uleb(const uint8_t **p, const uint8_t *end)
 	return v;
 }
 
-/* The FDE pointer encoding a CIE announces ('R'); 0 (absptr) if none. */
-static int cie_fde_encoding(const uint8_t *p, const uint8_t *end, uint8_t *enc)
+/* What an FDE needs of its CIE. */
+struct cie {
+	uint8_t enc;			/* FDE pointers (DW_EH_PE_*) */
+	bool aug_data;			/* 'z': FDEs have augmentation data */
+	const uint8_t *insns, *end;	/* the initial instructions */
+};
+
+static int read_cie(const uint8_t *p, const uint8_t *end, struct cie *c)
 {
 	const char *aug;
 	uint8_t version;
+	uint64_t len;
 
 	if (end - p < 2)
 		return -1;
@@ -172,19 +193,24 @@ static int cie_fde_encoding(const uint8_t *p, const uint8_t *end, uint8_t *enc)
 		p++;
 	if (p++ >= end)
 		return -1;
-	*enc = 0;
-	if (aug[0] != 'z')
-		return 0;
+	c->enc = 0;
+	c->aug_data = aug[0] == 'z';
+	c->end = end;
 	uleb(&p, end);				/* code alignment */
 	uleb(&p, end);				/* data alignment (sleb) */
 	if (version == 1)
 		p++;
 	else
 		uleb(&p, end);			/* return register */
-	uleb(&p, end);				/* augmentation length */
+	if (!c->aug_data) {
+		c->insns = p;
+		return 0;
+	}
+	len = uleb(&p, end);			/* augmentation length */
+	c->insns = len < (uint64_t)(end - p) ? p + len : end;
 	for (aug++; *aug && p < end; aug++) {
 		if (*aug == 'R') {
-			*enc = *p;
+			c->enc = *p;
 			return 0;
 		} else if (*aug == 'L') {
 			p++;
@@ -202,28 +228,91 @@ static int cie_fde_encoding(const uint8_t *p, const uint8_t *end, uint8_t *enc)
 	return 0;
 }
 
+/*
+ * The CFA rule at the first instruction, from call frame instructions up
+ * to the first advance; false when it is known and is not rsp + 8, the
+ * rule of a function entered by a call.  GCC's .cold parts (and any code
+ * entered by a jump from inside a function) begin with their function's
+ * frame: patched as functions, their "return address" would be a word of
+ * that frame.
+ */
+static bool cfa_rule(const uint8_t *p, const uint8_t *end, uint64_t *reg,
+		     uint64_t *off)
+{
+	while (p < end) {
+		uint8_t op = *p++;
+
+		if ((op & 0xc0) == 0x40)	/* advance_loc */
+			return true;
+		if ((op & 0xc0) == 0x80) {	/* offset: a saved register */
+			uleb(&p, end);
+			continue;
+		}
+		if ((op & 0xc0) == 0xc0)	/* restore */
+			continue;
+		switch (op) {
+		case 0x00:			/* nop */
+			break;
+		case 0x0c:			/* def_cfa */
+			*reg = uleb(&p, end);
+			*off = uleb(&p, end);
+			break;
+		case 0x0d:			/* def_cfa_register */
+			*reg = uleb(&p, end);
+			break;
+		case 0x0e:			/* def_cfa_offset */
+			*off = uleb(&p, end);
+			break;
+		default:			/* advance_loc1/2/4 and others */
+			return op >= 0x02 && op <= 0x04;
+		}
+	}
+	return true;
+}
+
+static bool entered_by_call(const struct cie *c, const uint8_t *fde_insns,
+			    const uint8_t *fde_end)
+{
+	uint64_t reg = ~0ull, off = ~0ull;
+
+	if (!cfa_rule(c->insns, c->end, &reg, &off) ||
+	    !cfa_rule(fde_insns, fde_end, &reg, &off))
+		return true;			/* not known: not refused */
+	return reg == 7 && off == 8;		/* DWARF's rsp */
+}
+
 /* One FDE (at p, its CIE pointer read) into a function named after the file. */
 static int read_fde(struct patch_obj *obj, size_t *cap, const uint8_t *sec,
 		    uint64_t sec_addr, const uint8_t *p, const uint8_t *end,
 		    uint32_t cie_off, const char *base)
 {
-	const uint8_t *cie = p - 4 - cie_off, *cie_end;
+	const uint8_t *cie = p - 4 - cie_off, *cie_end, *q;
 	uint64_t begin, range;
+	struct cie c;
 	uint32_t cie_len;
 	char name[256];
-	uint8_t enc;
-	int n;
+	int n, m;
 
 	if (cie < sec || cie + 8 > end)
 		return 0;
 	memcpy(&cie_len, cie, 4);
 	cie_end = cie + 4 + cie_len;
 	if (cie_len == 0xffffffff || cie_end > end ||
-	    cie_fde_encoding(cie + 8, cie_end, &enc))
+	    read_cie(cie + 8, cie_end, &c))
 		return 0;
-	n = read_encoded(p, end, enc, sec_addr + (uint64_t)(p - sec), &begin);
-	if (n < 0 || read_encoded(p + n, end, enc & 0x0f, 0, &range) < 0 ||
-	    !begin || !range)
+	n = read_encoded(p, end, c.enc, sec_addr + (uint64_t)(p - sec), &begin);
+	if (n < 0)
+		return 0;
+	m = read_encoded(p + n, end, c.enc & 0x0f, 0, &range);
+	if (m < 0 || !begin || !range)
+		return 0;
+	q = p + n + m;
+	if (c.aug_data) {
+		uint64_t len = uleb(&q, end);
+
+		q = len < (uint64_t)(end - q) ? q + len : end;
+	}
+	if (!entered_by_call(&c, q, end))
 		return 0;
 	snprintf(name, sizeof(name), "%s@0x%llx", base,
 		 (unsigned long long)begin);
@@ -264,6 +353,8 @@ static int by_addr(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (x->src != y->src)		/* a symbol's name before an FDE's */
+		return x->src < y->src ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -356,9 +447,11 @@ static int read_funcs(struct patch_obj *obj, const Elf64_Ehdr *eh)
 	ret = read_glue(obj, eh, sh, names);
 	if (!ret)
 		ret = read_symbols(obj, eh, sh, SHT_SYMTAB, &cap);
-	if (!ret && !obj->nfuncs)
-		ret = read_symbols(obj, eh, sh, SHT_DYNSYM, &cap);
 	if (ret || obj->nfuncs)
+		return ret;
+	/* stripped: the exported functions by name, the others by FDE */
+	ret = read_symbols(obj, eh, sh, SHT_DYNSYM, &cap);
+	if (ret)
 		return ret;
 	for (i = 0; names && i < eh->e_shnum; i++)
 		if (sh[i].sh_name < sh[eh->e_shstrndx].sh_size &&

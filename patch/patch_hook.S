@@ -1,23 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The two hooks every patched function goes through (patch_runtime.c).
+ * The code every patched function goes through (patch_runtime.c says how
+ * the shadow stack is kept).
  *
- * meter_patch_entry: a patched entry jumps to its stub, which pushes the
- * function's index and comes here.  [rsp] is the index, [rsp + 8] the
- * caller's return address.  meter_patch_enter() counts the call, makes the
- * function current and swaps that return address for meter_patch_return;
- * it returns where the displaced instructions run, which the ret at the
- * end jumps to, leaving the stack as the call left it.
+ * The fast paths are templates, at the end, that patch_install.c copies
+ * once per patched function (the entry) and once per patched object (the
+ * return hook), filling in the function's id, its count's offset and the
+ * thread pointer's offset of meter__tls, so that each is one instruction.
+ * They use rax and rcx, kept in the red zone: at an entry it is the
+ * callee's, which has not begun; at a return, the frame that just ended.
+ * Anything else (a thread not registered, a stack past the page's
+ * capacity, a stale frame: longjmp, a tail call) goes to the slow paths,
+ * meter_patch_entry and meter_patch_return, with every register as it was.
  *
- * meter_patch_return: the function returned here.  meter_patch_leave()
- * gives back the real return address and makes the caller current again.
+ * meter_patch_entry: [rsp] is the function's index, [rsp + 8] the
+ * caller's return address.  meter_patch_enter() counts the call, pushes
+ * the frame and swaps that return address for the return hook; it returns
+ * where the displaced instructions run, which the ret at the end jumps
+ * to, leaving the stack as the call left it.
  *
- * Both keep every register but rsp and rip: GCC's -fipa-ra lets a caller
- * keep values in call-clobbered registers (r10, r11, the vector ones)
- * across a call to a function it knows leaves them alone, so nothing a
- * call may clobber is ours to clobber.  The stack below rsp is free: at an
- * entry it is the callee's, which has not begun; at a return, the frame
- * that just ended.
+ * meter_patch_return: a return hook's slow path, rsp as the function's
+ * ret left it.  meter_patch_leave() pops the frame and gives back the
+ * real return address.
+ *
+ * All of it keeps every register but rsp, rip and the flags: GCC's
+ * -fipa-ra lets a caller keep values in call-clobbered registers (r10,
+ * r11, the vector ones) across a call to a function it knows leaves them
+ * alone, so nothing a call may clobber is ours to clobber.  The stack
+ * below rsp is free, as above.
  */
 	.text
 
@@ -108,5 +118,102 @@ meter_patch_return:
 	RESTORE_ALL
 	ret
 	.size meter_patch_return, .-meter_patch_return
+
+
+/*
+ * The fast paths' templates.  The offsets are include/meter.h's, which
+ * patch_install.c asserts; a label after each field ends it.
+ */
+#define CAP		1008		/* METER__STACK_CAP */
+#define SPS		4096		/* METER__BLOCK_SPS: sps[-1] */
+#define SITES		12168		/* METER__BLOCK_SITES: sites[-1] */
+#define DEPTH		12
+#define CURRENT		8
+#define STACK		64
+#define FIELD		0x7fffffff	/* filled in: a 32-bit field */
+
+	.globl meter_patch_stub, meter_patch_stub_fast, meter_patch_stub_end
+	.globl meter_patch_stub_index, meter_patch_stub_entry_q
+	.globl meter_patch_stub_hook_q, meter_patch_stub_tls
+	.globl meter_patch_stub_count, meter_patch_stub_id, meter_patch_stub_id2
+	.hidden meter_patch_stub, meter_patch_stub_fast, meter_patch_stub_end
+	.hidden meter_patch_stub_index, meter_patch_stub_entry_q
+	.hidden meter_patch_stub_hook_q, meter_patch_stub_tls
+	.hidden meter_patch_stub_count, meter_patch_stub_id, meter_patch_stub_id2
+	.section .rodata
+	.p2align 4
+meter_patch_stub:			/* the slow path, to meter_patch_entry */
+	mov -8(%rsp), %rax
+	mov -16(%rsp), %rcx
+	pushq $FIELD
+meter_patch_stub_index:			/* the field ends at each label */
+	jmp *meter_patch_stub_entry_q(%rip)
+	.p2align 3
+meter_patch_stub_entry_q:
+	.quad 0				/* meter_patch_entry */
+meter_patch_stub_hook_q:
+	.quad 0				/* the object's return hook */
+meter_patch_stub_fast:			/* the patched entry jumps here */
+	mov %rax, -8(%rsp)
+	mov %rcx, -16(%rsp)
+	mov %fs:FIELD, %rax		/* the thread's page */
+meter_patch_stub_tls:
+	mov DEPTH(%rax), %ecx
+	cmp $CAP, %ecx
+	jae meter_patch_stub		/* not registered, or deep */
+	cmp SPS(%rax,%rcx,8), %rsp	/* sps[d - 1] */
+	jae meter_patch_stub		/* stale, or a tail call */
+	incq FIELD(%rax)		/* counts[id] */
+meter_patch_stub_count:
+	inc %ecx
+	mov %ecx, DEPTH(%rax)
+	movl $FIELD, CURRENT(%rax)
+meter_patch_stub_id:
+	movl $FIELD, STACK - 4(%rax,%rcx,4)	/* stack[d] */
+meter_patch_stub_id2:
+	mov %rsp, SPS(%rax,%rcx,8)		/* sps[d] */
+	lea SITES(%rax,%rcx,8), %rax		/* &sites[d] */
+	mov (%rsp), %rcx
+	mov %rcx, (%rax)
+	mov meter_patch_stub_hook_q(%rip), %rcx
+	mov %rcx, (%rsp)
+	mov -8(%rsp), %rax
+	mov -16(%rsp), %rcx
+meter_patch_stub_end:			/* the displaced instructions follow */
+
+	.globl meter_patch_ret, meter_patch_ret_fast, meter_patch_ret_end
+	.globl meter_patch_ret_leave_q, meter_patch_ret_tls
+	.hidden meter_patch_ret, meter_patch_ret_fast, meter_patch_ret_end
+	.hidden meter_patch_ret_leave_q, meter_patch_ret_tls
+	.p2align 4
+meter_patch_ret:			/* the slow path, to meter_patch_return */
+	lea 8(%rsp), %rsp		/* the pushed address back */
+meter_patch_ret_slow:
+	mov -16(%rsp), %rax
+	mov -24(%rsp), %rcx
+	jmp *meter_patch_ret_leave_q(%rip)
+	.p2align 3
+meter_patch_ret_leave_q:
+	.quad 0				/* meter_patch_return */
+meter_patch_ret_fast:			/* swapped in for return addresses */
+	mov %rax, -16(%rsp)		/* -8: where the address goes */
+	mov %rcx, -24(%rsp)
+	mov %fs:FIELD, %rax
+meter_patch_ret_tls:
+	mov DEPTH(%rax), %ecx
+	sub $1, %ecx
+	cmp $CAP, %ecx
+	jae meter_patch_ret_slow	/* none, not registered, or deep */
+	push SITES + 8(%rax,%rcx,8)	/* sites[d - 1]: the real address */
+	cmp SPS + 8(%rax,%rcx,8), %rsp	/* sps[d - 1]: this frame's? */
+	jne meter_patch_ret		/* frames left by longjmp first */
+	movq $-1, SPS + 8(%rax,%rcx,8)
+	mov %ecx, DEPTH(%rax)
+	mov STACK - 8(%rax,%rcx,4), %ecx	/* stack[d - 2]; [-1] is 0 */
+	mov %ecx, CURRENT(%rax)
+	mov -8(%rsp), %rax
+	mov -16(%rsp), %rcx
+	ret
+meter_patch_ret_end:
 
 	.section .note.GNU-stack, "", @progbits

@@ -13,6 +13,7 @@
 #include <fnmatch.h>
 #include <link.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +25,19 @@
 #include "patch_reloc.h"
 #include "patch_runtime.h"
 
-#define STUB_LEN	32	/* push imm32; jmp *0(%rip); .quad entry */
-#define SLOT_LEN	128	/* a stub and a copy */
+#define SLOT_LEN	256	/* a stub and a copy */
+#define HOOK_LEN	256	/* the return hook, before the slots */
+#define STUB_LEN	((size_t)(meter_patch_stub_end - meter_patch_stub))
+#define STUB_FAST	((size_t)(meter_patch_stub_fast - meter_patch_stub))
+
+/* The fast paths' offsets in the thread's block (patch_hook.S) */
+_Static_assert(METER__STACK_CAP == 1008, "patch_hook.S: CAP");
+_Static_assert(METER__BLOCK_SPS == 4096, "patch_hook.S: SPS");
+_Static_assert(METER__BLOCK_SITES == 12168, "patch_hook.S: SITES");
+_Static_assert(offsetof(struct meter__page_hdr, current_id) == 8 &&
+	       offsetof(struct meter__page_hdr, depth) == 12 &&
+	       offsetof(struct meter__page_hdr, stack) == 64,
+	       "patch_hook.S: the page's header");
 #define PATCH_EXCLUDED	"excluded"
 
 /* The C runtime's own functions, run before the constructor or after exit. */
@@ -46,7 +58,6 @@ static bool crt_function(const char *name)
 
 struct main_obj {
 	int64_t bias;
-	bool cxx;
 };
 
 static int find_main(struct dl_phdr_info *info, size_t size, void *arg)
@@ -56,8 +67,6 @@ static int find_main(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)size;
 	if (!info->dlpi_name[0] && !m->bias)
 		m->bias = (int64_t)info->dlpi_addr;
-	if (strstr(info->dlpi_name, "libstdc++"))
-		m->cxx = true;
 	return 0;
 }
 
@@ -82,15 +91,54 @@ static uint8_t *area_near(const struct patch_obj *obj, int64_t bias,
 	return NULL;
 }
 
-static void write_stub(uint8_t *stub, uint32_t index)
+/* meter__tls's offset from the thread pointer: the same in every thread. */
+static int32_t tls_offset(void)
 {
-	uint64_t entry = (uint64_t)meter_patch_entry;
-	static const uint8_t jmp[] = { 0xff, 0x25, 0, 0, 0, 0 };
+	uintptr_t tp;
 
-	stub[0] = 0x68;				/* push imm32 */
-	memcpy(stub + 1, &index, 4);
-	memcpy(stub + 5, jmp, sizeof(jmp));	/* jmp *0(%rip) */
-	memcpy(stub + 11, &entry, 8);
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return (int32_t)((intptr_t)&meter__tls - (intptr_t)tp);
+}
+
+/* A 32-bit field of a template copied to out, which ends at label. */
+static void put32(uint8_t *out, const uint8_t *tmpl, const uint8_t *label,
+		  uint32_t v)
+{
+	memcpy(out + (label - tmpl) - 4, &v, 4);
+}
+
+static void put64(uint8_t *out, const uint8_t *tmpl, const uint8_t *label,
+		  uint64_t v)
+{
+	memcpy(out + (label - tmpl), &v, 8);
+}
+
+/* The object's return hook, at the start of its area. */
+static uint64_t write_hook(uint8_t *out)
+{
+	const uint8_t *t = meter_patch_ret;
+
+	memcpy(out, t, (size_t)(meter_patch_ret_end - t));
+	put32(out, t, meter_patch_ret_tls, (uint32_t)tls_offset());
+	put64(out, t, meter_patch_ret_leave_q, (uint64_t)meter_patch_return);
+	return (uint64_t)(uintptr_t)(out + (meter_patch_ret_fast - t));
+}
+
+/* A function's entry stub; the copy of its displaced code follows it. */
+static void write_stub(uint8_t *out, uint32_t index, uint32_t id,
+		       uint64_t hook)
+{
+	const uint8_t *t = meter_patch_stub;
+
+	memcpy(out, t, STUB_LEN);
+	put32(out, t, meter_patch_stub_index, index);
+	put64(out, t, meter_patch_stub_entry_q, (uint64_t)meter_patch_entry);
+	put64(out, t, meter_patch_stub_hook_q, hook);
+	put32(out, t, meter_patch_stub_tls, (uint32_t)tls_offset());
+	put32(out, t, meter_patch_stub_count,
+	      (uint32_t)(METER__BLOCK_COUNTS + 8 * (uint64_t)id));
+	put32(out, t, meter_patch_stub_id, id);
+	put32(out, t, meter_patch_stub_id2, id);
 }
 
 /* Whether METER_PATCH_EXCLUDE (globs, comma-separated) names f. */
@@ -113,16 +161,20 @@ static bool excluded(const char *name)
 	return crt_function(name);
 }
 
-/* The stubs and copies; a function that cannot be copied is refused. */
+/*
+ * The return hook, then a stub and a copy for each function; a function
+ * that cannot be copied is refused.
+ */
 static size_t build_area(struct patch_obj *obj, int64_t bias, uint8_t *area,
 			 size_t *refused)
 {
+	uint64_t hook = write_hook(area);
 	size_t i, n = 0;
 	int len;
 
 	for (i = 0; i < obj->nfuncs; i++) {
 		struct patch_func *f = &obj->funcs[i];
-		uint8_t *slot = area + n * SLOT_LEN;
+		uint8_t *slot = area + HOOK_LEN + n * SLOT_LEN;
 
 		if (f->refused)
 			continue;
@@ -135,15 +187,17 @@ static size_t build_area(struct patch_obj *obj, int64_t bias, uint8_t *area,
 			continue;
 		}
 		patched[n].rec = meter_record_register(f->name);
-		if (!patched[n].rec) {
+		if (!patched[n].rec || !patched[n].rec->id) {
 			f->refused = "no function id left";
 			(*refused)++;
 			continue;
 		}
+		patched[n].id = patched[n].rec->id;
 		patched[n].copy = (uint64_t)(uintptr_t)(slot + STUB_LEN);
-		write_stub(slot, (uint32_t)n);
+		write_stub(slot, (uint32_t)n, patched[n].id, hook);
 		n++;
 	}
+	patch_hooks[patch_nhooks++] = hook;
 	return n;
 }
 
@@ -178,7 +232,8 @@ static void write_jumps(const struct patch_obj *obj, int64_t bias,
 
 		if (f->refused)
 			continue;
-		rel = (int32_t)((int64_t)(uintptr_t)(area + n * SLOT_LEN) -
+		rel = (int32_t)((int64_t)(uintptr_t)(area + HOOK_LEN +
+						     n * SLOT_LEN + STUB_FAST) -
 				(int64_t)(uintptr_t)(at + 5));
 		at[0] = 0xe9;
 		memcpy(at + 1, &rel, 4);
@@ -275,18 +330,14 @@ static void __attribute__((constructor(200))) meter_patch_init(void)
 		return;
 	exe[len] = '\0';
 	dl_iterate_phdr(find_main, &m);
-	if (m.cxx) {
-		fprintf(stderr, "meter: --patch: %s is a C++ program; C++ exceptions through patched functions are not handled yet: nothing patched\n",
-			exe);
-		return;
-	}
 	if (patch_obj_open(exe, &obj, err, sizeof(err))) {
 		fprintf(stderr, "meter: --patch: %s\n", err);
 		return;
 	}
 	want = plan_exe(&obj, &refused);
 	patched = calloc(want + 1, sizeof(*patched));
-	area = want ? area_near(&obj, m.bias, want * SLOT_LEN) : NULL;
+	area = want ? area_near(&obj, m.bias, HOOK_LEN + want * SLOT_LEN) :
+		      NULL;
 	if (!patched || (want && !area)) {
 		fprintf(stderr, "meter: --patch: no memory near %s's code\n",
 			exe);
@@ -294,7 +345,8 @@ static void __attribute__((constructor(200))) meter_patch_init(void)
 		return;
 	}
 	done = build_area(&obj, m.bias, area, &refused);
-	if (mprotect(area, want * SLOT_LEN, PROT_READ | PROT_EXEC) ||
+	if (mprotect(area, HOOK_LEN + want * SLOT_LEN,
+		     PROT_READ | PROT_EXEC) ||
 	    text_protect(&obj, m.bias, PROT_READ | PROT_WRITE | PROT_EXEC)) {
 		fprintf(stderr, "meter: --patch: mprotect: %s\n",
 			strerror(errno));

@@ -1,37 +1,57 @@
 // SPDX-License-Identifier: MIT
 /*
- * libmeter-patch.so's hooks (patch_install.c patches the entries).
+ * libmeter-patch.so's slow paths (patch_install.c patches the entries,
+ * patch_hook.S holds the fast paths).
  *
- * A patched entry jumps to a stub of its own (push the function's index,
- * jump to meter_patch_entry in patch_hook.S), which calls
- * meter_patch_enter(): libmeter's meter_enter() for the function's record
- * (the count, current, the shadow stack) and the caller's return address
- * swapped for meter_patch_return, the real one kept on a per-thread
- * return stack with the address of its slot.  A return comes to
- * meter_patch_leave(): meter_leave() and the real address back.  Frames
- * dropped without returning (longjmp) are found by their slots, which lie
- * at or below the next entry's, and left then.
+ * A patched function's frame is kept on the thread's shadow stack, in its
+ * block (include/meter.h: page, sps[], sites[], counts[]), as the plugin's
+ * code keeps it, with two rules of its own:
+ *
+ * - sps[i] is the address of frame i's return-address slot (rsp at the
+ *   entry), and sites[i] the real return address, which the return hook
+ *   goes back to: the shadow stack is the return stack.  Frames past the
+ *   page's capacity (deep recursion) keep theirs here, in deep_rets.
+ * - Every sps[] at or above the depth holds UINTPTR_MAX ("no frame"), and
+ *   a push stores the depth before the frame's words: a signal handler
+ *   that interrupts a push between the two finds a frame that is not
+ *   stale (its calls push and pop above it), never one whose words it
+ *   may overwrite.  A pop frees the frame before the depth moves.
+ *
+ * Frames dropped without returning (longjmp) have slots at or below the
+ * next entry's, and are popped then, or at the next return.  A function
+ * entered by a jump (a tail call) has the slot of the function that
+ * jumped, which has ended: its real return address goes back into the
+ * slot before the new frame takes it.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "patch_runtime.h"
 
-struct patched *patched;
+#define CAP		METER__STACK_CAP
+#define NO_FRAME	UINTPTR_MAX
+#define TLS_IE		__attribute__((tls_model("initial-exec")))
 
-struct ret_entry {
-	uint64_t slot;		/* where the return address was */
-	uint64_t ra;		/* the real one */
-	uint64_t index;
+struct patched *patched;
+uint64_t patch_hooks[PATCH_HOOKS_MAX];
+unsigned int patch_nhooks;
+
+/* A frame past the page's capacity: frame METER__STACK_CAP + i. */
+struct deep_ret {
+	uintptr_t slot;
+	uintptr_t ra;
 };
 
-struct ret_stack {
-	struct ret_entry *v;
+struct deep_rets {
+	struct deep_ret *v;
 	size_t n, cap;
 };
 
-static __thread struct ret_stack rets;
+static __thread struct deep_rets deep_rets TLS_IE;
+/* The block whose free sps[] hold NO_FRAME: this thread's, once seen. */
+static __thread struct meter__page_hdr *own_block TLS_IE;
 
 static void die(const char *why)
 {
@@ -39,10 +59,35 @@ static void die(const char *why)
 	abort();
 }
 
-/* mremap, not malloc: a patched function may be malloc's caller. */
-static void ret_stack_grow(struct ret_stack *s)
+bool patch_is_hook(uint64_t addr)
 {
-	size_t cap = s->cap ? s->cap * 2 : 4096;
+	unsigned int i;
+
+	for (i = 0; i < patch_nhooks; i++)
+		if (patch_hooks[i] == addr)
+			return true;
+	return false;
+}
+
+static uintptr_t *sps_of(struct meter__page_hdr *h)
+{
+	return METER__SPS(h);
+}
+
+static uintptr_t *sites_of(struct meter__page_hdr *h)
+{
+	return METER__SITES(h);
+}
+
+static bool registered(const struct meter__page_hdr *h)
+{
+	return h->depth != UINT32_MAX;
+}
+
+/* mmap, not malloc: a patched function may be malloc's caller. */
+static void deep_grow(struct deep_rets *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 4096, i;
 	void *v;
 
 	if (s->v)
@@ -52,58 +97,223 @@ static void ret_stack_grow(struct ret_stack *s)
 		v = mmap(NULL, cap * sizeof(*s->v), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (v == MAP_FAILED)
-		die("no memory for the return stack");
+		die("no memory for the deep frames' return addresses");
 	s->v = v;
+	for (i = s->cap; i < cap; i++)
+		s->v[i].slot = NO_FRAME;
 	s->cap = cap;
+}
+
+/* Frame d - 1 off, d <= CAP: freed, then the depth, then current. */
+static void pop_shallow(struct meter__page_hdr *h, uint32_t d)
+{
+	sps_of(h)[d - 1] = NO_FRAME;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	h->depth = d - 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	h->current_id = d >= 2 ? h->stack[d - 2] : 0;
+}
+
+/* Frame d - 1 off, d > CAP: libmeter keeps the deep window. */
+static void pop_deep(struct meter__page_hdr *h, uint32_t d,
+		     meter_record_t *rec)
+{
+	struct deep_rets *s = &deep_rets;
+
+	if (s->n != d - CAP)
+		die("the deep frames' return addresses are out of step");
+	s->v[--s->n].slot = NO_FRAME;
+	if (registered((struct meter__page_hdr *)meter__tls.page))
+		meter_leave(rec);
+	else
+		h->depth = d - 1;
+}
+
+/*
+ * Pops the frames whose slots lie at or below slot (an entry) or below it
+ * (a return: strict), putting a tail-called frame's real return address
+ * back.
+ */
+static void pop_stale(struct meter__page_hdr *h, uintptr_t slot,
+			   bool strict, meter_record_t *rec)
+{
+	uintptr_t *at = (uintptr_t *)slot;
+	uint32_t d;
+
+	while ((d = h->depth) > 0) {
+		uintptr_t s, ra;
+
+		if (d > CAP) {
+			struct deep_rets *dr = &deep_rets;
+
+			if (dr->n != d - CAP)
+				die("the deep frames' return addresses are out of step");
+			s = dr->v[dr->n - 1].slot;
+			ra = dr->v[dr->n - 1].ra;
+		} else {
+			s = sps_of(h)[d - 1];
+			ra = sites_of(h)[d - 1];
+		}
+		if (s > slot || (strict && s == slot))
+			break;
+		if (s == slot && patch_is_hook(*at))
+			*at = ra;
+		if (d > CAP)
+			pop_deep(h, d, rec);
+		else
+			pop_shallow(h, d);
+	}
+}
+
+/* Every free frame's sps[] NO_FRAME, once for a thread's block. */
+static void own(struct meter__page_hdr *h)
+{
+	uint32_t i;
+
+	if (own_block == h)
+		return;
+	for (i = h->depth; i < CAP; i++)
+		sps_of(h)[i] = NO_FRAME;
+	own_block = h;
+}
+
+/* The fast path's push, in C, for a frame below the capacity. */
+static void push_shallow(struct meter__page_hdr *h, uint32_t id,
+			 uintptr_t *slot)
+{
+	uint32_t d = h->depth;
+
+	h->depth = d + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	h->current_id = id;
+	h->stack[d] = id;
+	sps_of(h)[d] = (uintptr_t)slot;
+	sites_of(h)[d] = *slot;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*slot = patch_hooks[0];
+}
+
+static void push_deep(struct meter__page_hdr *h, meter_record_t *rec,
+		      uintptr_t *slot)
+{
+	struct deep_rets *s = &deep_rets;
+	uint32_t d = h->depth;
+
+	meter_resume(rec);
+	if (h->depth != d + 1)
+		return;		/* not pushed: its return is not caught */
+	if (s->n == s->cap)
+		deep_grow(s);
+	s->v[s->n].ra = *slot;
+	s->v[s->n].slot = (uintptr_t)slot;
+	s->n++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*slot = patch_hooks[0];
 }
 
 uint64_t meter_patch_enter(uint64_t index, uint64_t *ra_slot)
 {
-	struct ret_stack *s = &rets;
-	size_t i;
+	struct patched *p = &patched[index];
+	struct meter__page_hdr *h = (struct meter__page_hdr *)meter__tls.page;
+	struct meter__frame f;
 
-	/*
-	 * Frames left by longjmp: their slots were at or below this one.
-	 * And a tail call: the function that jumped here has ended, its
-	 * slot is this one and still holds the hook, and the real return
-	 * address goes back into it (a slot reused by a new call after a
-	 * longjmp holds that call's own).
-	 */
-	while (s->n && s->v[s->n - 1].slot <= (uint64_t)ra_slot) {
-		if (s->v[s->n - 1].slot == (uint64_t)ra_slot &&
-		    *ra_slot == (uint64_t)meter_patch_return)
-			*ra_slot = s->v[s->n - 1].ra;
-		meter_leave(patched[s->v[s->n - 1].index].rec);
-		s->n--;
-	}
-	if (s->n == s->cap)
-		ret_stack_grow(s);
-	/* reserved before it is written: a signal handler's calls go above */
-	i = s->n++;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->v[i].slot = (uint64_t)ra_slot;
-	s->v[i].ra = *ra_slot;
-	s->v[i].index = index;
-	*ra_slot = (uint64_t)meter_patch_return;
-	meter_enter(patched[index].rec);
-	return patched[index].copy;
+	/* this thread's frames: a forked child's before it registers */
+	if (!registered(h))
+		h = own_block;
+	if (h)
+		pop_stale(h, (uintptr_t)ra_slot, false, p->rec);
+	/* the count and current; registers the thread if need be */
+	f = meter__enter_flat_slow(p->rec);
+	h = (struct meter__page_hdr *)meter__tls.page;
+	if ((void *)f.page != (void *)h || !registered(h))
+		return p->copy;	/* not profiled: runs as it was */
+	own(h);
+	if (h->depth < CAP)
+		push_shallow(h, p->id, (uintptr_t *)ra_slot);
+	else
+		push_deep(h, p->rec, (uintptr_t *)ra_slot);
+	return p->copy;
 }
 
 uint64_t meter_patch_leave(uint64_t sp)
 {
-	struct ret_stack *s = &rets;
-	uint64_t slot = sp - 8, ra;
+	struct meter__page_hdr *h = (struct meter__page_hdr *)meter__tls.page;
+	uintptr_t slot = sp - 8, ra;
+	uint32_t d;
 
-	while (s->n && s->v[s->n - 1].slot < slot) {
-		meter_leave(patched[s->v[s->n - 1].index].rec);
-		s->n--;
+	if (!registered(h))
+		h = own_block;
+	if (!h)
+		die("a return through the hook on a thread with no frames");
+	pop_stale(h, slot, true, patched[0].rec);
+	d = h->depth;
+	if (d > CAP) {
+		struct deep_rets *s = &deep_rets;
+
+		if (!s->n || s->v[s->n - 1].slot != slot)
+			die("a return through the hook with no entry");
+		ra = s->v[s->n - 1].ra;
+		pop_deep(h, d, patched[0].rec);
+		return ra;
 	}
-	if (!s->n || s->v[s->n - 1].slot != slot)
+	if (!d || sps_of(h)[d - 1] != slot)
 		die("a return through the hook with no entry");
-	ra = s->v[s->n - 1].ra;
-	meter_leave(patched[s->v[s->n - 1].index].rec);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->n--;
+	ra = sites_of(h)[d - 1];
+	pop_shallow(h, d);
 	return ra;
 }
 
+/*
+ * An unwinder (C++'s, patch_unwind.c) walks the stack by its return
+ * addresses and cannot walk the hook's: the real ones go back into every
+ * live frame's slot before it starts.
+ */
+void patch_unhook_all(void)
+{
+	struct meter__page_hdr *h = (struct meter__page_hdr *)meter__tls.page;
+	struct deep_rets *s = &deep_rets;
+	uint32_t i, d;
+	size_t k;
+
+	if (!registered(h))
+		h = own_block;
+	if (!h)
+		return;
+	d = h->depth < CAP ? h->depth : CAP;
+	for (i = 0; i < d; i++) {
+		uintptr_t *at = (uintptr_t *)sps_of(h)[i];
+
+		if (sps_of(h)[i] != NO_FRAME && patch_is_hook(*at))
+			*at = sites_of(h)[i];
+	}
+	for (k = 0; k < s->n; k++)
+		if (patch_is_hook(*(uintptr_t *)s->v[k].slot))
+			*(uintptr_t *)s->v[k].slot = s->v[k].ra;
+}
+
+/*
+ * Where an exception was caught, by a frame whose callees' slots lie at
+ * or below slot: their frames are popped, and the live frames' returns
+ * caught again.
+ */
+void patch_rehook_from(uintptr_t slot)
+{
+	struct meter__page_hdr *h = (struct meter__page_hdr *)meter__tls.page;
+	struct deep_rets *s = &deep_rets;
+	uint32_t i, d;
+	size_t k;
+
+	if (!registered(h))
+		return;
+	pop_stale(h, slot, false, patched[0].rec);
+	d = h->depth < CAP ? h->depth : CAP;
+	for (i = 0; i < d; i++) {
+		uintptr_t *at = (uintptr_t *)sps_of(h)[i];
+
+		if (sps_of(h)[i] != NO_FRAME && *at == sites_of(h)[i])
+			*at = patch_hooks[0];
+	}
+	for (k = 0; k < s->n; k++)
+		if (*(uintptr_t *)s->v[k].slot == s->v[k].ra)
+			*(uintptr_t *)s->v[k].slot = patch_hooks[0];
+}

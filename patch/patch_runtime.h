@@ -6,23 +6,50 @@
 #ifndef METER_PATCH_RUNTIME_H
 #define METER_PATCH_RUNTIME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "meter.h"
 
+#define PATCH_HIDDEN __attribute__((visibility("hidden")))
+
 /* A patched function, by the index its stub pushes. */
 struct patched {
 	meter_record_t *rec;
+	uint32_t id;		/* the record's, in its stub */
 	uint64_t copy;		/* where the displaced instructions run */
 };
 
-extern struct patched *patched __attribute__((visibility("hidden")));
+extern struct patched *patched PATCH_HIDDEN;
 
-void meter_patch_entry(void) __attribute__((visibility("hidden")));
-void meter_patch_return(void) __attribute__((visibility("hidden")));
-uint64_t meter_patch_enter(uint64_t index, uint64_t *ra_slot)
-	__attribute__((visibility("hidden")));
-uint64_t meter_patch_leave(uint64_t sp)
-	__attribute__((visibility("hidden")));
+/* The return hooks, one per patched object; [0] is the executable's. */
+#define PATCH_HOOKS_MAX	64
+extern uint64_t patch_hooks[PATCH_HOOKS_MAX] PATCH_HIDDEN;
+extern unsigned int patch_nhooks PATCH_HIDDEN;
+bool patch_is_hook(uint64_t addr) PATCH_HIDDEN;
+
+/* Around an unwinder (patch_unwind.c): the real return addresses back in
+ * every live frame's slot; the caught frames popped and the rest hooked. */
+void patch_unhook_all(void) PATCH_HIDDEN;
+void patch_rehook_from(uintptr_t slot) PATCH_HIDDEN;
+
+/* The slow paths (patch_hook.S) and what they call. */
+void meter_patch_entry(void) PATCH_HIDDEN;
+void meter_patch_return(void) PATCH_HIDDEN;
+uint64_t meter_patch_enter(uint64_t index, uint64_t *ra_slot) PATCH_HIDDEN;
+uint64_t meter_patch_leave(uint64_t sp) PATCH_HIDDEN;
+
+/*
+ * The fast paths' templates (patch_hook.S): a field of 32 bits ends at
+ * each of the labels named for it; the _q labels are 64-bit addresses.
+ */
+extern PATCH_HIDDEN const uint8_t meter_patch_stub[], meter_patch_stub_fast[],
+	meter_patch_stub_end[], meter_patch_stub_index[],
+	meter_patch_stub_entry_q[], meter_patch_stub_hook_q[],
+	meter_patch_stub_tls[], meter_patch_stub_count[],
+	meter_patch_stub_id[], meter_patch_stub_id2[];
+extern PATCH_HIDDEN const uint8_t meter_patch_ret[], meter_patch_ret_fast[],
+	meter_patch_ret_end[], meter_patch_ret_leave_q[],
+	meter_patch_ret_tls[];
 
 #endif /* METER_PATCH_RUNTIME_H */

@@ -2,8 +2,10 @@
 /*
  * A program built as users build (-O2 -g, no meter flags) for meter-run
  * --patch (test_patch_counts): recursion, longjmp and siglongjmp out of
- * patched frames, a tail call, a signal handler, threads and fork, each
- * a corner where a patched entry or a caught return could go wrong; and
+ * patched frames, both past the shadow stack's page (1008 frames), a tail
+ * call, a signal handler, threads, and fork (the child returning through
+ * a caught return before it calls anything), each a corner where a
+ * patched entry or a caught return could go wrong; and
  * burn(ARGV[1] iterations), where the samples go.
  */
 #include <pthread.h>
@@ -44,6 +46,18 @@ __attribute__((noinline)) void deep_sigjump(int n)
 		siglongjmp(sjb, 1);
 	deep_sigjump(n - 1);
 	sink++;
+}
+
+/* deeper than the page's 1008 frames: the return addresses kept apart */
+__attribute__((noinline)) long deep_rec(long n)
+{
+	long r;
+
+	if (n <= 0)
+		return 0;
+	r = deep_rec(n - 1);
+	sink ^= r;
+	return r + 1;
 }
 
 __attribute__((noinline)) long tail_target(long x)
@@ -92,6 +106,15 @@ __attribute__((noinline)) long child_work(long n)
 	return rec(n);
 }
 
+/* both processes return from it: the child before registering */
+__attribute__((noinline)) int forked(void)
+{
+	int pid = fork();
+
+	sink++;
+	return pid;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th[4];
@@ -107,6 +130,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < 50; i++)
 		if (!sigsetjmp(sjb, 1))
 			deep_sigjump(7);
+	for (i = 0; i < 5; i++)
+		sink += deep_rec(2500);
+	for (i = 0; i < 3; i++)
+		if (!setjmp(jb))
+			deep_jump(1500);
 	for (i = 0; i < 1000; i++)
 		sink += tail_caller(i);
 	signal(SIGUSR1, handler);
@@ -116,7 +144,7 @@ int main(int argc, char **argv)
 		pthread_create(&th[i], NULL, worker, (void *)100);
 	for (i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
-	if (fork() == 0) {
+	if (forked() == 0) {
 		sink += child_work(5);
 		_exit(0);
 	}

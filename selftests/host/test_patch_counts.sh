@@ -6,7 +6,12 @@
 # the call count callgrind gives for the same binary (calls= lines summed
 # per function, recursion, longjmp, a tail call, a signal handler and
 # threads included), every function callgrind saw called is patched or
-# listed as refused, the program's output is unchanged, and Debian's own
+# listed as refused, the program's output is unchanged, counts stay exact
+# under a storm of signals whose handler calls patched functions
+# (selftests/host/patch_signals.c), C++ exceptions thrown through
+# patched frames unwind as without and leave the counts exact
+# (selftests/host/patch_exceptions.cc, and its stripped copy, whose .cold
+# parts .eh_frame shows as entered by a jump), and Debian's own
 # stripped /usr/bin/bzip2, patched from .eh_frame, compresses exactly as
 # without.  Signal backend (the kernel one is in the VM tests).
 set -u
@@ -24,7 +29,7 @@ if ! command -v valgrind > /dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed"
 	exit 4
 fi
-echo "1..5"
+echo "1..9"
 
 "$PROG" > "$tmp/plain.out"
 "$RUN" --backend signal --patch --patch-list -f json -o "$tmp/m.json" \
@@ -51,6 +56,41 @@ r = {f[\"name\"]: f.get(\"refused\") for f in p[\"functions\"]}
 sys.exit(0 if r.get(\"handler\", \"\").startswith(\"under 5 bytes\") else 1)' '$tmp/m.json' &&
 		 grep -q 'left unpatched by --patch, not counted: handler (under 5 bytes' '$tmp/report'" ||
 	diag "$tmp/report"
+
+# handlers between every two instructions of the entries and returns
+"$RUN" --backend off --patch -f json -o "$tmp/sig.json" \
+	-- "$ROOT/build/selftests/host/patch_signals" 1000000 \
+	> "$tmp/sig.out" 2> "$tmp/sig.err"
+check "under a signal storm, every call of main and of the handlers is counted" \
+	python3 -c 'import json, sys
+n, hits = map(int, open(sys.argv[2]).read().split())
+c = {f["name"]: f.get("calls") for f in json.load(open(sys.argv[1]))["functions"]}
+print("# %d loops, %d handlers, counts %s" % (n, hits, c))
+sys.exit(0 if hits > 1000 and c.get("rec") == 6 * n + 4 * hits and
+	 c.get("in_handler") == hits else 1)' "$tmp/sig.json" "$tmp/sig.out" ||
+	diag "$tmp/sig.err"
+
+EXC=$ROOT/build/selftests/host/patch_exceptions
+"$EXC" > "$tmp/exc.plain"
+"$RUN" --backend signal --patch --patch-list -f json -o "$tmp/exc.json" \
+	-- "$EXC" > "$tmp/exc.out" 2> "$tmp/exc.err"
+check "C++: exceptions through patched frames unwind as without" \
+	cmp "$tmp/exc.plain" "$tmp/exc.out" || diag "$tmp/exc.err"
+valgrind --tool=callgrind --callgrind-out-file="$tmp/cgx.%p" \
+	"$EXC" > /dev/null 2> "$tmp/cgx.err" &
+cg=$!
+wait $cg
+check "C++: every patched function's count is callgrind's, none refused" \
+	python3 "$ROOT/selftests/host/callgrind_calls.py" "$tmp/cgx.$cg" "$EXC" \
+		"$tmp/exc.json" "$tmp/exc.err" 0
+"$RUN" --backend signal --patch --patch-list -f json -o "$tmp/exs.json" \
+	-- "$EXC.stripped" \
+	> "$tmp/exs.out" 2> "$tmp/exs.err"
+check "C++ stripped: the .cold parts are no functions, and it runs as without" \
+	bash -c "cmp '$tmp/exc.plain' '$tmp/exs.out' &&
+		 [ \$(grep -c '^meter: patched ' '$tmp/exs.err') = \
+		   \$(grep -c '^meter: patched ' '$tmp/exc.err') ]" ||
+	diag "$tmp/exs.err"
 
 head -c 400000 /usr/bin/ld > "$tmp/in"
 if [ -x /usr/bin/bzip2 ]; then
