@@ -136,6 +136,10 @@ meter_patch_return:
 	.globl meter_patch_stub_index, meter_patch_stub_entry_q
 	.globl meter_patch_stub_hook_q, meter_patch_stub_tls
 	.globl meter_patch_stub_count, meter_patch_stub_id, meter_patch_stub_id2
+	.globl meter_patch_stub_tcount, meter_patch_stub_tid
+	.globl meter_patch_stub_tid2
+	.hidden meter_patch_stub_tcount, meter_patch_stub_tid
+	.hidden meter_patch_stub_tid2
 	.hidden meter_patch_stub, meter_patch_stub_fast, meter_patch_stub_end
 	.hidden meter_patch_stub_index, meter_patch_stub_entry_q
 	.hidden meter_patch_stub_hook_q, meter_patch_stub_tls
@@ -153,6 +157,28 @@ meter_patch_stub_entry_q:
 	.quad 0				/* meter_patch_entry */
 meter_patch_stub_hook_q:
 	.quad 0				/* the object's return hook */
+	/*
+	 * The top frame has this call's slot: a function that jumped here
+	 * (its slot still holds the hook) has ended, and this one takes its
+	 * frame, real return address and all.  Else (a frame longjmp left
+	 * at this slot) the slow path.
+	 */
+meter_patch_stub_tail:
+	jne meter_patch_stub
+	mov %rdx, -24(%rsp)
+	mov (%rsp), %rdx
+	cmp meter_patch_stub_hook_q(%rip), %rdx
+	mov -24(%rsp), %rdx
+	jne meter_patch_stub
+	incq FIELD(%rax)
+meter_patch_stub_tcount:
+	movl $FIELD, CURRENT(%rax)
+meter_patch_stub_tid:
+	movl $FIELD, STACK - 4(%rax,%rcx,4)	/* stack[d - 1] */
+meter_patch_stub_tid2:
+	mov -8(%rsp), %rax
+	mov -16(%rsp), %rcx
+	jmp meter_patch_stub_end
 meter_patch_stub_fast:			/* the patched entry jumps here */
 	mov %rax, -8(%rsp)
 	mov %rcx, -16(%rsp)
@@ -162,7 +188,7 @@ meter_patch_stub_tls:
 	cmp $CAP, %ecx
 	jae meter_patch_stub		/* not registered, or deep */
 	cmp SPS(%rax,%rcx,8), %rsp	/* sps[d - 1] */
-	jae meter_patch_stub		/* stale, or a tail call */
+	jae meter_patch_stub_tail	/* a tail call, or stale */
 	incq FIELD(%rax)		/* counts[id] */
 meter_patch_stub_count:
 	inc %ecx

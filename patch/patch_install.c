@@ -25,7 +25,7 @@
 #include "patch_reloc.h"
 #include "patch_runtime.h"
 
-#define SLOT_LEN	256	/* a stub and a copy */
+#define SLOT_LEN	320	/* a stub (214 bytes) and a copy */
 #define HOOK_LEN	256	/* the return hook, before the slots */
 #define STUB_LEN	((size_t)(meter_patch_stub_end - meter_patch_stub))
 #define STUB_FAST	((size_t)(meter_patch_stub_fast - meter_patch_stub))
@@ -137,8 +137,12 @@ static void write_stub(uint8_t *out, uint32_t index, uint32_t id,
 	put32(out, t, meter_patch_stub_tls, (uint32_t)tls_offset());
 	put32(out, t, meter_patch_stub_count,
 	      (uint32_t)(METER__BLOCK_COUNTS + 8 * (uint64_t)id));
+	put32(out, t, meter_patch_stub_tcount,
+	      (uint32_t)(METER__BLOCK_COUNTS + 8 * (uint64_t)id));
 	put32(out, t, meter_patch_stub_id, id);
 	put32(out, t, meter_patch_stub_id2, id);
+	put32(out, t, meter_patch_stub_tid, id);
+	put32(out, t, meter_patch_stub_tid2, id);
 }
 
 /* Whether METER_PATCH_EXCLUDE (globs, comma-separated) names f. */

@@ -47,7 +47,9 @@ extern PATCH_HIDDEN const uint8_t meter_patch_stub[], meter_patch_stub_fast[],
 	meter_patch_stub_end[], meter_patch_stub_index[],
 	meter_patch_stub_entry_q[], meter_patch_stub_hook_q[],
 	meter_patch_stub_tls[], meter_patch_stub_count[],
-	meter_patch_stub_id[], meter_patch_stub_id2[];
+	meter_patch_stub_id[], meter_patch_stub_id2[],
+	meter_patch_stub_tcount[], meter_patch_stub_tid[],
+	meter_patch_stub_tid2[];
 extern PATCH_HIDDEN const uint8_t meter_patch_ret[], meter_patch_ret_fast[],
 	meter_patch_ret_end[], meter_patch_ret_leave_q[],
 	meter_patch_ret_tls[];
