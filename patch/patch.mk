@@ -57,6 +57,14 @@ $(BUILD)/selftests/host/patch_signals: selftests/host/patch_signals.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $<
 
+$(BUILD)/selftests/host/patch_contexts: selftests/host/patch_contexts.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $< -lpthread
+
+$(BUILD)/selftests/host/patch_exec: selftests/host/patch_exec.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+
 # C++ built plainly, and its stripped copy (functions from .eh_frame)
 $(BUILD)/selftests/host/patch_exceptions: selftests/host/patch_exceptions.cc
 	@mkdir -p $(dir $@)
@@ -65,6 +73,7 @@ $(BUILD)/selftests/host/patch_exceptions: selftests/host/patch_exceptions.cc
 
 $(BUILD)/selftests/host/test_patch_counts: $(BUILD)/selftests/host/patch_workload \
 	$(BUILD)/selftests/host/patch_signals \
+	$(BUILD)/selftests/host/patch_contexts $(BUILD)/selftests/host/patch_exec \
 	$(BUILD)/selftests/host/patch_exceptions $(LIBMETER_PATCH_SO)
 
 ALL_TARGETS += $(LIBMETER_PATCH_SO)

@@ -104,6 +104,86 @@ static void deep_grow(struct deep_rets *s)
 	s->cap = cap;
 }
 
+/*
+ * Frames popped without returning through the hook, by slot: the real
+ * return address of the last frame popped at each.  Most were dropped
+ * (longjmp) and never return, but a frame on another stack is only
+ * suspended: a coroutine's (swapcontext) or a handler's on an alternate
+ * signal stack, popped when the thread's frames elsewhere moved, returns
+ * through the hook later with no frame of its own, and goes back here.
+ */
+struct lost_ret {
+	uintptr_t slot;		/* 0: empty */
+	uintptr_t ra;
+};
+
+struct lost_rets {
+	struct lost_ret *v;
+	size_t n, cap;		/* cap: a power of 2 */
+};
+
+static __thread struct lost_rets lost TLS_IE;
+
+static struct lost_ret *lost_find(struct lost_ret *v, size_t cap,
+				  uintptr_t slot)
+{
+	size_t i = (slot >> 3) * 0x9e3779b97f4a7c15ull >> 20;
+
+	for (;; i++) {
+		struct lost_ret *e = &v[i & (cap - 1)];
+
+		if (!e->slot || e->slot == slot)
+			return e;
+	}
+}
+
+static void *map_zeroed(size_t len)
+{
+	void *v = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (v == MAP_FAILED)
+		die("no memory for the return addresses of popped frames");
+	return v;
+}
+
+static void lost_put(uintptr_t slot, uintptr_t ra)
+{
+	struct lost_rets *l = &lost;
+	struct lost_ret *e;
+
+	if (2 * (l->n + 1) > l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 1024, i;
+		struct lost_ret *v = map_zeroed(cap * sizeof(*v));
+
+		for (i = 0; i < l->cap; i++)
+			if (l->v[i].slot)
+				*lost_find(v, cap, l->v[i].slot) = l->v[i];
+		if (l->v)
+			munmap(l->v, l->cap * sizeof(*l->v));
+		l->v = v;
+		l->cap = cap;
+	}
+	e = lost_find(l->v, l->cap, slot);
+	if (!e->slot)
+		l->n++;
+	e->slot = slot;
+	e->ra = ra;
+}
+
+static bool lost_take(uintptr_t slot, uintptr_t *ra)
+{
+	struct lost_ret *e;
+
+	if (!lost.cap)
+		return false;
+	e = lost_find(lost.v, lost.cap, slot);
+	if (!e->slot)
+		return false;
+	*ra = e->ra;
+	return true;
+}
+
 /* Frame d - 1 off, d <= CAP: freed, then the depth, then current. */
 static void pop_shallow(struct meter__page_hdr *h, uint32_t d)
 {
@@ -158,6 +238,8 @@ static void pop_stale(struct meter__page_hdr *h, uintptr_t slot,
 			break;
 		if (s == slot && patch_is_hook(*at))
 			*at = ra;
+		else
+			lost_put(s, ra);
 		if (d > CAP)
 			pop_deep(h, d, rec);
 		else
@@ -250,16 +332,18 @@ uint64_t meter_patch_leave(uint64_t sp)
 	if (d > CAP) {
 		struct deep_rets *s = &deep_rets;
 
-		if (!s->n || s->v[s->n - 1].slot != slot)
-			die("a return through the hook with no entry");
-		ra = s->v[s->n - 1].ra;
-		pop_deep(h, d, patched[0].rec);
+		if (s->n && s->v[s->n - 1].slot == slot) {
+			ra = s->v[s->n - 1].ra;
+			pop_deep(h, d, patched[0].rec);
+			return ra;
+		}
+	} else if (d && sps_of(h)[d - 1] == slot) {
+		ra = sites_of(h)[d - 1];
+		pop_shallow(h, d);
 		return ra;
 	}
-	if (!d || sps_of(h)[d - 1] != slot)
+	if (!lost_take(slot, &ra))
 		die("a return through the hook with no entry");
-	ra = sites_of(h)[d - 1];
-	pop_shallow(h, d);
 	return ra;
 }
 

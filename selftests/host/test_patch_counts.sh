@@ -8,7 +8,10 @@
 # threads included), every function callgrind saw called is patched or
 # listed as refused, the program's output is unchanged, counts stay exact
 # under a storm of signals whose handler calls patched functions
-# (selftests/host/patch_signals.c), C++ exceptions thrown through
+# (selftests/host/patch_signals.c), coroutines and an alternate signal
+# stack below and above the thread's never lose a return and keep the
+# counts (patch_contexts.c), exec after vfork and after fork patches each
+# new image under --follow-fork (patch_exec.c), C++ exceptions thrown through
 # patched frames unwind as without and leave the counts exact
 # (selftests/host/patch_exceptions.cc, and its stripped copy, whose .cold
 # parts .eh_frame shows as entered by a jump), and Debian's own
@@ -29,7 +32,7 @@ if ! command -v valgrind > /dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed"
 	exit 4
 fi
-echo "1..9"
+echo "1..11"
 
 "$PROG" > "$tmp/plain.out"
 "$RUN" --backend signal --patch --patch-list -f json -o "$tmp/m.json" \
@@ -69,6 +72,30 @@ print("# %d loops, %d handlers, counts %s" % (n, hits, c))
 sys.exit(0 if hits > 1000 and c.get("rec") == 6 * n + 4 * hits and
 	 c.get("in_handler") == hits else 1)' "$tmp/sig.json" "$tmp/sig.out" ||
 	diag "$tmp/sig.err"
+
+# each function of patch_contexts prints how often it ran
+"$RUN" --backend signal --patch -f json -o "$tmp/ctx.json" \
+	-- "$ROOT/build/selftests/host/patch_contexts" \
+	> "$tmp/ctx.out" 2> "$tmp/ctx.err"
+check "coroutines and an alternate signal stack, below and above the thread's: each function's count is its own" \
+	python3 -c 'import json, sys
+c = {f["name"]: f.get("calls") for f in json.load(open(sys.argv[1]))["functions"]}
+own = dict((w[0], int(w[1])) for w in (l.split() for l in open(sys.argv[2])))
+print("# counted by the program: %s" % own)
+sys.exit(0 if own and own["leaf"] > 1000 and
+	 all(c.get(k) == v for k, v in own.items()) else 1)' \
+		"$tmp/ctx.json" "$tmp/ctx.out" || diag "$tmp/ctx.err"
+
+"$RUN" --backend signal --patch --follow-fork -f json -o "$tmp/exec.json" \
+	-- "$ROOT/build/selftests/host/patch_exec" > "$tmp/exec.out" 2> "$tmp/exec.err"
+check "exec after vfork and after fork: each image patched, the merged counts whole" \
+	python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+c = {f["name"]: f.get("calls") for f in p["functions"]}
+print("# %d processes, counts %s" % (len(p["processes"]), c))
+sys.exit(0 if len(p["processes"]) == 7 and c.get("work") == 31 and
+	 c.get("main") == 7 and c.get("spawn") == 6 else 1)' "$tmp/exec.json" ||
+	diag "$tmp/exec.err"
 
 EXC=$ROOT/build/selftests/host/patch_exceptions
 "$EXC" > "$tmp/exc.plain"
