@@ -13,6 +13,7 @@ PATCH_PLAN_SRCS := patch/patch_elf.c patch/patch_plan.c
 PATCH_OBJS := $(patsubst patch/%.c,$(BUILD)/patch/obj/%.o,$(PATCH_PLAN_SRCS))
 PATCH_SO_SRCS := $(PATCH_PLAN_SRCS) patch/patch_reloc.c \
 	patch/patch_runtime.c patch/patch_unwind.c patch/patch_install.c \
+	patch/patch_load.c \
 	patch/patch_hook.S
 PATCH_HDRS := $(wildcard patch/*.h)
 PATCH_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
@@ -61,6 +62,18 @@ $(BUILD)/selftests/host/patch_contexts: selftests/host/patch_contexts.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $< -lpthread
 
+# a program, its shared library and a plugin it dlopens, all plain
+$(BUILD)/selftests/host/patch_libs: selftests/host/patch_libs.c \
+		selftests/host/patch_lib.c selftests/host/patch_plugin.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIC -shared -Wl,-soname,libpatchdemo.so.1 \
+		-o $(dir $@)libpatchdemo.so.1 selftests/host/patch_lib.c
+	ln -sf libpatchdemo.so.1 $(dir $@)libpatchdemo.so
+	$(CC) -O2 -g -fPIC -shared -o $(dir $@)patch_plugin.so \
+		selftests/host/patch_plugin.c
+	$(CC) -O2 -g -o $@ $< -L$(dir $@) -lpatchdemo \
+		-Wl,-rpath,'$$ORIGIN'
+
 $(BUILD)/selftests/host/patch_exec: selftests/host/patch_exec.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $<
@@ -74,6 +87,7 @@ $(BUILD)/selftests/host/patch_exceptions: selftests/host/patch_exceptions.cc
 $(BUILD)/selftests/host/test_patch_counts: $(BUILD)/selftests/host/patch_workload \
 	$(BUILD)/selftests/host/patch_signals \
 	$(BUILD)/selftests/host/patch_contexts $(BUILD)/selftests/host/patch_exec \
+	$(BUILD)/selftests/host/patch_libs \
 	$(BUILD)/selftests/host/patch_exceptions $(LIBMETER_PATCH_SO)
 
 ALL_TARGETS += $(LIBMETER_PATCH_SO)

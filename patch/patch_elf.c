@@ -176,6 +176,7 @@ static uint64_t uleb(const uint8_t **p, const uint8_t *end)
 struct cie {
 	uint8_t enc;			/* FDE pointers (DW_EH_PE_*) */
 	bool aug_data;			/* 'z': FDEs have augmentation data */
+	bool signal;			/* 'S': a signal trampoline's frame */
 	const uint8_t *insns, *end;	/* the initial instructions */
 };
 
@@ -195,6 +196,7 @@ static int read_cie(const uint8_t *p, const uint8_t *end, struct cie *c)
 		return -1;
 	c->enc = 0;
 	c->aug_data = aug[0] == 'z';
+	c->signal = strchr(aug, 'S') != NULL;
 	c->end = end;
 	uleb(&p, end);				/* code alignment */
 	uleb(&p, end);				/* data alignment (sleb) */
@@ -263,6 +265,10 @@ static bool cfa_rule(const uint8_t *p, const uint8_t *end, uint64_t *reg,
 		case 0x0e:			/* def_cfa_offset */
 			*off = uleb(&p, end);
 			break;
+		case 0x0f:			/* def_cfa_expression */
+			*reg = ~0ull;
+			*off = 0;
+			return true;
 		default:			/* advance_loc1/2/4 and others */
 			return op >= 0x02 && op <= 0x04;
 		}
@@ -275,6 +281,8 @@ static bool entered_by_call(const struct cie *c, const uint8_t *fde_insns,
 {
 	uint64_t reg = ~0ull, off = ~0ull;
 
+	if (c->signal)			/* glibc's __restore_rt, and the like */
+		return false;
 	if (!cfa_rule(c->insns, c->end, &reg, &off) ||
 	    !cfa_rule(fde_insns, fde_end, &reg, &off))
 		return true;			/* not known: not refused */
@@ -355,6 +363,11 @@ static int by_addr(const void *a, const void *b)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->src != y->src)		/* a symbol's name before an FDE's */
 		return x->src < y->src ? -1 : 1;
+	/* of aliases, the public name: malloc, not __libc_malloc */
+	if (strspn(x->name, "_") != strspn(y->name, "_"))
+		return strspn(x->name, "_") < strspn(y->name, "_") ? -1 : 1;
+	if (strlen(x->name) != strlen(y->name))
+		return strlen(x->name) < strlen(y->name) ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * libmeter-patch.so: a program built without meter's flags, profiled by
- * patching its function entries at load time (Documentation/patching.md).
- * meter-run --patch preloads it with METER_PATCH=exe; its constructor runs
- * after libmeter's and before the program's own, while the process has
- * one thread, and patches every function of the executable that the plan
- * (patch_plan.h) allows: a stub and a copy of the displaced instructions
- * for each in an area within 2 GiB of the text, then a 5-byte jump over
- * each entry.
+ * libmeter-patch.so: patching one object's function entries
+ * (Documentation/patching.md); patch_load.c says which objects, and when.
+ * For each function the plan (patch_plan.h) allows: a stub and a copy of
+ * the displaced instructions in an area within 2 GiB of the object's
+ * text, after the object's return hook, then a 5-byte jump over the
+ * entry.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -40,34 +38,30 @@ _Static_assert(offsetof(struct meter__page_hdr, current_id) == 8 &&
 	       "patch_hook.S: the page's header");
 #define PATCH_EXCLUDED	"excluded"
 
-/* The C runtime's own functions, run before the constructor or after exit. */
-static bool crt_function(const char *name)
+/*
+ * Functions never patched: the C runtime's own, run before the
+ * constructor or after exit; and the C library's and libgcc's functions
+ * that read their own return address (the hook's, once patched) to come
+ * back to it twice (setjmp, getcontext, vfork), to know their caller
+ * (dlopen, dlsym) or to unwind from it (_Unwind_*).
+ */
+static bool never_patched(const char *name)
 {
-	static const char *const crt[] = {
+	static const char *const never[] = {
 		"_start", "_init", "_fini", "deregister_tm_clones",
 		"register_tm_clones", "__do_global_dtors_aux", "frame_dummy",
 		"__libc_csu_init", "__libc_csu_fini", "_dl_relocate_static_pie",
+		"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp",
+		"getcontext", "swapcontext", "vfork", "__vfork",
+		"dlopen", "dlmopen", "dlsym", "dlvsym", "__libc_dlopen_mode",
+		"__libc_dlsym", "_Unwind_*", "__cxa_begin_catch",
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(crt) / sizeof(crt[0]); i++)
-		if (!strcmp(name, crt[i]))
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (!fnmatch(never[i], name, 0))
 			return true;
 	return false;
-}
-
-struct main_obj {
-	int64_t bias;
-};
-
-static int find_main(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct main_obj *m = arg;
-
-	(void)size;
-	if (!info->dlpi_name[0] && !m->bias)
-		m->bias = (int64_t)info->dlpi_addr;
-	return 0;
 }
 
 /* Near the object's text: within 2 GiB of all of it, below its start. */
@@ -162,7 +156,7 @@ static bool excluded(const char *name)
 		}
 		ex += n + (ex[n] == ',');
 	}
-	return crt_function(name);
+	return never_patched(name);
 }
 
 /*
@@ -170,7 +164,7 @@ static bool excluded(const char *name)
  * that cannot be copied is refused.
  */
 static size_t build_area(struct patch_obj *obj, int64_t bias, uint8_t *area,
-			 size_t *refused)
+			 size_t base, size_t *refused)
 {
 	uint64_t hook = write_hook(area);
 	size_t i, n = 0;
@@ -179,6 +173,7 @@ static size_t build_area(struct patch_obj *obj, int64_t bias, uint8_t *area,
 	for (i = 0; i < obj->nfuncs; i++) {
 		struct patch_func *f = &obj->funcs[i];
 		uint8_t *slot = area + HOOK_LEN + n * SLOT_LEN;
+		struct patched *p;
 
 		if (f->refused)
 			continue;
@@ -190,18 +185,19 @@ static size_t build_area(struct patch_obj *obj, int64_t bias, uint8_t *area,
 			(*refused)++;
 			continue;
 		}
-		patched[n].rec = meter_record_register(f->name);
-		if (!patched[n].rec || !patched[n].rec->id) {
+		p = &patched[base + n];
+		p->rec = base + n < PATCH_FUNCS_MAX ?
+				meter_record_register(f->name) : NULL;
+		if (!p->rec || !p->rec->id) {
 			f->refused = "no function id left";
 			(*refused)++;
 			continue;
 		}
-		patched[n].id = patched[n].rec->id;
-		patched[n].copy = (uint64_t)(uintptr_t)(slot + STUB_LEN);
-		write_stub(slot, (uint32_t)n, patched[n].id, hook);
+		p->id = p->rec->id;
+		p->copy = (uint64_t)(uintptr_t)(slot + STUB_LEN);
+		write_stub(slot, (uint32_t)(base + n), p->id, hook);
 		n++;
 	}
-	patch_hooks[patch_nhooks++] = hook;
 	return n;
 }
 
@@ -223,6 +219,19 @@ static int text_protect(const struct patch_obj *obj, int64_t bias, int prot)
 	return 0;
 }
 
+/*
+ * Byte by byte, calling nothing: the function written over may be one
+ * this code calls (memcpy, with the C library patched).
+ */
+static void put_jump(volatile uint8_t *at, uint32_t rel)
+{
+	int i;
+
+	for (i = 4; i > 0; i--)
+		at[i] = (uint8_t)(rel >> (8 * (i - 1)));
+	at[0] = 0xe9;
+}
+
 static void write_jumps(const struct patch_obj *obj, int64_t bias,
 			const uint8_t *area)
 {
@@ -239,8 +248,7 @@ static void write_jumps(const struct patch_obj *obj, int64_t bias,
 		rel = (int32_t)((int64_t)(uintptr_t)(area + HOOK_LEN +
 						     n * SLOT_LEN + STUB_FAST) -
 				(int64_t)(uintptr_t)(at + 5));
-		at[0] = 0xe9;
-		memcpy(at + 1, &rel, 4);
+		put_jump(at, (uint32_t)rel);
 		n++;
 	}
 }
@@ -268,7 +276,7 @@ static void report_refused(const struct patch_obj *obj)
 	if (!dir || !*dir)
 		return;
 	snprintf(path, sizeof(path), "%s/patch.%d", dir, (int)getpid());
-	f = fopen(path, "we");
+	f = fopen(path, "ae");
 	if (!f)
 		return;
 	for (i = 0; i < obj->nfuncs; i++)
@@ -297,7 +305,7 @@ static void report(const struct patch_obj *obj, size_t done, size_t refused)
 }
 
 /* The plan, with the runtime's own exclusions, counted again. */
-static size_t plan_exe(struct patch_obj *obj, size_t *refused)
+static size_t plan_obj(struct patch_obj *obj, size_t *refused)
 {
 	struct patch_counts c;
 	char err[256];
@@ -317,48 +325,51 @@ static size_t plan_exe(struct patch_obj *obj, size_t *refused)
 	return c.patchable;
 }
 
-static void __attribute__((constructor(200))) meter_patch_init(void)
+/*
+ * Patches path's functions, loaded at bias (load address minus link
+ * address); the caller holds the lock and stops nothing: the object's
+ * code is not running (a constructor of the preload, or dlopen's return).
+ * 0, or -1 with a message (nothing patched).
+ */
+int patch_object(const char *path, int64_t bias)
 {
-	const char *what = getenv("METER_PATCH");
-	struct main_obj m = { 0 };
+	size_t want, done, refused = 0, len;
 	struct patch_obj obj;
-	char exe[PATH_MAX], err[256];
-	size_t want, done, refused = 0;
+	char err[256];
 	uint8_t *area;
-	ssize_t len;
 
-	if (!what || strcmp(what, "exe"))
-		return;
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len <= 0)
-		return;
-	exe[len] = '\0';
-	dl_iterate_phdr(find_main, &m);
-	if (patch_obj_open(exe, &obj, err, sizeof(err))) {
+	if (!patched && patch_reserve())
+		return -1;
+	if (patch_obj_open(path, &obj, err, sizeof(err))) {
 		fprintf(stderr, "meter: --patch: %s\n", err);
-		return;
+		return -1;
 	}
-	want = plan_exe(&obj, &refused);
-	patched = calloc(want + 1, sizeof(*patched));
-	area = want ? area_near(&obj, m.bias, HOOK_LEN + want * SLOT_LEN) :
-		      NULL;
-	if (!patched || (want && !area)) {
+	want = plan_obj(&obj, &refused);
+	len = HOOK_LEN + want * SLOT_LEN;
+	area = want ? area_near(&obj, bias, len) : NULL;
+	if (want && (!area || patch_nhooks == PATCH_HOOKS_MAX)) {
 		fprintf(stderr, "meter: --patch: no memory near %s's code\n",
-			exe);
+			path);
 		patch_obj_close(&obj);
-		return;
+		return -1;
 	}
-	done = build_area(&obj, m.bias, area, &refused);
-	if (mprotect(area, HOOK_LEN + want * SLOT_LEN,
-		     PROT_READ | PROT_EXEC) ||
-	    text_protect(&obj, m.bias, PROT_READ | PROT_WRITE | PROT_EXEC)) {
+	done = want ? build_area(&obj, bias, area, patch_nfuncs, &refused) : 0;
+	if (want && (mprotect(area, len, PROT_READ | PROT_EXEC) ||
+		     text_protect(&obj, bias,
+				  PROT_READ | PROT_WRITE | PROT_EXEC))) {
 		fprintf(stderr, "meter: --patch: mprotect: %s\n",
 			strerror(errno));
 		patch_obj_close(&obj);
-		return;
+		return -1;
 	}
-	write_jumps(&obj, m.bias, area);
-	text_protect(&obj, m.bias, PROT_READ | PROT_EXEC);
+	if (want) {
+		patch_hooks[patch_nhooks++] = (uint64_t)(uintptr_t)area +
+			(uint64_t)(meter_patch_ret_fast - meter_patch_ret);
+		patch_nfuncs += done;
+		write_jumps(&obj, bias, area);
+		text_protect(&obj, bias, PROT_READ | PROT_EXEC);
+	}
 	report(&obj, done, refused);
 	patch_obj_close(&obj);
+	return 0;
 }

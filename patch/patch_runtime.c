@@ -35,8 +35,13 @@
 #define TLS_IE		__attribute__((tls_model("initial-exec")))
 
 struct patched *patched;
+size_t patch_nfuncs;
 uint64_t patch_hooks[PATCH_HOOKS_MAX];
 unsigned int patch_nhooks;
+
+/* The slow path's own calls (libmeter's, the C library's) are not the
+ * program's: with those libraries patched, they run as they were. */
+static __thread int in_slow_path TLS_IE;
 
 /* A frame past the page's capacity: frame METER__STACK_CAP + i. */
 struct deep_ret {
@@ -52,6 +57,41 @@ struct deep_rets {
 static __thread struct deep_rets deep_rets TLS_IE;
 /* The block whose free sps[] hold NO_FRAME: this thread's, once seen. */
 static __thread struct meter__page_hdr *own_block TLS_IE;
+
+/*
+ * While patching (meter's own calls, into libraries it may have patched
+ * already), the thread's page is one that sends every patched call to
+ * the slow path, which lets it run uncounted.
+ */
+static struct meter__page_hdr quiet_page = { .depth = UINT32_MAX };
+static __thread struct meter_page *quiet_saved TLS_IE;
+
+void patch_quiet_begin(void)
+{
+	quiet_saved = meter__tls.page;
+	in_slow_path++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	meter__tls.page = (struct meter_page *)&quiet_page;
+}
+
+void patch_quiet_end(void)
+{
+	meter__tls.page = quiet_saved;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	in_slow_path--;
+}
+
+int patch_reserve(void)
+{
+	void *v = mmap(NULL, PATCH_FUNCS_MAX * sizeof(*patched),
+		       PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (v == MAP_FAILED)
+		return -1;
+	patched = v;
+	return 0;
+}
 
 static void die(const char *why)
 {
@@ -99,8 +139,8 @@ static void deep_grow(struct deep_rets *s)
 	if (v == MAP_FAILED)
 		die("no memory for the deep frames' return addresses");
 	s->v = v;
-	for (i = s->cap; i < cap; i++)
-		s->v[i].slot = NO_FRAME;
+	for (i = s->cap; i < cap; i++)	/* not memset: as own() says */
+		((volatile struct deep_ret *)s->v)[i].slot = NO_FRAME;
 	s->cap = cap;
 }
 
@@ -247,15 +287,20 @@ static void pop_stale(struct meter__page_hdr *h, uintptr_t slot,
 	}
 }
 
-/* Every free frame's sps[] NO_FRAME, once for a thread's block. */
+/*
+ * Every free frame's sps[] NO_FRAME, once for a thread's block.  Stored
+ * through a volatile pointer: GCC would make the loop a call of memset,
+ * which may be patched, and whose frame the loop would then overwrite.
+ */
 static void own(struct meter__page_hdr *h)
 {
+	volatile uintptr_t *sps = sps_of(h);
 	uint32_t i;
 
 	if (own_block == h)
 		return;
 	for (i = h->depth; i < CAP; i++)
-		sps_of(h)[i] = NO_FRAME;
+		sps[i] = NO_FRAME;
 	own_block = h;
 }
 
@@ -293,10 +338,9 @@ static void push_deep(struct meter__page_hdr *h, meter_record_t *rec,
 	*slot = patch_hooks[0];
 }
 
-uint64_t meter_patch_enter(uint64_t index, uint64_t *ra_slot)
+static void enter_slow(struct patched *p, struct meter__page_hdr *h,
+		       uint64_t *ra_slot)
 {
-	struct patched *p = &patched[index];
-	struct meter__page_hdr *h = (struct meter__page_hdr *)meter__tls.page;
 	struct meter__frame f;
 
 	/* this thread's frames: a forked child's before it registers */
@@ -308,16 +352,27 @@ uint64_t meter_patch_enter(uint64_t index, uint64_t *ra_slot)
 	f = meter__enter_flat_slow(p->rec);
 	h = (struct meter__page_hdr *)meter__tls.page;
 	if ((void *)f.page != (void *)h || !registered(h))
-		return p->copy;	/* not profiled: runs as it was */
+		return;		/* not profiled: runs as it was */
 	own(h);
 	if (h->depth < CAP)
 		push_shallow(h, p->id, (uintptr_t *)ra_slot);
 	else
 		push_deep(h, p->rec, (uintptr_t *)ra_slot);
+}
+
+uint64_t meter_patch_enter(uint64_t index, uint64_t *ra_slot)
+{
+	struct patched *p = &patched[index];
+
+	if (in_slow_path)
+		return p->copy;
+	in_slow_path = 1;
+	enter_slow(p, (struct meter__page_hdr *)meter__tls.page, ra_slot);
+	in_slow_path = 0;
 	return p->copy;
 }
 
-uint64_t meter_patch_leave(uint64_t sp)
+static uint64_t leave_slow(uint64_t sp)
 {
 	struct meter__page_hdr *h = (struct meter__page_hdr *)meter__tls.page;
 	uintptr_t slot = sp - 8, ra;
@@ -344,6 +399,17 @@ uint64_t meter_patch_leave(uint64_t sp)
 	}
 	if (!lost_take(slot, &ra))
 		die("a return through the hook with no entry");
+	return ra;
+}
+
+uint64_t meter_patch_leave(uint64_t sp)
+{
+	int was = in_slow_path;
+	uint64_t ra;
+
+	in_slow_path = 1;
+	ra = leave_slow(sp);
+	in_slow_path = was;
 	return ra;
 }
 

@@ -7,6 +7,7 @@
 #define METER_PATCH_RUNTIME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "meter.h"
@@ -20,10 +21,25 @@ struct patched {
 	uint64_t copy;		/* where the displaced instructions run */
 };
 
+/*
+ * patched[] is reserved once, whole (it never moves: the stubs of the
+ * objects dlopen brings index it while other threads run); patch_nfuncs
+ * of it are used.
+ */
+#define PATCH_FUNCS_MAX	(1U << 20)
 extern struct patched *patched PATCH_HIDDEN;
+extern size_t patch_nfuncs PATCH_HIDDEN;
+int patch_reserve(void) PATCH_HIDDEN;
 
-/* The return hooks, one per patched object; [0] is the executable's. */
-#define PATCH_HOOKS_MAX	64
+/* Around meter's own work while patching: its calls are not counted. */
+void patch_quiet_begin(void) PATCH_HIDDEN;
+void patch_quiet_end(void) PATCH_HIDDEN;
+
+/* patch_install.c: one object's functions (patch_load.c picks them). */
+int patch_object(const char *path, int64_t bias) PATCH_HIDDEN;
+
+/* The return hooks, one per patched object; [0] is the first's. */
+#define PATCH_HOOKS_MAX	1024
 extern uint64_t patch_hooks[PATCH_HOOKS_MAX] PATCH_HIDDEN;
 extern unsigned int patch_nhooks PATCH_HIDDEN;
 bool patch_is_hook(uint64_t addr) PATCH_HIDDEN;

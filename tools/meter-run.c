@@ -54,6 +54,7 @@ struct run_opts {
 	bool progress;
 	char alloc_lib[1024];	/* --alloc: libmeter-alloc.so, "": off */
 	char patch_lib[1024];	/* --patch: libmeter-patch.so, "": off */
+	char patch_objs[256];	/* --patch=OBJ,...: exe, all, a library */
 	bool patch_list;
 	char patch_exclude[1024];	/* globs, comma-separated */
 	char **argv;
@@ -96,9 +97,9 @@ static void usage(FILE *out)
 "      --repeat N       run PROG N times and merge the profiles\n"
 "      --periodic SECS  print a live report on stderr every SECS seconds\n"
 "                       (kernel backend)\n"
-"      --patch[=exe]    profile a program built without meter: patch the\n"
-"                       entries of the executable's functions at load time\n"
-"                       (preloads libmeter-patch.so; Documentation/patching.md)\n"
+"      --patch[=OBJ,..] profile a program built without meter: patch the\n"
+"                       function entries of OBJ (exe, the default; all; a\n"
+"                       library's name) as it loads (patching.md)\n"
 "      --patch-list     with --patch: list each function, patched or refused\n"
 "                       and why, on stderr\n"
 "      --patch-exclude=GLOB  with --patch: leave matching functions alone\n"
@@ -269,10 +270,11 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 				     sizeof(o->alloc_lib));
 			break;
 		case OPT_PATCH:
-			if (optarg && strcmp(optarg, "exe"))
-				cli_die_usage("--patch=%s: only the executable "
-					      "(exe) can be patched so far",
-					      optarg);
+			if (snprintf(o->patch_objs, sizeof(o->patch_objs),
+				     "%s", optarg ? optarg : "exe") >=
+			    (int)sizeof(o->patch_objs) || !o->patch_objs[0])
+				cli_die_usage("--patch= wants exe, all or "
+					      "libraries, comma-separated");
 			find_preload("libmeter-patch.so", "METER_PATCH_LIB",
 				     "--patch", o->patch_lib,
 				     sizeof(o->patch_lib));
@@ -345,7 +347,7 @@ static void preload_env(const struct run_opts *o)
 		preload(o->alloc_lib);
 	}
 	if (o->patch_lib[0]) {
-		setenv("METER_PATCH", "exe", 1);
+		setenv("METER_PATCH", o->patch_objs, 1);
 		setenv("METER_PATCH_REPORT", tmpdir, 1);
 		if (o->patch_list)
 			setenv("METER_PATCH_LIST", "1", 1);

@@ -10,7 +10,9 @@
 # under a storm of signals whose handler calls patched functions
 # (selftests/host/patch_signals.c), coroutines and an alternate signal
 # stack below and above the thread's never lose a return and keep the
-# counts (patch_contexts.c), exec after vfork and after fork patches each
+# counts (patch_contexts.c), --patch=OBJ patches shared libraries, one
+# loaded with dlopen included, and --patch=all the C library too
+# (patch_libs.c), exec after vfork and after fork patches each
 # new image under --follow-fork (patch_exec.c), C++ exceptions thrown through
 # patched frames unwind as without and leave the counts exact
 # (selftests/host/patch_exceptions.cc, and its stripped copy, whose .cold
@@ -32,7 +34,7 @@ if ! command -v valgrind > /dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed"
 	exit 4
 fi
-echo "1..11"
+echo "1..14"
 
 "$PROG" > "$tmp/plain.out"
 "$RUN" --backend signal --patch --patch-list -f json -o "$tmp/m.json" \
@@ -96,6 +98,41 @@ print("# %d processes, counts %s" % (len(p["processes"]), c))
 sys.exit(0 if len(p["processes"]) == 7 and c.get("work") == 31 and
 	 c.get("main") == 7 and c.get("spawn") == 6 else 1)' "$tmp/exec.json" ||
 	diag "$tmp/exec.err"
+
+LIBS=$ROOT/build/selftests/host/patch_libs
+PLUG=$ROOT/build/selftests/host/patch_plugin.so
+"$LIBS" "$PLUG" > "$tmp/libs.plain"
+"$RUN" --backend signal --patch=libpatchdemo.so.1,patch_plugin.so \
+	--patch-list -f json -o "$tmp/libs.json" -- "$LIBS" "$PLUG" \
+	> "$tmp/libs.out" 2> "$tmp/libs.err"
+valgrind --tool=callgrind --callgrind-out-file="$tmp/cgl.%p" \
+	"$LIBS" "$PLUG" > /dev/null 2> "$tmp/cgl.err" &
+cg=$!
+wait $cg
+check "--patch=LIB,PLUGIN: a library's and a dlopened plugin's counts are callgrind's" \
+	bash -c "cmp '$tmp/libs.plain' '$tmp/libs.out' &&
+		 python3 '$ROOT/selftests/host/callgrind_calls.py' '$tmp/cgl.$cg' \
+			'$(dirname "$LIBS")/libpatchdemo.so.1' '$tmp/libs.json' \
+			'$tmp/libs.err' 0 &&
+		 python3 '$ROOT/selftests/host/callgrind_calls.py' '$tmp/cgl.$cg' \
+			'$PLUG' '$tmp/libs.json' '$tmp/libs.err' 0" ||
+	diag "$tmp/libs.err"
+check "--patch=LIB,PLUGIN: the executable is left alone" \
+	python3 -c 'import json, sys
+c = {f["name"]: f.get("calls") for f in json.load(open(sys.argv[1]))["functions"]}
+sys.exit(0 if "main" not in c else 1)' "$tmp/libs.json"
+"$RUN" --backend signal --patch=all -f json -o "$tmp/all.json" \
+	-- "$LIBS" "$PLUG" > "$tmp/all.out" 2> "$tmp/all.err"
+check "--patch=all: runs as without, the C library's lrand48 counted as called" \
+	python3 -c 'import json, sys
+c = {f["name"]: f.get("calls") for f in json.load(open(sys.argv[1]))["functions"]}
+want = int(open(sys.argv[2]).read().split()[1])
+print("# lrand48 %s of %d, lib_leaf %s, plug_leaf %s, main %s" % (c.get("lrand48"),
+      want, c.get("lib_leaf"), c.get("plug_leaf"), c.get("main")))
+sys.exit(0 if open(sys.argv[2]).read() == open(sys.argv[3]).read() and
+	 c.get("lrand48") == want and c.get("lib_leaf") == 1000 and
+	 c.get("plug_leaf") == 500 and c.get("main") == 1 else 1)' \
+		"$tmp/all.json" "$tmp/libs.plain" "$tmp/all.out" || diag "$tmp/all.err"
 
 EXC=$ROOT/build/selftests/host/patch_exceptions
 "$EXC" > "$tmp/exc.plain"
