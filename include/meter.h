@@ -87,6 +87,14 @@ void meter_resume(meter_record_t *rec);
  */
 void meter_api_call_cost(uint64_t ps);
 
+/*
+ * libmeter's own calibrated call (the plugin's sequence), in picoseconds;
+ * 0 until the first thread is registered.  A runtime that does that
+ * sequence's work itself measures its call whole and passes what it adds
+ * to this to meter_api_call_cost().
+ */
+uint64_t meter_call_cost(void);
+
 /* The backend in use: "kernel", "signal" or "off" (decided at first use). */
 const char *meter_backend(void);
 

@@ -74,6 +74,11 @@ void meter_api_call_cost(uint64_t ps)
 	__atomic_store_n(&meter_g.api_extra_ps, ps, __ATOMIC_RELAXED);
 }
 
+uint64_t meter_call_cost(void)
+{
+	return meter_g.call_cost_ps;
+}
+
 uint64_t meter_rec_cost_ps(uint32_t id)
 {
 	uint64_t extra = __atomic_load_n(&meter_g.api_extra_ps,

@@ -13,7 +13,7 @@ PATCH_PLAN_SRCS := patch/patch_elf.c patch/patch_plan.c
 PATCH_OBJS := $(patsubst patch/%.c,$(BUILD)/patch/obj/%.o,$(PATCH_PLAN_SRCS))
 PATCH_SO_SRCS := $(PATCH_PLAN_SRCS) patch/patch_reloc.c \
 	patch/patch_runtime.c patch/patch_unwind.c patch/patch_install.c \
-	patch/patch_load.c \
+	patch/patch_load.c patch/patch_calib.c \
 	patch/patch_hook.S
 PATCH_HDRS := $(wildcard patch/*.h)
 PATCH_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)

@@ -65,10 +65,9 @@ static bool never_patched(const char *name)
 }
 
 /* Near the object's text: within 2 GiB of all of it, below its start. */
-static uint8_t *area_near(const struct patch_obj *obj, int64_t bias,
-			  size_t len)
+static uint8_t *area_near(uint64_t lo, size_t len)
 {
-	uint64_t lo = obj->text[0].addr + (uint64_t)bias, at;
+	uint64_t at;
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
 
@@ -346,7 +345,7 @@ int patch_object(const char *path, int64_t bias)
 	}
 	want = plan_obj(&obj, &refused);
 	len = HOOK_LEN + want * SLOT_LEN;
-	area = want ? area_near(&obj, bias, len) : NULL;
+	area = want ? area_near(obj.text[0].addr + (uint64_t)bias, len) : NULL;
 	if (want && (!area || patch_nhooks == PATCH_HOOKS_MAX)) {
 		fprintf(stderr, "meter: --patch: no memory near %s's code\n",
 			path);
@@ -372,4 +371,35 @@ int patch_object(const char *path, int64_t bias)
 	report(&obj, done, refused);
 	patch_obj_close(&obj);
 	return 0;
+}
+
+/*
+ * For patch_calib.c: meter_patch_calib_leaf's stub, in an area of its own
+ * (*area, *len, for munmap), made as every stub is; its fast entry, or 0.
+ */
+uint64_t patch_calib_stub(void **area, size_t *len)
+{
+	struct patch_func f = {
+		.name = "calibration", .src = PATCH_SRC_SYMTAB,
+		.addr = (uint64_t)(uintptr_t)meter_patch_calib_leaf,
+		.size = 16, .patch_len = 5,
+	};
+	uint8_t *a, *slot;
+	uint64_t hook;
+
+	*len = HOOK_LEN + SLOT_LEN;
+	a = area_near(f.addr, *len);
+	if (!a)
+		return 0;
+	slot = a + HOOK_LEN;
+	hook = write_hook(a);
+	write_stub(slot, 0, 1, hook);	/* on a scratch block: any id */
+	if (patch_reloc(&f, 0, slot + STUB_LEN, SLOT_LEN - STUB_LEN,
+			(uint64_t)(uintptr_t)(slot + STUB_LEN)) < 0 ||
+	    mprotect(a, *len, PROT_READ | PROT_EXEC)) {
+		munmap(a, *len);
+		return 0;
+	}
+	*area = a;
+	return (uint64_t)(uintptr_t)(slot + STUB_FAST);
 }

@@ -99,8 +99,9 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 		exe[len] = '\0';
 		path = exe;
 	}
-	if (path[0] == '/' && chosen(spec, path, is_exe))
-		patch_object(path, (int64_t)info->dlpi_addr);
+	if (path[0] == '/' && chosen(spec, path, is_exe) &&
+	    !patch_object(path, (int64_t)info->dlpi_addr))
+		patch_calibrate();	/* once */
 	return 0;
 }
 

@@ -38,6 +38,14 @@ void patch_quiet_end(void) PATCH_HIDDEN;
 /* patch_install.c: one object's functions (patch_load.c picks them). */
 int patch_object(const char *path, int64_t bias) PATCH_HIDDEN;
 
+/* patch_calib.c: what a patched call adds, measured once, given to
+ * libmeter; patch_install.c makes the stub it times. */
+void patch_calibrate(void) PATCH_HIDDEN;
+void patch_calibrate_refine(void) PATCH_HIDDEN;
+uint64_t patch_calib_stub(void **area, size_t *len) PATCH_HIDDEN;
+long meter_patch_calib_leaf(long x) PATCH_HIDDEN;
+long meter_patch_calib_plain(long x) PATCH_HIDDEN;
+
 /* The return hooks, one per patched object; [0] is the first's. */
 #define PATCH_HOOKS_MAX	1024
 extern uint64_t patch_hooks[PATCH_HOOKS_MAX] PATCH_HIDDEN;

@@ -34,7 +34,7 @@ if ! command -v valgrind > /dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed"
 	exit 4
 fi
-echo "1..14"
+echo "1..15"
 
 "$PROG" > "$tmp/plain.out"
 "$RUN" --backend signal --patch --patch-list -f json -o "$tmp/m.json" \
@@ -49,6 +49,13 @@ wait $cg
 check "every patched function's count is callgrind's" \
 	python3 "$ROOT/selftests/host/callgrind_calls.py" "$tmp/cg.$cg" "$PROG" \
 		"$tmp/m.json" "$tmp/patch.err" 100
+
+check "a patched call's cost is measured: above libmeter's own call, for the reports' estimate" \
+	python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+c = [f.get("cost_ps", 0) for f in p["functions"] if f.get("calls")]
+print("# libmeter call %d ps, patched call %s ps" % (p["call_cost_ps"], sorted(set(c))))
+sys.exit(0 if c and min(c) > p["call_cost_ps"] > 0 else 1)' "$tmp/m.json"
 
 check "the refused are listed with their reasons" \
 	grep -q "^meter: refused handler: under 5 bytes" "$tmp/patch.err" ||
