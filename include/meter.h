@@ -183,6 +183,8 @@ struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 	__attribute__((cold));
 void meter__module_records(struct meter_record *start,
 			   struct meter_record *stop);
+/* Ends the profile as exit does (libmeter-patch.so, meter-run --pid). */
+void meter__finish(void);
 
 /*
  * x86-64: the slow paths are reached through thunks that preserve every

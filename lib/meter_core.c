@@ -671,6 +671,12 @@ static void __attribute__((destructor)) meter_process_exit(void)
 	meter_process_finish(false);
 }
 
+/* For libmeter-patch.so's detach (meter-run --pid): the profile ends. */
+void meter__finish(void)
+{
+	meter_process_finish(false);
+}
+
 void meter_process_finish(bool before_exec)
 {
 	struct meter_thr *th;

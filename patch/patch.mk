@@ -103,3 +103,14 @@ $(BUILD)/selftests/patch_split: bench/workloads.c
 
 $(BUILD)/selftests/host/test_vm_icount: $(BUILD)/selftests/patch_split \
 	$(LIBMETER_PATCH_SO)
+
+# meter-run --pid's test (host and, with meter.ko, the VM): a plain
+# long-running program
+$(BUILD)/selftests/host/patch_target: selftests/host/patch_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+
+$(BUILD)/selftests/host/test_patch_attach: $(BUILD)/selftests/host/patch_target \
+	$(LIBMETER_PATCH_SO)
+
+$(BUILD)/selftests/vm/test_patch_attach: $(BUILD)/selftests/host/test_patch_attach

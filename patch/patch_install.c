@@ -232,7 +232,7 @@ static void put_jump(volatile uint8_t *at, uint32_t rel)
 }
 
 static void write_jumps(const struct patch_obj *obj, int64_t bias,
-			const uint8_t *area)
+			const uint8_t *area, size_t base)
 {
 	size_t i, n = 0;
 
@@ -247,6 +247,8 @@ static void write_jumps(const struct patch_obj *obj, int64_t bias,
 		rel = (int32_t)((int64_t)(uintptr_t)(area + HOOK_LEN +
 						     n * SLOT_LEN + STUB_FAST) -
 				(int64_t)(uintptr_t)(at + 5));
+		memcpy(patched[base + n].orig, at, 5);
+		patched[base + n].jump = (uint64_t)(uintptr_t)at;
 		put_jump(at, (uint32_t)rel);
 		n++;
 	}
@@ -304,7 +306,22 @@ static void report(const struct patch_obj *obj, size_t done, size_t refused)
 }
 
 /* The plan, with the runtime's own exclusions, counted again. */
-static size_t plan_obj(struct patch_obj *obj, size_t *refused)
+const uint64_t *patch_avoid;
+size_t patch_navoid;
+
+/* Whether a stopped thread's next instruction lies in f's patched bytes. */
+static bool thread_inside(const struct patch_func *f, int64_t bias)
+{
+	uint64_t lo = f->addr + (uint64_t)bias + f->patch_off;
+	size_t i;
+
+	for (i = 0; i < patch_navoid; i++)
+		if (patch_avoid[i] > lo && patch_avoid[i] < lo + f->patch_len)
+			return true;
+	return false;
+}
+
+static size_t plan_obj(struct patch_obj *obj, int64_t bias, size_t *refused)
 {
 	struct patch_counts c;
 	char err[256];
@@ -314,12 +331,18 @@ static size_t plan_obj(struct patch_obj *obj, size_t *refused)
 		fprintf(stderr, "meter: patch plan: %s\n", err);
 		return 0;
 	}
-	for (i = 0; i < obj->nfuncs; i++)
-		if (!obj->funcs[i].refused && excluded(obj->funcs[i].name)) {
-			obj->funcs[i].refused = PATCH_EXCLUDED;
-			c.patchable--;
-			c.refused++;
-		}
+	for (i = 0; i < obj->nfuncs; i++) {
+		struct patch_func *f = &obj->funcs[i];
+
+		if (!f->refused && excluded(f->name))
+			f->refused = PATCH_EXCLUDED;
+		else if (!f->refused && thread_inside(f, bias))
+			f->refused = "a thread is stopped in its first bytes";
+		else
+			continue;
+		c.patchable--;
+		c.refused++;
+	}
 	*refused = c.refused;
 	return c.patchable;
 }
@@ -343,7 +366,7 @@ int patch_object(const char *path, int64_t bias)
 		fprintf(stderr, "meter: --patch: %s\n", err);
 		return -1;
 	}
-	want = plan_obj(&obj, &refused);
+	want = plan_obj(&obj, bias, &refused);
 	len = HOOK_LEN + want * SLOT_LEN;
 	area = want ? area_near(obj.text[0].addr + (uint64_t)bias, len) : NULL;
 	if (want && (!area || patch_nhooks == PATCH_HOOKS_MAX)) {
@@ -364,8 +387,8 @@ int patch_object(const char *path, int64_t bias)
 	if (want) {
 		patch_hooks[patch_nhooks++] = (uint64_t)(uintptr_t)area +
 			(uint64_t)(meter_patch_ret_fast - meter_patch_ret);
+		write_jumps(&obj, bias, area, patch_nfuncs);
 		patch_nfuncs += done;
-		write_jumps(&obj, bias, area);
 		text_protect(&obj, bias, PROT_READ | PROT_EXEC);
 	}
 	report(&obj, done, refused);
@@ -402,4 +425,27 @@ uint64_t patch_calib_stub(void **area, size_t *len)
 	}
 	*area = a;
 	return (uint64_t)(uintptr_t)(slot + STUB_FAST);
+}
+
+void patch_unpatch_all(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t i;
+
+	for (i = 0; i < patch_nfuncs; i++) {
+		struct patched *p = &patched[i];
+		uint64_t lo = p->jump & ~(uint64_t)(page - 1);
+		volatile uint8_t *at = (uint8_t *)(uintptr_t)p->jump;
+		int k;
+
+		if (!p->jump || mprotect((void *)(uintptr_t)lo,
+					 p->jump + 5 - lo,
+					 PROT_READ | PROT_WRITE | PROT_EXEC))
+			continue;
+		for (k = 4; k >= 0; k--)
+			at[k] = p->orig[k];
+		mprotect((void *)(uintptr_t)lo, p->jump + 5 - lo,
+			 PROT_READ | PROT_EXEC);
+		p->jump = 0;
+	}
 }

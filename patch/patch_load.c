@@ -143,3 +143,47 @@ void *dlopen(const char *file, int mode)
 		patch_new_objects();
 	return h;
 }
+
+/*
+ * meter-run --pid (tools/run_attach.c) calls these in the process, every
+ * thread stopped, after it has loaded this library with dlopen.  env:
+ * "NAME=VALUE" strings, an empty one last, set before anything else (the
+ * objects to patch, the backend, where the profile goes); avoid: the
+ * stopped threads' next instructions, which no jump may cover.  0, or -1
+ * when nothing was patched.
+ */
+int meter_patch_attach(const char *env, const uint64_t *avoid, size_t navoid)
+{
+	char buf[4096];
+
+	for (; env && *env; env += strlen(env) + 1) {
+		const char *eq = strchr(env, '=');
+
+		if (!eq || (size_t)(eq - env) >= sizeof(buf))
+			continue;
+		memcpy(buf, env, (size_t)(eq - env));
+		buf[eq - env] = '\0';
+		setenv(buf, eq + 1, 1);
+	}
+	patch_avoid = avoid;
+	patch_navoid = navoid;
+	patch_new_objects();
+	patch_avoid = NULL;
+	patch_navoid = 0;
+	return patch_nfuncs ? 0 : -1;
+}
+
+/*
+ * The jumps taken back, and the profile ended as at exit (sent to
+ * meter.ko, or written where METER_OUTPUT says).  The stubs, the return
+ * hooks and libmeter stay: frames entered while patched still return
+ * through them.
+ */
+int meter_patch_detach(void)
+{
+	pthread_mutex_lock(&lock);
+	patch_unpatch_all();
+	pthread_mutex_unlock(&lock);
+	meter__finish();
+	return 0;
+}

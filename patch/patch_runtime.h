@@ -19,6 +19,8 @@ struct patched {
 	meter_record_t *rec;
 	uint32_t id;		/* the record's, in its stub */
 	uint64_t copy;		/* where the displaced instructions run */
+	uint64_t jump;		/* where the jump was written */
+	uint8_t orig[5];	/* the bytes it replaced (meter_patch_detach) */
 };
 
 /*
@@ -37,6 +39,11 @@ void patch_quiet_end(void) PATCH_HIDDEN;
 
 /* patch_install.c: one object's functions (patch_load.c picks them). */
 int patch_object(const char *path, int64_t bias) PATCH_HIDDEN;
+/* Addresses no patch may cover (attach: where stopped threads are). */
+extern const uint64_t *patch_avoid PATCH_HIDDEN;
+extern size_t patch_navoid PATCH_HIDDEN;
+/* Every jump written taken back (meter_patch_detach). */
+void patch_unpatch_all(void) PATCH_HIDDEN;
 
 /* patch_calib.c: what a patched call adds, measured once, given to
  * libmeter; patch_install.c makes the stub it times. */

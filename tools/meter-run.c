@@ -24,6 +24,7 @@
 
 #include "cli.h"
 #include "nldump.h"
+#include "run_attach.h"
 #include "run_collect.h"
 #include "run_lua.h"
 #include "run_python.h"
@@ -41,6 +42,8 @@ enum {
 	OPT_PATCH,
 	OPT_PATCH_LIST,
 	OPT_PATCH_EXCLUDE,
+	OPT_PID,
+	OPT_DURATION,
 };
 
 struct run_opts {
@@ -57,6 +60,8 @@ struct run_opts {
 	char patch_objs[256];	/* --patch=OBJ,...: exe, all, a library */
 	bool patch_list;
 	char patch_exclude[1024];	/* globs, comma-separated */
+	pid_t pid;		/* --pid: attach, no PROG */
+	double duration;	/* --pid: seconds, 0: until ^C */
 	char **argv;
 };
 
@@ -103,6 +108,8 @@ static void usage(FILE *out)
 "      --patch-list     with --patch: list each function, patched or refused\n"
 "                       and why, on stderr\n"
 "      --patch-exclude=GLOB  with --patch: leave matching functions alone\n"
+"      --pid PID        attach to a running process, patch it as --patch does,\n"
+"                       profile it --duration SECS (or until ^C), detach\n"
 "      --alloc          also count malloc, calloc and realloc calls and bytes\n"
 "                       per function (preloads libmeter-alloc.so)\n"
 "      --no-progress    no progress line on a terminal\n"
@@ -202,6 +209,8 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 		{ "patch", optional_argument, NULL, OPT_PATCH },
 		{ "patch-list", no_argument, NULL, OPT_PATCH_LIST },
 		{ "patch-exclude", required_argument, NULL, OPT_PATCH_EXCLUDE },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -282,6 +291,17 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 		case OPT_PATCH_LIST:
 			o->patch_list = true;
 			break;
+		case OPT_PID:
+			if (parse_uint(optarg, 1 << 22, &v) || !v)
+				cli_die_usage("--pid wants a process id, not "
+					      "'%s'", optarg);
+			o->pid = (pid_t)v;
+			break;
+		case OPT_DURATION:
+			if (parse_seconds(optarg, &o->duration))
+				cli_die_usage("--duration wants seconds, not "
+					      "'%s'", optarg);
+			break;
 		case OPT_PATCH_EXCLUDE:
 			add_exclude(o, optarg);
 			break;
@@ -293,10 +313,17 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 			exit(2);
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc && !o->pid)
 		cli_die_usage("no program to run (meter-run [options] -- PROG "
 			      "[ARGS...])");
+	if (o->pid && optind < argc)
+		cli_die_usage("--pid attaches to a process: no PROG");
 	o->argv = argv + optind;
+	if (o->pid && !o->patch_lib[0]) {	/* --pid patches */
+		strcpy(o->patch_objs, "exe");
+		find_preload("libmeter-patch.so", "METER_PATCH_LIB", "--pid",
+			     o->patch_lib, sizeof(o->patch_lib));
+	}
 	check_args(o);
 }
 
@@ -311,6 +338,12 @@ static void check_args(const struct run_opts *o)
 	    strcmp(backend_said(o), "kernel"))
 		cli_die_usage("--clock wall samples threads while they sleep: "
 			      "only the kernel backend can (meter.ko)");
+	if (o->pid && (o->repeat > 1 || o->follow_fork || o->periodic ||
+		       o->alloc_lib[0]))
+		cli_die_usage("--pid goes with none of --repeat, --follow-fork, "
+			      "--periodic, --alloc");
+	if (o->duration && !o->pid)
+		cli_die_usage("--duration goes with --pid");
 	if ((o->patch_list || o->patch_exclude[0]) && !o->patch_lib[0])
 		cli_die_usage("--patch-list and --patch-exclude go with "
 			      "--patch");
@@ -490,6 +523,22 @@ static void wait_child(const struct run_opts *o, struct run_result *rr)
 }
 
 
+/* What PROG is told (with --pid, what the process is told). */
+static void child_env(const struct run_opts *o, uint64_t token)
+{
+	char out[1100];
+
+	setenv("METER_BACKEND", o->backend ? o->backend : backend_said(o), 1);
+	if (o->period_ns)
+		setenv_u64("METER_PERIOD_NS", o->period_ns);
+	if (o->clock)
+		setenv("METER_CLOCK", o->clock, 1);
+	snprintf(out, sizeof(out), "%s/meter.out.%%p", tmpdir);
+	setenv("METER_OUTPUT", out, 1);
+	setenv_u64("METER_PARENT_COOKIE", token);
+	preload_env(o);
+}
+
 static int run_once(const struct run_opts *o, struct run_result *rr)
 {
 	int pfd[2];
@@ -510,6 +559,11 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		fprintf(stderr, "meter-run: out of memory\n");
 		return -1;
 	}
+	if (o->pid) {		/* the process is told what PROG would be */
+		say_signal_backend_once(o);
+		child_env(o, token);
+		return run_attach_env(o->pid, o->duration, o->patch_lib, rr);
+	}
 	if (pipe2(pfd, O_CLOEXEC)) {
 		fprintf(stderr, "meter-run: pipe: %s\n", strerror(errno));
 		return -1;
@@ -525,24 +579,13 @@ static int run_once(const struct run_opts *o, struct run_result *rr)
 		return -1;
 	}
 	if (rr->pid == 0) {
-		char out[1100], **py = NULL;
+		char **py = NULL;
 		int e;
 
 		close(pfd[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
-		if (o->backend)
-			setenv("METER_BACKEND", o->backend, 1);
-		else
-			setenv("METER_BACKEND", backend_said(o), 1);
-		if (o->period_ns)
-			setenv_u64("METER_PERIOD_NS", o->period_ns);
-		if (o->clock)
-			setenv("METER_CLOCK", o->clock, 1);
-		snprintf(out, sizeof(out), "%s/meter.out.%%p", tmpdir);
-		setenv("METER_OUTPUT", out, 1);
-		setenv_u64("METER_PARENT_COOKIE", token);
-		preload_env(o);
+		child_env(o, token);
 		/* patched, an interpreter is profiled as the C program it is */
 		if (!o->patch_lib[0]) {
 			run_lua_env(o->argv);
@@ -581,6 +624,11 @@ static void explain_no_profile(const struct run_opts *o,
 {
 	const char *b = backend_said(o);
 
+	if (o->pid) {
+		fprintf(stderr, "meter-run: process %d made no profiled call "
+			"while attached\n", (int)o->pid);
+		return;
+	}
 	if (rr->signal && strcmp(b, "kernel")) {
 		fprintf(stderr, "meter-run: %s was killed by signal %d (%s) "
 			"before it could write its profile: the signal and "
@@ -626,81 +674,21 @@ static void explain_no_profile(const struct run_opts *o,
  * A tree of processes is PROG's, whether PROG is instrumented or a shell:
  * the header names it, not whichever session was merged first.
  */
-/*
- * The slow path (a thunk and a C call) is meant for a thread's first call,
- * stacks past the shadow stack's capacity and resynchronising after
- * longjmp or an exception.  More than 1 % of the calls there means the
- * profile's costs are not the fast path's: say so, and the likely causes.
- */
-static void warn_slow_path(const struct meter_profile *p)
-{
-	uint64_t calls = 0;
-	size_t i;
-
-	for (i = 0; i < p->nfuncs; i++)
-		calls += p->funcs[i].calls;
-	if (p->slow_entries < 1000 || p->slow_entries * 100 <= calls)
-		return;
-	fprintf(stderr, "meter-run: %" PRIu64 " of %" PRIu64 " calls (%.1f %%) "
-		"took libmeter's slow path: recursion deeper than %u "
-		"frames, frequent longjmp or exceptions, or code built "
-		"against an older <meter.h> (rebuild it)\n", p->slow_entries,
-		calls, 100.0 * (double)p->slow_entries / (double)calls,
-		(unsigned)METER_STACK_CAP);
-}
-
-/* The signal backend misses threads shorter than its tick: say how much. */
-static void warn_unsampled(const struct meter_profile *p)
-{
-	double sampled = (double)p->samples * (double)p->period_ns / 1e9;
-	double missed = (double)p->unsampled_ns / 1e9;
-
-	if (missed * 20 <= sampled)
-		return;
-	fprintf(stderr, "meter-run: %.3f s of CPU time ran between the signal "
-		"backend's ticks and is not in the profile (%.3f s is): "
-		"threads shorter than a scheduler tick are rarely sampled; "
-		"the kernel backend (meter.ko) samples them\n", missed,
-		sampled);
-}
-
 static void name_tree(struct meter_profile *all, const struct run_opts *o,
 		      const struct run_result *rr)
 {
-	const char *slash = strrchr(o->argv[0], '/');
+	const char *slash;
 	char *name;
 
 	if (!o->follow_fork || all->nprocs < 2)
 		return;
+	slash = strrchr(o->argv[0], '/');
 	name = strdup(slash ? slash + 1 : o->argv[0]);
 	if (!name)
 		return;
 	free(all->command);
 	all->command = name;
 	all->pid = rr->pid;
-}
-
-static void cleanup_tmpdir(void)
-{
-	DIR *d;
-	struct dirent *de;
-
-	if (!tmpdir[0])
-		return;
-	d = opendir(tmpdir);
-	if (d) {
-		while ((de = readdir(d))) {
-			char path[1400];
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", tmpdir,
-				 de->d_name);
-			unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(tmpdir);
 }
 
 int main(int argc, char **argv)
@@ -777,7 +765,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	cleanup_tmpdir();
+	run_remove_dir(tmpdir);
 	run_kernel_close();
 
 	if (!all) {
@@ -790,8 +778,8 @@ int main(int argc, char **argv)
 		return status ? status : 1;
 	}
 	name_tree(all, &o, &rr);
-	warn_slow_path(all);
-	warn_unsampled(all);
+	run_warn_slow_path(all);
+	run_warn_unsampled(all);
 	if (cli_write_report(all, &o.r, out) && !status)
 		status = 1;
 	meter_profile_free(all);

@@ -424,3 +424,27 @@ int run_patch_collect(struct meter_profile *p, const char *tmpdir)
 	closedir(d);
 	return ret;
 }
+
+/* dir and the files in it (meter-run's private directory). */
+void run_remove_dir(const char *dir)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (!dir[0])
+		return;
+	d = opendir(dir);
+	if (d) {
+		while ((de = readdir(d))) {
+			char path[1400];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir,
+				 de->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}

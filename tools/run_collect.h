@@ -73,4 +73,11 @@ struct meter_profile *run_files_collect(struct run_result *rr,
  */
 int run_patch_collect(struct meter_profile *p, const char *tmpdir);
 
+/* run_warn.c: warnings on stderr about p's figures, if any. */
+void run_warn_slow_path(const struct meter_profile *p);
+void run_warn_unsampled(const struct meter_profile *p);
+
+/* dir and the files in it. */
+void run_remove_dir(const char *dir);
+
 #endif

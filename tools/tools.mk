@@ -35,11 +35,15 @@ $(BUILD)/tools/html_assets.o: $(BUILD)/tools/html_assets.c
 
 $(BUILD)/tools/meter-run: $(BUILD)/tools/meter-run.o $(BUILD)/tools/run_collect.o \
 		$(BUILD)/tools/run_python.o $(BUILD)/tools/run_lua.o \
-		$(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A)
+		$(BUILD)/tools/run_warn.o $(BUILD)/tools/run_attach.o \
+		$(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A) $(BUILD)/patch/libmeter-patch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(ANALYSIS_LIBS) -lz -lm $(LDLIBS)
 
 $(BUILD)/tools/meter-stat: $(BUILD)/tools/meter-stat.o $(TOOLS_COMMON_OBJS) $(LIBMETER_ANALYSIS_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ANALYSIS_LIBS) -lz -lm $(LDLIBS)
+
+# --pid reads the process's objects with patch/'s ELF reader
+$(BUILD)/tools/run_attach.o: CFLAGS += -Ipatch
 
 # where an installed meter-run looks for libmeter-alloc.so (--alloc)
 $(BUILD)/tools/meter-run.o: CFLAGS += -DMETER_PKGLIBDIR='"$(PKGLIBDIR)"'
