@@ -65,14 +65,17 @@ patch_env() {
 ir() {
 	local out=$PWD/$B/cg.$$ prog=$1; shift
 	rm -f $out.*
-	if [ "$prog" = uftrace ]; then
+	if [ "$prog" = uftrace ] || [ "$prog" = uftrace_dyn ]; then
+		local bin=gprof f
+		local -a how=()
+		# dynamic: uftrace patches the plain binary's entries itself
+		[ "$prog" = uftrace_dyn ] && { bin=baseline; how=(-P .); }
 		( cd $B && valgrind --tool=callgrind --trace-children=yes \
-			--callgrind-out-file=$out.%p uftrace record -d uftrace.data.$$ \
-			./gprof "$@" >/dev/null 2>&1 ) || true
+			--callgrind-out-file=$out.%p uftrace record "${how[@]}" \
+			-d uftrace.data.$$ ./$bin "$@" >/dev/null 2>&1 ) || true
 		rm -rf $B/uftrace.data.$$
-		# the traced program's file: the one whose command is ./gprof
-		local f
-		f=$(grep -l '^cmd: *\./gprof' $out.* 2>/dev/null | head -n 1)
+		# the traced program's file: the one whose command is ./$bin
+		f=$(grep -l "^cmd: *\./$bin" $out.* 2>/dev/null | head -n 1)
 		[ -n "$f" ] || { echo NA; return; }
 		awk '/^summary:/ { print $2 }' "$f"
 	else
@@ -106,6 +109,9 @@ ns_call() {
 		if [ "$prog" = uftrace ]; then
 			runs+=("$(cd $B && uftrace record -d uftrace.data.$$ ./gprof 10000000 2>/dev/null | awk '{print $1}')")
 			rm -rf $B/uftrace.data.$$
+		elif [ "$prog" = uftrace_dyn ]; then
+			runs+=("$(cd $B && uftrace record -P . -d uftrace.data.$$ ./baseline 10000000 2>/dev/null | awk '{print $1}')")
+			rm -rf $B/uftrace.data.$$
 		else
 			runs+=("$(env $(patch_env $prog) METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null $(bin_of $prog) 10000000 | awk '{print $1}')")
 		fi
@@ -117,7 +123,7 @@ ns_call() {
 printf '%-42s %10s %10s %10s\n' "variant" "instr/call" "overhead" "ns/call"
 base=$(per_call baseline)
 [ -f build/lib/libmeter-patch.so ] || make -s build/lib/libmeter-patch.so
-for v in baseline appel flat manual plugin_flat plugin patched auto auto_noplt auto_static auto_empty gprof uftrace; do
+for v in baseline appel flat manual plugin_flat plugin patched auto auto_noplt auto_static auto_empty gprof uftrace uftrace_dyn; do
 	label=$v
 	case $v in
 	appel) label="Appel increment-and-store (by hand)" ;;
@@ -132,6 +138,8 @@ for v in baseline appel flat manual plugin_flat plugin patched auto auto_noplt a
 	auto_empty) label="-finstrument-functions, empty hooks" ;;
 	gprof) label="gprof (gcc -pg, mcount)" ;;
 	uftrace) label="uftrace record (gcc -pg)"
+		[ $have_uftrace = 1 ] || { printf '%-42s %10s\n' "$label" "not installed"; continue; } ;;
+	uftrace_dyn) label="uftrace record -P . (plain build)"
 		[ $have_uftrace = 1 ] || { printf '%-42s %10s\n' "$label" "not installed"; continue; } ;;
 	esac
 	if [ $v = baseline ]; then pc=$base; else pc=$(per_call $v); fi

@@ -15,6 +15,8 @@
 #                   libmeter: the build a user makes
 #       pg          -O2 -pg without inlining or cloning (gprof's exact
 #                   counts for every function, recursive calls included)
+#       pg-deb      Debian's flags and -pg: gprof on the build people
+#                   make, for the whole-run overheads (bench/patch_overhead.sh)
 #       plain-ni, plugin-ni   -O2 -g without inlining or clones, plain
 #                   and with the plugin: the builds of meter's earlier
 #                   figures, kept beside (labelled "without inlining")
@@ -45,6 +47,7 @@ realprogs_variant_flags() { # variant
 	plain) realprogs_debian_flags ;;
 	plugin) echo "$(realprogs_debian_flags) -fplugin=$r/build/plugin/meter.so" ;;
 	pg) echo "-O2 -g -pg $REALPROGS_NOINLINE" ;;
+	pg-deb) echo "$(realprogs_debian_flags) -pg" ;;
 	plain-ni) echo "-O2 -g $REALPROGS_NOINLINE" ;;
 	# every function counted, tiny ones too: gprof's counts are compared
 	plugin-ni) echo "-O2 -g -fplugin=$r/build/plugin/meter.so -fplugin-arg-meter-tiny=0 $REALPROGS_NOINLINE" ;;
@@ -111,7 +114,7 @@ realprogs_build() { # dir [prog...]: all three by default
 	# Debian's patched luaconf.h includes a header its rules generate
 	[ -f "$dir/lua/lua5.4-deb-multiarch.h" ] ||
 		{ mkdir -p "$dir/lua" && echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' > "$dir/lua/lua5.4-deb-multiarch.h"; }
-	for v in plain plugin pg plugin-pg plain-ni plugin-ni; do
+	for v in plain plugin pg plugin-pg plain-ni plugin-ni pg-deb; do
 		mkdir -p "$dir/bzip2/$v" "$dir/lua/$v"
 		[[ $progs != *" bzip2 "* ]] || realprogs_current "$dir/bzip2/$v/bzip2" $v ||
 			realprogs_compile bzip2 $v "$bz" "$dir/bzip2/$v/bzip2" || return 1

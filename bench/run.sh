@@ -24,9 +24,10 @@
 # BENCH_QUICK=1 (smaller runs: a smoke test of the plumbing),
 # BENCH_OUT (where the whole run keeps its results; default
 # build/bench/out), BENCH_PHASES (which parts to run; default
-# "callcost tick switch res ovh real acc python lua": python and lua are
-# bench/python.sh and bench/lua.sh, the language integrations against
-# cProfile and yappi, and against a debug.sethook profiler).
+# "callcost tick switch res ovh real acc python lua patch": python and lua
+# are bench/python.sh and bench/lua.sh, the language integrations against
+# cProfile and yappi, and against a debug.sethook profiler; patch is
+# bench/patch_overhead.sh, --patch's whole runs beside uftrace and gprof).
 set -eu
 
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
@@ -35,7 +36,7 @@ quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then
 	: "${BENCH_REPS:=1}" "${BENCH_ACC_REPS:=1}"
 fi
-phases=" ${BENCH_PHASES:-callcost tick switch res ovh real acc python lua} "
+phases=" ${BENCH_PHASES:-callcost tick switch res ovh real acc python lua patch} "
 want() { case $phases in *" $1 "*) return 0 ;; esac; return 1; }
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -219,6 +220,12 @@ host_part() {
 		BENCH_LUA_OUT=$OUT/lua "$ROOT/bench/lua.sh" > "$OUT/lua.txt" \
 			2> "$OUT/lua.err" ||
 			echo "bench: bench/lua.sh failed (see $OUT/lua.err)" >&2
+	fi
+	if want patch; then
+		echo "== host: whole-run overhead of --patch (bench/patch_overhead.sh)" >&2
+		"$ROOT/bench/patch_overhead.sh" "$([ "$quick" = 1 ] && echo 1 || echo "${BENCH_REPS:-5}")" \
+			> "$OUT/patch_overhead.txt" 2> "$OUT/patch_overhead.err" ||
+			echo "bench: bench/patch_overhead.sh failed (see $OUT/patch_overhead.err)" >&2
 	fi
 	if want callcost; then
 		echo "== host: per-call cost (bench/callcost.sh)" >&2

@@ -723,7 +723,8 @@ def main():
             "meter_patched": pcv("meter --patch", 1),
             "meter_auto": pcv("meter automatic (", 1),
             "gprof": pcv("gprof", 1),
-            "uftrace": pcv("uftrace", 1),
+            "uftrace": pcv("uftrace record (gcc -pg)", 1),
+            "uftrace_dynamic": pcv("uftrace record -P", 1),
         },
         "percall_ns": {
             "appel_by_hand": pcv("Appel increment", 2),
@@ -734,7 +735,8 @@ def main():
             "meter_patched": pcv("meter --patch", 2),
             "meter_auto": pcv("meter automatic (", 2),
             "gprof": pcv("gprof", 2),
-            "uftrace": pcv("uftrace", 2),
+            "uftrace": pcv("uftrace record (gcc -pg)", 2),
+            "uftrace_dynamic": pcv("uftrace record -P", 2),
         },
         "real_programs": real_json(real),
         "real_programs_icount": real_json(real_ic),
@@ -747,12 +749,13 @@ def main():
         **insns.json_keys(counted),
         "python": last_json(os.path.join(out, "host", "python.txt")),
         "lua": lua_figures(os.path.join(out, "host", "lua.txt")),
+        "patch_overhead": last_json(os.path.join(out, "host", "patch_overhead.txt")),
         "peers": ["gprof", "perf", "gperftools", "uftrace"],
         "failed_runs": len(failed),
         "wall_s": int(wall) if wall else None,
         "host_loadavg": loadavg,
     }
-    for name in ("python.txt", "lua.txt"):
+    for name in ("python.txt", "lua.txt", "patch_overhead.txt"):
         text = [line for line in read(os.path.join(out, "host", name)).splitlines()
                 if not line.startswith("{")]
         if text:
