@@ -5,6 +5,8 @@
 callgrind_calls.py CALLGRIND_OUT PROG PROFILE_JSON PATCH_LIST [MAX_REFUSED]
 
 Sums callgrind's calls= lines per called function of PROG's own object
+(code without a symbol, in a stripped object, by its address as meter
+names it from .eh_frame)
 (ld.so and libc have functions of the same names: check_match), recursion
 levels (rec'2) together, and compares every function of PROG that
 callgrind saw called with the profile's count.  PATCH_LIST is meter-run
@@ -51,18 +53,35 @@ def callgrind_calls(path, prog):
     return calls
 
 
+def callgrind_name(name, prog):
+    """meter's name of a function of a stripped object (its .eh_frame's:
+    FILE@0xADDR) as callgrind names code without a symbol (0x and the
+    address in 16 digits), where FILE is PROG's."""
+    m = re.match(r'(.*)@0x([0-9a-f]+)$', name)
+    if m and prog.split('/')[-1].startswith(m.group(1)):
+        return '0x%016x' % int(m.group(2), 16)
+    return name
+
+
 def main(argv):
     prog = os.path.realpath(argv[2])
     theirs = callgrind_calls(argv[1], prog)
-    ours = {f['name']: f.get('calls', 0)
+    ours = {callgrind_name(f['name'], prog): f.get('calls', 0)
             for f in json.load(open(argv[3]))['functions']}
-    patched, refused = set(), set()
+    patched, refused, crt = set(), set(), set()
     for line in open(argv[4]):
         words = line.split()
         if words[:2] == ['meter:', 'patched'] and len(words) == 3:
-            patched.add(words[2])
+            patched.add(callgrind_name(words[2], prog))
         elif words[:2] == ['meter:', 'refused'] and len(words) > 3:
-            refused.add(words[2].rstrip(':'))
+            name = callgrind_name(words[2].rstrip(':'), prog)
+            # the C runtime's start-up (_start, the PLT), which the
+            # program's own code never calls
+            if ' '.join(words[3:]).startswith(("the program's entry point",
+                                               "the linker's or the C runtime's")):
+                crt.add(name)
+            else:
+                refused.add(name)
     max_refused = float(argv[5]) if len(argv) > 5 else 5.0
     called = sorted(f for f in theirs if f in patched or f in refused)
     bad = missing = 0
@@ -75,7 +94,8 @@ def main(argv):
     for f in sorted(set(theirs) - set(called)):
         # callgrind's names for code without a symbol: the C runtime's
         # start-up (frame_dummy and the like, which the plan leaves out)
-        if f == '(below main)' or re.match(r'0x[0-9a-f]+$', f):
+        if f == '(below main)' or f in crt or (
+                re.match(r'0x[0-9a-f]+$', f) and f not in patched):
             continue
         # GCC's split-off parts (f.cold), entered by a jump from inside
         # f, which callgrind counts as calls: f's code, not functions

@@ -34,7 +34,7 @@ if ! command -v valgrind > /dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed"
 	exit 4
 fi
-echo "1..15"
+echo "1..16"
 
 "$PROG" > "$tmp/plain.out"
 "$RUN" --backend signal --patch --patch-list -f json -o "$tmp/m.json" \
@@ -164,14 +164,26 @@ check "C++ stripped: the .cold parts are no functions, and it runs as without" \
 	diag "$tmp/exs.err"
 
 head -c 400000 /usr/bin/ld > "$tmp/in"
-if [ -x /usr/bin/bzip2 ]; then
-	"$RUN" --backend signal --patch -f json -o "$tmp/bz.json" -- \
-		/usr/bin/bzip2 -c "$tmp/in" > "$tmp/in.bz2" 2> "$tmp/bz.err"
-	check "Debian's stripped bzip2, patched from .eh_frame, compresses as without" \
+BZLIB=$(readlink -f /lib/x86_64-linux-gnu/libbz2.so.1.0 2> /dev/null)
+if [ -x /usr/bin/bzip2 ] && [ -f "$BZLIB" ]; then
+	"$RUN" --backend signal --patch=exe,libbz2.so.1.0 --patch-list \
+		-f json -o "$tmp/bz.json" -- /usr/bin/bzip2 -c "$tmp/in" \
+		> "$tmp/in.bz2" 2> "$tmp/bz.err"
+	check "Debian's stripped bzip2 and libbz2, patched from .dynsym and .eh_frame, compress as without" \
 		bash -c "bzip2 -dc '$tmp/in.bz2' | cmp - '$tmp/in' &&
 			 grep -q 'patched [1-9][0-9]* functions of /usr/bin/bzip2' '$tmp/bz.err'" ||
 		diag "$tmp/bz.err"
+	valgrind --tool=callgrind --callgrind-out-file="$tmp/cgb.%p" \
+		/usr/bin/bzip2 -c "$tmp/in" > /dev/null 2> "$tmp/cgb.err" &
+	cg=$!
+	wait $cg
+	check "Debian's stripped bzip2 and libbz2: every patched function's count is callgrind's" \
+		bash -c "python3 '$ROOT/selftests/host/callgrind_calls.py' \
+				'$tmp/cgb.$cg' /usr/bin/bzip2 '$tmp/bz.json' '$tmp/bz.err' 0 &&
+			 python3 '$ROOT/selftests/host/callgrind_calls.py' \
+				'$tmp/cgb.$cg' '$BZLIB' '$tmp/bz.json' '$tmp/bz.err' 5"
 else
-	skip "Debian's stripped bzip2" "/usr/bin/bzip2 is not installed"
+	skip "Debian's stripped bzip2 and libbz2 compress as without" "not installed"
+	skip "Debian's stripped bzip2 and libbz2: counts" "not installed"
 fi
 [ $fails = 0 ]
