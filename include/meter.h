@@ -185,6 +185,11 @@ void meter__module_records(struct meter_record *start,
 			   struct meter_record *stop);
 /* Ends the profile as exit does (libmeter-patch.so, meter-run --pid). */
 void meter__finish(void);
+/*
+ * fn is called as a thread ends, before its block (its page) is freed:
+ * libmeter-patch.so keeps the return addresses of the frames still live.
+ */
+void meter__on_thread_end(void (*fn)(struct meter_page *pg));
 
 /*
  * x86-64: the slow paths are reached through thunks that preserve every

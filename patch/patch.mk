@@ -96,7 +96,7 @@ $(BUILD)/selftests/vm/test_patch_kernel: $(BUILD)/selftests/host/patch_workload 
 	$(LIBMETER_PATCH_SO)
 
 # bench/workloads.c built plainly, for the patched split on the
-# deterministic clock (selftests/vm/patch_split.sh, test_vm_icount)
+# deterministic clock (selftests/vm/split_shares.sh, test_vm_icount)
 $(BUILD)/selftests/patch_split: bench/workloads.c
 	@mkdir -p $(dir $@)
 	$(CC) -D_GNU_SOURCE -O2 -g -o $@ $< -lpthread
@@ -111,6 +111,6 @@ $(BUILD)/selftests/host/patch_target: selftests/host/patch_target.c
 	$(CC) -O2 -g -o $@ $<
 
 $(BUILD)/selftests/host/test_patch_attach: $(BUILD)/selftests/host/patch_target \
-	$(LIBMETER_PATCH_SO)
+	$(BUILD)/selftests/host/patch_exceptions $(LIBMETER_PATCH_SO)
 
 $(BUILD)/selftests/vm/test_patch_attach: $(BUILD)/selftests/host/test_patch_attach

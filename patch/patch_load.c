@@ -122,6 +122,7 @@ static void patch_new_objects(void)
 
 static void __attribute__((constructor(200))) meter_patch_init(void)
 {
+	patch_runtime_init();
 	patch_new_objects();
 }
 

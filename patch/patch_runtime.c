@@ -361,6 +361,34 @@ static void enter_slow(struct patched *p, struct meter__page_hdr *h,
 		push_deep(h, p->rec, (uintptr_t *)ra_slot);
 }
 
+/*
+ * libmeter frees a thread's block as the thread ends (meter.h), with
+ * frames still live whose returns the hook catches: the C library's own,
+ * when it is patched (the thread's end runs inside them).  Their real
+ * return addresses go where popped frames' go, and the block is never
+ * looked at again.
+ */
+static void thread_ends(struct meter_page *pg)
+{
+	struct meter__page_hdr *h = (struct meter__page_hdr *)pg;
+	struct deep_rets *s = &deep_rets;
+	uint32_t i, d = h->depth < CAP ? h->depth : CAP;
+
+	for (i = 0; i < d; i++)
+		if (sps_of(h)[i] != NO_FRAME)
+			lost_put(sps_of(h)[i], sites_of(h)[i]);
+	while (s->n) {
+		s->n--;
+		lost_put(s->v[s->n].slot, s->v[s->n].ra);
+	}
+	own_block = NULL;
+}
+
+void patch_runtime_init(void)
+{
+	meter__on_thread_end(thread_ends);
+}
+
 uint64_t meter_patch_enter(uint64_t index, uint64_t *ra_slot)
 {
 	struct patched *p = &patched[index];
@@ -381,8 +409,11 @@ static uint64_t leave_slow(uint64_t sp)
 
 	if (!registered(h))
 		h = own_block;
-	if (!h)
-		die("a return through the hook on a thread with no frames");
+	if (!h) {		/* the thread's block has gone (thread_ends) */
+		if (!lost_take(slot, &ra))
+			die("a return through the hook with no entry");
+		return ra;
+	}
 	pop_stale(h, slot, true, patched[0].rec);
 	d = h->depth;
 	if (d > CAP) {

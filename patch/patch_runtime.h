@@ -64,6 +64,9 @@ bool patch_is_hook(uint64_t addr) PATCH_HIDDEN;
 void patch_unhook_all(void) PATCH_HIDDEN;
 void patch_rehook_from(uintptr_t slot) PATCH_HIDDEN;
 
+/* Once, before anything is patched: libmeter's notices. */
+void patch_runtime_init(void) PATCH_HIDDEN;
+
 /* The slow paths (patch_hook.S) and what they call. */
 void meter_patch_entry(void) PATCH_HIDDEN;
 void meter_patch_return(void) PATCH_HIDDEN;

@@ -104,8 +104,10 @@ static int stop_all(pid_t pid, struct tracee *t)
 		struct dirent *de;
 		DIR *d = opendir(dir);
 
-		if (!d)
-			return fail("no process %s%s", dir + 6, "");
+		if (!d) {
+			snprintf(dir, sizeof(dir), "%d", (int)pid);
+			return fail("no process %s%s", dir, "");
+		}
 		more = false;
 		while ((de = readdir(d))) {
 			pid_t tid = (pid_t)atoi(de->d_name);
@@ -132,8 +134,8 @@ static int stop_all(pid_t pid, struct tracee *t)
 		}
 		closedir(d);
 	}
-	return t->n ? 0 : fail("process %s has no thread to stop%s",
-			       dir + 6, "");
+	snprintf(dir, sizeof(dir), "%d", (int)pid);
+	return t->n ? 0 : fail("process %s has no thread to stop%s", dir, "");
 }
 
 static void release_all(struct tracee *t)
@@ -252,6 +254,28 @@ static int call_in(pid_t tid, uint64_t fn, const void *data, size_t len,
 
 #define IN_DATA(off)	((1ull << 63) | (off))
 
+/*
+ * What --pid cannot take on: a process meter profiles already (its own
+ * profile would be ended at the detach), and C++, whose unwinder would
+ * meet the return hook's addresses: at load time the preload's unwinder
+ * entries come first (patch_unwind.c), but the C++ library of a running
+ * process has bound libgcc's already.
+ */
+static int refused(pid_t pid)
+{
+	char path[4096], p[32];
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	if (object_base(pid, "libmeter.so", path, sizeof(path)))
+		return fail("process %s is profiled by meter already (%s)", p,
+			    path);
+	if (object_base(pid, "libstdc++", path, sizeof(path)))
+		return fail("process %s is a C++ program: its exceptions would "
+			    "meet the patched frames (--patch at its start "
+			    "handles them; attaching does not)%s", p, "");
+	return 0;
+}
+
 /* dlopen(lib) and meter_patch_attach(env, rips) in the stopped process. */
 static int attach(pid_t pid, struct tracee *t, const struct attach_req *q)
 {
@@ -327,7 +351,7 @@ int run_attach(const struct attach_req *q, bool *ended)
 	double end;
 
 	*ended = false;
-	if (stop_all(q->pid, &t))
+	if (refused(q->pid) || stop_all(q->pid, &t))
 		return -1;
 	if (attach(q->pid, &t, q)) {
 		release_all(&t);
@@ -383,6 +407,7 @@ int run_attach_env(pid_t pid, double duration, const char *patch_lib,
 	rr->t0_ns = cli_boottime_ns();
 	ret = run_attach(&q, &ended);
 	free(env);
+	rr->exec_failed = ret != 0;	/* said why: nothing more to explain */
 	if (!ret && !ended)
 		fprintf(stderr, "meter-run: detached from process %d, which "
 			"goes on\n", (int)pid);

@@ -5,11 +5,14 @@
  * functions while the stack unwinds, rethrown from a catch, caught and
  * thrown again inside a loop, and thrown from deeper than the shadow
  * stack's page (1008 frames).  Built as users build (-O2 -g); prints a
- * checksum that the patched run must print too.
+ * checksum that the patched run must print too.  With a file name, it
+ * first waits for the file to exist (test_patch_attach: a C++ process to
+ * attach to).
  */
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <unistd.h>
 
 static volatile long sink;
 
@@ -73,10 +76,13 @@ extern "C" __attribute__((noinline)) long deep_throw(int n)
 	return deep_throw(n - 1) + 1;
 }
 
-int main()
+int main(int argc, char **argv)
 {
 	long s = 0;
 	int i;
+
+	while (argc > 1 && access(argv[1], F_OK) != 0)
+		usleep(10000);
 
 	for (i = 0; i < 20; i++)
 		s += after_catch(10);

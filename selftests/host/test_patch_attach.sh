@@ -5,7 +5,8 @@
 # (selftests/host/patch_target.c) is attached, patched, profiled for a
 # second and detached; it runs on to the result it has without meter,
 # the entries it had patched are its own bytes again, and the profile
-# counts its calls.  Bad targets are refused clearly.  The backend is
+# counts its calls.  Bad targets are refused clearly: none, another
+# user's, a C++ program (selftests/host/patch_exceptions.cc waiting).  The backend is
 # ATTACH_BACKEND's (signal on the host; selftests/vm/test_patch_attach.sh
 # runs this with meter.ko's).
 set -u
@@ -26,7 +27,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP attaching needs root (ptrace)"
 	exit 4
 fi
-echo "1..6"
+echo "1..7"
 
 "$PROG" "$tmp/stop" > "$tmp/out" &
 pid=$!
@@ -93,6 +94,17 @@ check "the program runs on to its end, with the result it has without meter" \
 rc=$?
 check "a process that does not exist is refused with a message" \
 	bash -c "[ $rc != 0 ] && grep -q 'pid' '$tmp/nopid'" || diag "$tmp/nopid"
+
+"$ROOT/build/selftests/host/patch_exceptions" "$tmp/stop3" > /dev/null &
+pid=$!
+"$RUN" --pid "$pid" --duration 1 > /dev/null 2> "$tmp/cxx"
+rc=$?
+check "a C++ process is refused (its exceptions would meet patched frames), and left alone" \
+	bash -c "[ $rc != 0 ] && grep -q 'C++ program' '$tmp/cxx' &&
+		 ! grep -q libmeter /proc/$pid/maps" || diag "$tmp/cxx"
+touch "$tmp/stop3"
+wait "$pid"
+pid=
 
 "$PROG" "$tmp/stop2" > /dev/null &
 pid=$!

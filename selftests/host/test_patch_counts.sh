@@ -30,11 +30,24 @@ PROG=$ROOT/build/selftests/host/patch_workload
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_patch_counts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
+# callgrind's output for a command (NAME: the file's stem), its path on
+# stdout; the command's pid names the file, so callgrind's own children
+# cannot be taken for it
+callgrind_of() { # name command...
+	local name=$1 cg
+	shift
+	valgrind --tool=callgrind --callgrind-out-file="$tmp/$name.%p" \
+		"$@" > /dev/null 2> "$tmp/$name.err" &
+	cg=$!
+	wait $cg
+	echo "$tmp/$name.$cg"
+}
+
 if ! command -v valgrind > /dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed"
 	exit 4
 fi
-echo "1..16"
+echo "1..17"
 
 "$PROG" > "$tmp/plain.out"
 "$RUN" --backend signal --patch --patch-list -f json -o "$tmp/m.json" \
@@ -42,12 +55,9 @@ echo "1..16"
 check "the patched program prints what the plain one prints" \
 	cmp "$tmp/plain.out" "$tmp/patched.out" || diag "$tmp/patch.err"
 
-valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p" \
-	"$PROG" > /dev/null 2> "$tmp/cg.err" &
-cg=$!
-wait $cg
+cgw=$(callgrind_of cg "$PROG")
 check "every patched function's count is callgrind's" \
-	python3 "$ROOT/selftests/host/callgrind_calls.py" "$tmp/cg.$cg" "$PROG" \
+	python3 "$ROOT/selftests/host/callgrind_calls.py" "$cgw" "$PROG" \
 		"$tmp/m.json" "$tmp/patch.err" 100
 
 check "a patched call's cost is measured: above libmeter's own call, for the reports' estimate" \
@@ -56,6 +66,15 @@ p = json.load(open(sys.argv[1]))
 c = [f.get("cost_ps", 0) for f in p["functions"] if f.get("calls")]
 print("# libmeter call %d ps, patched call %s ps" % (p["call_cost_ps"], sorted(set(c))))
 sys.exit(0 if c and min(c) > p["call_cost_ps"] > 0 else 1)' "$tmp/m.json"
+
+# the same program with every object patched, the C library included:
+# its threads end inside patched frames of the C library
+"$RUN" --backend signal --patch=all --patch-list -f json -o "$tmp/wall.json" \
+	-- "$PROG" > "$tmp/wall.out" 2> "$tmp/wall.err"
+check "--patch=all: the same program runs as without, its counts still callgrind's" \
+	bash -c "cmp -s '$tmp/plain.out' '$tmp/wall.out' &&
+		 python3 '$ROOT/selftests/host/callgrind_calls.py' '$cgw' '$PROG' \
+			'$tmp/wall.json' '$tmp/wall.err' 100" || diag "$tmp/wall.err"
 
 check "the refused are listed with their reasons" \
 	grep -q "^meter: refused handler: under 5 bytes" "$tmp/patch.err" ||
@@ -112,16 +131,13 @@ PLUG=$ROOT/build/selftests/host/patch_plugin.so
 "$RUN" --backend signal --patch=libpatchdemo.so.1,patch_plugin.so \
 	--patch-list -f json -o "$tmp/libs.json" -- "$LIBS" "$PLUG" \
 	> "$tmp/libs.out" 2> "$tmp/libs.err"
-valgrind --tool=callgrind --callgrind-out-file="$tmp/cgl.%p" \
-	"$LIBS" "$PLUG" > /dev/null 2> "$tmp/cgl.err" &
-cg=$!
-wait $cg
+cgl=$(callgrind_of cgl "$LIBS" "$PLUG")
 check "--patch=LIB,PLUGIN: a library's and a dlopened plugin's counts are callgrind's" \
 	bash -c "cmp '$tmp/libs.plain' '$tmp/libs.out' &&
-		 python3 '$ROOT/selftests/host/callgrind_calls.py' '$tmp/cgl.$cg' \
+		 python3 '$ROOT/selftests/host/callgrind_calls.py' '$cgl' \
 			'$(dirname "$LIBS")/libpatchdemo.so.1' '$tmp/libs.json' \
 			'$tmp/libs.err' 0 &&
-		 python3 '$ROOT/selftests/host/callgrind_calls.py' '$tmp/cgl.$cg' \
+		 python3 '$ROOT/selftests/host/callgrind_calls.py' '$cgl' \
 			'$PLUG' '$tmp/libs.json' '$tmp/libs.err' 0" ||
 	diag "$tmp/libs.err"
 check "--patch=LIB,PLUGIN: the executable is left alone" \
@@ -147,12 +163,9 @@ EXC=$ROOT/build/selftests/host/patch_exceptions
 	-- "$EXC" > "$tmp/exc.out" 2> "$tmp/exc.err"
 check "C++: exceptions through patched frames unwind as without" \
 	cmp "$tmp/exc.plain" "$tmp/exc.out" || diag "$tmp/exc.err"
-valgrind --tool=callgrind --callgrind-out-file="$tmp/cgx.%p" \
-	"$EXC" > /dev/null 2> "$tmp/cgx.err" &
-cg=$!
-wait $cg
+cgx=$(callgrind_of cgx "$EXC")
 check "C++: every patched function's count is callgrind's, none refused" \
-	python3 "$ROOT/selftests/host/callgrind_calls.py" "$tmp/cgx.$cg" "$EXC" \
+	python3 "$ROOT/selftests/host/callgrind_calls.py" "$cgx" "$EXC" \
 		"$tmp/exc.json" "$tmp/exc.err" 0
 "$RUN" --backend signal --patch --patch-list -f json -o "$tmp/exs.json" \
 	-- "$EXC.stripped" \
@@ -173,15 +186,12 @@ if [ -x /usr/bin/bzip2 ] && [ -f "$BZLIB" ]; then
 		bash -c "bzip2 -dc '$tmp/in.bz2' | cmp - '$tmp/in' &&
 			 grep -q 'patched [1-9][0-9]* functions of /usr/bin/bzip2' '$tmp/bz.err'" ||
 		diag "$tmp/bz.err"
-	valgrind --tool=callgrind --callgrind-out-file="$tmp/cgb.%p" \
-		/usr/bin/bzip2 -c "$tmp/in" > /dev/null 2> "$tmp/cgb.err" &
-	cg=$!
-	wait $cg
+	cgb=$(callgrind_of cgb /usr/bin/bzip2 -c "$tmp/in")
 	check "Debian's stripped bzip2 and libbz2: every patched function's count is callgrind's" \
 		bash -c "python3 '$ROOT/selftests/host/callgrind_calls.py' \
-				'$tmp/cgb.$cg' /usr/bin/bzip2 '$tmp/bz.json' '$tmp/bz.err' 0 &&
+				'$cgb' /usr/bin/bzip2 '$tmp/bz.json' '$tmp/bz.err' 0 &&
 			 python3 '$ROOT/selftests/host/callgrind_calls.py' \
-				'$tmp/cgb.$cg' '$BZLIB' '$tmp/bz.json' '$tmp/bz.err' 5"
+				'$cgb' '$BZLIB' '$tmp/bz.json' '$tmp/bz.err' 5"
 else
 	skip "Debian's stripped bzip2 and libbz2 compress as without" "not installed"
 	skip "Debian's stripped bzip2 and libbz2: counts" "not installed"
