@@ -15,21 +15,11 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "fuzz_check.h"
 #include "report.h"
 #include "render_diff.h"
 #include "units.h"
 
-/* A broken promise is a crash: libFuzzer keeps the input that aborted. */
-#define FUZZ_CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "fuzz: %s:%d: ", __FILE__,	\
-				__LINE__);				\
-			fprintf(stderr, __VA_ARGS__);			\
-			fputc('\n', stderr);				\
-			abort();					\
-		}							\
-	} while (0)
 
 struct fuzz_in {
 	const uint8_t *data;

@@ -28,7 +28,7 @@ FUZZ_DIR := $(BUILD)/fuzz
 # their static functions.
 FUZZ_CODE_SRCS := $(ANALYSIS_SRCS) $(TOOLS_COMMON_SRCS) \
 	$(BUILD)/tools/html_assets.c
-FUZZ_HDRS := fuzz/fuzz.h $(TOOLS_HDRS) $(LIB_HDRS) analysis/nldump.c \
+FUZZ_HDRS := fuzz/fuzz.h fuzz/fuzz_check.h $(TOOLS_HDRS) $(LIB_HDRS) analysis/nldump.c \
 	lib/meter_calib_cache.c patch/patch_elf.c patch/patch_plan.c \
 	$(wildcard patch/*.h)
 FUZZ_LIBS := $(ANALYSIS_LIBS) $(PATCH_LIBS) -lz -lm

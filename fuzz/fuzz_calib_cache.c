@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 /*
  * meter.h's declarations without its constructor, which registers records
  * this program has none of (and, its weak section bounds then being NULL,
@@ -33,15 +34,6 @@ uint64_t meter_calibrate(bool automatic, uint64_t *flat_ps)
 	*flat_ps = 0;
 	return 0;
 }
-
-/* fuzz.h's, without the analysis side this libmeter file never sees */
-#define FUZZ_CHECK(cond, what)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "fuzz: %s\n", what);		\
-			abort();					\
-		}							\
-	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,16 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_check.h"
 #include "../patch/patch_elf.c"
 #include "../patch/patch_plan.c"
-
-#define FUZZ_CHECK(cond, what)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "fuzz: %s\n", what);		\
-			abort();					\
-		}							\
-	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

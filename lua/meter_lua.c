@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cputime.h"
 #include "meter.h"
 #include "meter_lua.h"
 
@@ -639,14 +640,6 @@ static void replace_library(lua_State *L, bool on)
 #define CALIB_CALLS	5000
 #define CALIB_ROUNDS	3
 
-static uint64_t thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t best_loop(lua_State *L, int loop)
 {
 	uint64_t best = 0, t0, t;
@@ -655,12 +648,12 @@ static uint64_t best_loop(lua_State *L, int loop)
 	for (i = 0; i <= CALIB_ROUNDS; i++) {
 		lua_pushvalue(L, loop);
 		lua_pushinteger(L, CALIB_CALLS);
-		t0 = thread_ns();
+		t0 = meter_thread_cpu_ns();
 		if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
 			lua_pop(L, 1);
 			return 0;
 		}
-		t = thread_ns() - t0;
+		t = meter_thread_cpu_ns() - t0;
 		if (i && (!best || t < best))	/* the first warms up */
 			best = t;
 	}

@@ -18,18 +18,11 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "cputime.h"
 #include "patch_runtime.h"
 
 #define CALIB_CALLS	20000
 #define CALIB_ROUNDS	5
-
-static uint64_t thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t best_loop(long (*volatile f)(long))
 {
@@ -39,10 +32,10 @@ static uint64_t best_loop(long (*volatile f)(long))
 	long k;
 
 	for (i = 0; i <= CALIB_ROUNDS; i++) {
-		t0 = thread_ns();
+		t0 = meter_thread_cpu_ns();
 		for (k = 0; k < CALIB_CALLS; k++)
 			sink += f(k);
-		t = thread_ns() - t0;
+		t = meter_thread_cpu_ns() - t0;
 		if (i && (!best || t < best))	/* the first warms up */
 			best = t;
 	}

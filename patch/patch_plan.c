@@ -42,15 +42,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool is_flow(const cs_insn *in)
+/* A return, a trap or a system call: nothing runs after it in line. */
+static bool ends_flow(const cs_insn *in)
 {
 	const cs_detail *d = in->detail;
 	uint8_t i;
 
 	for (i = 0; i < d->groups_count; i++)
 		switch (d->groups[i]) {
-		case CS_GRP_JUMP:
-		case CS_GRP_CALL:
 		case CS_GRP_RET:
 		case CS_GRP_INT:
 		case CS_GRP_IRET:
@@ -67,7 +66,18 @@ static bool is_flow(const cs_insn *in)
 	return false;
 }
 
-/* A direct branch or call's target, if in is one. */
+/* A jump, a call, or an instruction after which the flow does not go on. */
+static bool is_flow(const cs_insn *in)
+{
+	const cs_detail *d = in->detail;
+	uint8_t i;
+
+	for (i = 0; i < d->groups_count; i++)
+		if (d->groups[i] == CS_GRP_JUMP || d->groups[i] == CS_GRP_CALL)
+			return true;
+	return ends_flow(in);
+}
+
 static bool direct_target(const cs_insn *in, uint64_t *target)
 {
 	const cs_x86 *x = &in->detail->x86;
@@ -137,9 +147,6 @@ static bool lands_inside(const struct targets *t, uint64_t from, uint64_t to)
  */
 static const char *displaced_refusal(const cs_insn *in)
 {
-	const cs_detail *d = in->detail;
-	uint8_t i;
-
 	switch (in->id) {
 	case X86_INS_LOOP:
 	case X86_INS_LOOPE:
@@ -147,21 +154,8 @@ static const char *displaced_refusal(const cs_insn *in)
 	case X86_INS_JRCXZ:
 	case X86_INS_JECXZ:
 		return PATCH_REFUSED_JUMP;
-	case X86_INS_SYSCALL:
-	case X86_INS_SYSENTER:
-	case X86_INS_INT3:
-	case X86_INS_UD2:
-	case X86_INS_HLT:
-		return PATCH_REFUSED_RET;
 	}
-	for (i = 0; i < d->groups_count; i++)
-		switch (d->groups[i]) {
-		case CS_GRP_RET:
-		case CS_GRP_INT:
-		case CS_GRP_IRET:
-			return PATCH_REFUSED_RET;
-		}
-	return NULL;
+	return ends_flow(in) ? PATCH_REFUSED_RET : NULL;
 }
 
 static bool in_glue(const struct patch_obj *obj, uint64_t addr)

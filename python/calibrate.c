@@ -13,6 +13,7 @@
  */
 #include <time.h>
 
+#include "cputime.h"
 #include "meter_py.h"
 
 #define CALIB_CALLS	5000
@@ -25,14 +26,6 @@ static const char stub_src[] =
 	"    for _ in range(n):\n"
 	"        stub()\n";
 
-static uint64_t thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* The fastest of CALIB_ROUNDS runs of loop(CALIB_CALLS); 0 on error. */
 static uint64_t best_loop(PyObject *loop)
 {
@@ -41,9 +34,9 @@ static uint64_t best_loop(PyObject *loop)
 	int i;
 
 	for (i = 0; i <= CALIB_ROUNDS; i++) {
-		t0 = thread_ns();
+		t0 = meter_thread_cpu_ns();
 		r = PyObject_CallFunction(loop, "i", CALIB_CALLS);
-		t = thread_ns() - t0;
+		t = meter_thread_cpu_ns() - t0;
 		if (!r) {
 			PyErr_Clear();
 			return 0;

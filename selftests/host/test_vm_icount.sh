@@ -19,9 +19,8 @@
 #    sessions add under two kernel instructions each (test_harden_exit_cost);
 #  - a Python program and a Lua script whose self time splits 50/30/20
 #    by construction come out so within 1 point, profiled at 10 kHz on
-#    the kernel backend (selftests/vm/interp_split.sh), and so does the
-#    same split in C built plainly, under meter-run --patch
-#    (selftests/vm/patch_split.sh);
+#    the kernel backend, and so does the same split in C built plainly,
+#    under meter-run --patch (selftests/vm/split_shares.sh);
 #  - following a tree of short processes costs a few percent: 50 runs of
 #    primes from a shell loop under meter-run --follow-fork execute at most
 #    TREE_MAX_PCT % more guest instructions than not profiled (one round
@@ -64,9 +63,9 @@ selftests/vm-run --kernel "$kver" --count-insns --icount --timeout 600 "${pyadd[
 	       build/selftests/vm/test_kmod_late; echo "# exit $?";
 	       echo 1 > /sys/module/meter/parameters/cpu_timer;
 	       build/selftests/vm/test_harden_exit_cost; echo "# exit $?";
-	       selftests/vm/interp_split.sh python; echo "# exit $?";
-	       selftests/vm/interp_split.sh lua; echo "# exit $?";
-	       selftests/vm/patch_split.sh; echo "# exit $?"' \
+	       selftests/vm/split_shares.sh python; echo "# exit $?";
+	       selftests/vm/split_shares.sh lua; echo "# exit $?";
+	       selftests/vm/split_shares.sh patched; echo "# exit $?"' \
 	> "$tmp/out" 2> "$tmp/err" || rc=$?
 if [ $rc = 0 ] && grep -q '^# exit' "$tmp/out"; then
 	ok "a VM boots with the instruction counter and -icount (kernel $kver)"
