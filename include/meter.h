@@ -88,12 +88,11 @@ void meter_resume(meter_record_t *rec);
 void meter_api_call_cost(uint64_t ps);
 
 /*
- * libmeter's own calibrated call (the plugin's sequence), in picoseconds;
- * 0 until the first thread is registered.  A runtime that does that
- * sequence's work itself measures its call whole and passes what it adds
- * to this to meter_api_call_cost().
+ * The same, for a runtime that does libmeter's part of a call itself (the
+ * count, the shadow stack: libmeter-patch.so's stubs): ps is the whole
+ * call's cost, which libmeter adds nothing to.
  */
-uint64_t meter_call_cost(void);
+void meter_api_call_cost_whole(uint64_t ps);
 
 /* The backend in use: "kernel", "signal" or "off" (decided at first use). */
 const char *meter_backend(void);

@@ -103,6 +103,7 @@ struct meter_global {
 	uint64_t call_cost_ps;
 	uint64_t flat_cost_ps;	/* the same for a flat function */
 	uint64_t api_extra_ps;	/* meter_api_call_cost(): a runtime's own */
+	bool api_whole;		/* ... and the whole call's (libmeter adds none) */
 	bool finished;		/* process exit handled */
 
 	/* kernel backend */

@@ -74,9 +74,10 @@ void meter_api_call_cost(uint64_t ps)
 	__atomic_store_n(&meter_g.api_extra_ps, ps, __ATOMIC_RELAXED);
 }
 
-uint64_t meter_call_cost(void)
+void meter_api_call_cost_whole(uint64_t ps)
 {
-	return meter_g.call_cost_ps;
+	__atomic_store_n(&meter_g.api_whole, true, __ATOMIC_RELAXED);
+	meter_api_call_cost(ps);
 }
 
 uint64_t meter_rec_cost_ps(uint32_t id)
@@ -86,6 +87,8 @@ uint64_t meter_rec_cost_ps(uint32_t id)
 
 	if (meter_g.recs[id].kind != METER_REC_API || !extra)
 		return 0;
+	if (__atomic_load_n(&meter_g.api_whole, __ATOMIC_RELAXED))
+		return extra;
 	return extra + meter_g.call_cost_ps;
 }
 

@@ -5,12 +5,12 @@
  * theirs: a 5-byte leaf called in a loop through a stub like every
  * patched function's (patch_install.c) and its unpatched twin, the best
  * of CALIB_ROUNDS rounds each way on the thread's CPU clock, once per
- * process when the first object is patched (about 1 ms).  The stub runs on a
- * scratch block, so that nothing of it reaches the profile.  The
- * difference a call, less libmeter's calibrated call (whose work the stub
- * does), is what patching adds to it (meter_api_call_cost): the jumps
- * and the return through the hook, the call the CPU's return stack did
- * not predict.  The reports' estimate of meter's own cost then holds for
+ * process when the first object is patched (about 2 ms).  The stub runs
+ * on a scratch block, so that nothing of it reaches the profile.  The
+ * difference a call is the whole cost of a patched call (the stub does
+ * libmeter's part itself: meter_api_call_cost_whole), the jumps and the
+ * return through the hook, which the CPU's return stack did not predict,
+ * included.  The reports' estimate of meter's own cost then holds for
  * a patched program too.
  */
 #include <stdbool.h>
@@ -44,7 +44,6 @@ static uint64_t best_loop(long (*volatile f)(long))
 
 static uint64_t patched_ps;	/* a patched call over a plain one */
 
-/* Before any thread registers (the constructor): the measure. */
 void patch_calibrate(void)
 {
 	uint64_t hooked, plain, stub;
@@ -74,22 +73,5 @@ void patch_calibrate(void)
 	munmap(scratch, block);
 	munmap(area, len);
 	patched_ps = hooked > plain ? (hooked - plain) * 1000 / CALIB_CALLS : 1;
-	/* libmeter's own call is not known yet: this much over, for now */
-	meter_api_call_cost(patched_ps);
-}
-
-/*
- * At the first registration, once libmeter has calibrated its call.  The
- * kernel backend was sent the records' costs as the thread registered:
- * its reports keep the first figure, over by libmeter's call.
- */
-void patch_calibrate_refine(void)
-{
-	static bool done;
-	uint64_t base = meter_call_cost();
-
-	if (done || !patched_ps || !base)
-		return;
-	done = true;
-	meter_api_call_cost(patched_ps > base ? patched_ps - base : 1);
+	meter_api_call_cost_whole(patched_ps);
 }

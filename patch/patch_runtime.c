@@ -353,7 +353,6 @@ static void enter_slow(struct patched *p, struct meter__page_hdr *h,
 	h = (struct meter__page_hdr *)meter__tls.page;
 	if ((void *)f.page != (void *)h || !registered(h))
 		return;		/* not profiled: runs as it was */
-	patch_calibrate_refine();	/* libmeter has calibrated its call */
 	own(h);
 	if (h->depth < CAP)
 		push_shallow(h, p->id, (uintptr_t *)ra_slot);

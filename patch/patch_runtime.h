@@ -45,10 +45,9 @@ extern size_t patch_navoid PATCH_HIDDEN;
 /* Every jump written taken back (meter_patch_detach). */
 void patch_unpatch_all(void) PATCH_HIDDEN;
 
-/* patch_calib.c: what a patched call adds, measured once, given to
+/* patch_calib.c: what a patched call costs, measured once, given to
  * libmeter; patch_install.c makes the stub it times. */
 void patch_calibrate(void) PATCH_HIDDEN;
-void patch_calibrate_refine(void) PATCH_HIDDEN;
 uint64_t patch_calib_stub(void **area, size_t *len) PATCH_HIDDEN;
 long meter_patch_calib_leaf(long x) PATCH_HIDDEN;
 long meter_patch_calib_plain(long x) PATCH_HIDDEN;

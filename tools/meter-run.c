@@ -734,6 +734,7 @@ int main(int argc, char **argv)
 		struct meter_profile *p;
 
 		if (run_once(&o, &rr)) {
+			run_result_free(&rr);
 			status = 1;
 			break;
 		}

@@ -41,8 +41,9 @@ check "meter-run --pid attaches, profiles a second and detaches (exit 0)" \
 # the program's code in memory against its file: no jump left
 check "after detaching, the program's code is its file's again, byte for byte" \
 	python3 - "$pid" "$PROG" <<'PY'
-import sys
-pid, prog = sys.argv[1], sys.argv[2]
+import os, sys
+# /proc names the file by its real path: a checkout may be a link
+pid, prog = sys.argv[1], os.path.realpath(sys.argv[2])
 data = open(prog, 'rb').read()
 mem = open('/proc/%s/mem' % pid, 'rb')
 n = 0
