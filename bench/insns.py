@@ -214,7 +214,8 @@ PERCALL_LABELS = (("manual", "meter manual (METER_FUNCTION)"),
                   ("flat", "meter flat (METER_FUNCTION_FLAT)"),
                   ("plugin", "meter GCC plugin, stacked"),
                   ("plugin_flat", "meter GCC plugin, flat"),
-                  ("auto", "meter automatic (-finstrument-functions)"))
+                  ("auto", "meter automatic (-finstrument-functions)"),
+                  ("patched", "meter --patch (plain build, patched)"))
 
 
 def report(p, s, workloads):

@@ -28,8 +28,12 @@
 #   realprogs_args PROG DIR SCALE   the arguments of one workload run
 #
 # The Lua build fixes its hash seed and sort pivot (luai_makeseed,
-# l_randomizePivot) so that every run does the same work; the workloads
-# are bench/realprogs/work.lua and bzip2 -9 over Lua's own sources.
+# l_randomizePivot), and makes the C API's string cache one set
+# (STRCACHE_N=1: its sets are chosen by the C strings' addresses, which
+# ASLR moves, and a run that happened to evict one string more called
+# luaS_newlstr once more than the run it was compared with), so that every
+# run does the same work; the workloads are bench/realprogs/work.lua and
+# bzip2 -9 over Lua's own sources.
 
 REALPROGS_ROOT=${REALPROGS_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 # what -pg needs to see every call: no inlining, no clones, no split parts
@@ -62,11 +66,11 @@ realprogs_variant_libs() { # variant
 }
 
 # a build is current when built with the flags of now (kept beside it in
-# BINARY.flags) and newer than what it was built with: the plugin,
-# <meter.h> (its layout) and libmeter
+# BINARY.flags) and newer than what it was built with: this recipe, the
+# plugin, <meter.h> (its layout) and libmeter
 realprogs_current() { # binary variant
 	local r=$REALPROGS_ROOT
-	[ -x "$1" ] || return 1
+	[ -x "$1" ] && [ "$1" -nt "$r/bench/realprogs.sh" ] || return 1
 	[ "$(cat "$1.flags" 2>/dev/null)" = "$(realprogs_variant_flags "$2")" ] || return 1
 	case $2 in
 	plugin*) [ "$1" -nt "$r/build/plugin/meter.so" ] && [ "$1" -nt "$r/include/meter.h" ] &&
@@ -84,7 +88,8 @@ realprogs_compile() {
 	bzip2)	defs=(-D_FILE_OFFSET_BITS=64)
 		files=($(for f in blocksort huffman crctable randtable compress decompress bzlib bzip2; do echo "$src/$f.c"; done)) ;;
 	lua)	defs=(-std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX -I"$(dirname "$(dirname "$out")")"
-		      -D'luai_makeseed(L)=0u' -D'l_randomizePivot()=0u')
+		      -D'luai_makeseed(L)=0u' -D'l_randomizePivot()=0u'
+		      -DSTRCACHE_N=1 -DSTRCACHE_M=2)
 		files=($(ls "$src"/src/*.c | grep -v '/luac\.c$')) ;;
 	zstd)	# the CLI and the library in one binary, threads on, the
 		# decoder's x86-64 assembly as Debian builds it

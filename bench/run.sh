@@ -407,14 +407,18 @@ icount_part() {
 		# per call: user instructions of N and 2N calls (bench/callcost.sh
 		# built the variants on the host)
 		echo "== icount: instructions per call" >&2
-		for v in baseline manual flat plugin plugin_flat auto; do
+		for v in baseline manual flat plugin plugin_flat auto patched; do
+			# patched: the plain build, its entries patched at load
+			local bin=$v
+			local -a pre=()
+			[ $v = patched ] && { bin=baseline; pre=(LD_PRELOAD="$ROOT/build/lib/libmeter-patch.so" METER_PATCH=exe); }
 			for sc in 100000 200000; do
 				next_id i
 				mkdir -p "$OUT/runs/$id"
-				METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
-				METER_CACHE_DIR=off \
+				env "${pre[@]}" METER_BACKEND=off METER_QUIET=1 \
+				METER_OUTPUT=/dev/null METER_CACHE_DIR=off \
 					"$ICOUNT_CMD" -o "$OUT/runs/$id/icount.txt" -- \
-					"$ROOT/build/bench/callcost/$v" "$sc" > /dev/null 2>&1 &&
+					"$ROOT/build/bench/callcost/$bin" "$sc" > /dev/null 2>&1 &&
 					echo "$id percall $v - callcost 1 ok $sc" >> "$OUT/index"
 			done
 		done
