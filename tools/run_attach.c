@@ -130,6 +130,12 @@ static int stop_all(pid_t pid, struct tracee *t)
 				continue;
 			t->tid[t->n] = tid;
 			t->rip[t->n++] = r.rip;
+			if (tid == pid && t->n > 1) {	/* the leader first: */
+				t->tid[t->n - 1] = t->tid[0];	/* its stack */
+				t->rip[t->n - 1] = t->rip[0];	/* grows */
+				t->tid[0] = tid;
+				t->rip[0] = r.rip;
+			}
 			more = true;
 		}
 		closedir(d);
@@ -318,22 +324,36 @@ static int detach(pid_t pid, struct tracee *t)
 	return 0;
 }
 
-/* Not ended: /proc has a zombie until its parent reaps it. */
-static bool alive(pid_t pid)
+/*
+ * The process's start time (/proc's clock ticks since boot), 0 if it has
+ * ended (a zombie stays in /proc until its parent reaps it): a pid that
+ * was reused is another process.
+ */
+static unsigned long long started(pid_t pid)
 {
-	char path[64], buf[512], *paren;
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
 	FILE *f;
 	size_t n;
+	int field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
+		return 0;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	paren = strrchr(buf, ')');
-	return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return 0;
+	/* field 3 is the state, after the name; the start time is 22 */
+	for (field = 3, p += 2; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (field == 22)
+		t = strtoull(p, NULL, 10);
+	return t;
 }
 
 static double now_s(void)
@@ -346,6 +366,7 @@ static double now_s(void)
 
 int run_attach(const struct attach_req *q, bool *ended)
 {
+	unsigned long long born = started(q->pid);
 	static struct tracee t;
 	struct sigaction sa, old;
 	double end;
@@ -363,10 +384,10 @@ int run_attach(const struct attach_req *q, bool *ended)
 	sigaction(SIGINT, &sa, &old);
 	end = now_s() + q->duration;
 	while (!interrupted && (q->duration <= 0 || now_s() < end) &&
-	       alive(q->pid))
+	       started(q->pid) == born)
 		usleep(20000);
 	sigaction(SIGINT, &old, NULL);
-	if (!alive(q->pid)) {
+	if (started(q->pid) != born) {
 		*ended = true;	/* its profile ended with it */
 		return 0;
 	}
