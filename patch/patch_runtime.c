@@ -380,6 +380,10 @@ static void thread_ends(struct meter_page *pg)
 		s->n--;
 		lost_put(s->v[s->n].slot, s->v[s->n].ra);
 	}
+	if (s->v)		/* the thread had been deep: its frames are kept */
+		munmap(s->v, s->cap * sizeof(*s->v));
+	s->v = NULL;
+	s->cap = 0;
 	own_block = NULL;
 }
 

@@ -88,6 +88,8 @@ __attribute__((noinline)) void *worker(void *arg)
 
 	for (i = 0; i < n; i++)
 		__atomic_fetch_add(&sink, rec(10), __ATOMIC_RELAXED);
+	/* past the page's frames, then the thread ends */
+	__atomic_fetch_add(&sink, deep_rec(1200), __ATOMIC_RELAXED);
 	return NULL;
 }
 
