@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,11 +50,15 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
-static int fail(const char *fmt, const char *a, const char *b)
+static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	fprintf(stderr, "meter-run: --pid: ");
-	fprintf(stderr, fmt, a, b);
+	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	va_end(ap);
 	return -1;
 }
 
@@ -72,24 +77,22 @@ static int say_eperm(pid_t pid)
 {
 	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
 	int scope = 0;
-	char p[32];
 
 	if (f) {
 		if (fscanf(f, "%d", &scope) != 1)
 			scope = 0;
 		fclose(f);
 	}
-	snprintf(p, sizeof(p), "%d", (int)pid);
 	if (scope >= 3)
-		return fail("process %s: ptrace is disabled (kernel.yama."
-			    "ptrace_scope is 3, until reboot)%s", p, "");
+		return fail("process %d: ptrace is disabled (kernel.yama."
+			    "ptrace_scope is 3, until reboot)", (int)pid);
 	if (scope >= 1)
-		return fail("process %s: not permitted: kernel.yama.ptrace_"
-			    "scope is %s, which lets only a parent or a process "
-			    "with CAP_SYS_PTRACE attach (run as root)", p,
-			    scope == 1 ? "1" : "2");
-	return fail("process %s: not permitted: it is another user's, or "
-		    "not dumpable%s", p, "");
+		return fail("process %d: not permitted: kernel.yama.ptrace_"
+			    "scope is %d, which lets only a parent or a process "
+			    "with CAP_SYS_PTRACE attach (run as root)", (int)pid,
+			    scope);
+	return fail("process %d: not permitted: it is another user's, or "
+		    "not dumpable", (int)pid);
 }
 
 /* Every thread of pid stopped (threads made meanwhile too). */
@@ -104,10 +107,8 @@ static int stop_all(pid_t pid, struct tracee *t)
 		struct dirent *de;
 		DIR *d = opendir(dir);
 
-		if (!d) {
-			snprintf(dir, sizeof(dir), "%d", (int)pid);
-			return fail("no process %s%s", dir, "");
-		}
+		if (!d)
+			return fail("no process %d", (int)pid);
 		more = false;
 		while ((de = readdir(d))) {
 			pid_t tid = (pid_t)atoi(de->d_name);
@@ -140,8 +141,7 @@ static int stop_all(pid_t pid, struct tracee *t)
 		}
 		closedir(d);
 	}
-	snprintf(dir, sizeof(dir), "%d", (int)pid);
-	return t->n ? 0 : fail("process %s has no thread to stop%s", dir, "");
+	return t->n ? 0 : fail("process %d has no thread to stop", (int)pid);
 }
 
 static void release_all(struct tracee *t)
@@ -269,16 +269,15 @@ static int call_in(pid_t tid, uint64_t fn, const void *data, size_t len,
  */
 static int refused(pid_t pid)
 {
-	char path[4096], p[32];
+	char path[4096];
 
-	snprintf(p, sizeof(p), "%d", (int)pid);
 	if (object_base(pid, "libmeter.so", path, sizeof(path)))
-		return fail("process %s is profiled by meter already (%s)", p,
-			    path);
+		return fail("process %d is profiled by meter already (%s)",
+			    (int)pid, path);
 	if (object_base(pid, "libstdc++", path, sizeof(path)))
-		return fail("process %s is a C++ program: its exceptions would "
+		return fail("process %d is a C++ program: its exceptions would "
 			    "meet the patched frames (--patch at its start "
-			    "handles them; attaching does not)%s", p, "");
+			    "handles them; attaching does not)", (int)pid);
 	return 0;
 }
 
@@ -292,15 +291,16 @@ static int attach(pid_t pid, struct tracee *t, const struct attach_req *q)
 	int err;
 
 	if (!dl)
-		return fail("no dlopen in the C library of process %s%s",
-			    "", "");
+		return fail("no dlopen in the C library of process %d",
+			    (int)pid);
 	if (call_in(t->tid[0], dl, q->patch_lib, plen, args, &ret) || !ret)
-		return fail("process could not load %s%s", q->patch_lib, "");
+		return fail("process %d could not load %s", (int)pid,
+			    q->patch_lib);
 	fn = symbol_in(pid, "libmeter-patch.so", "meter_patch_attach");
 	data = malloc(rips + t->n * 8);
 	if (!fn || !data) {
 		free(data);
-		return fail("no meter_patch_attach in %s%s", q->patch_lib, "");
+		return fail("no meter_patch_attach in %s", q->patch_lib);
 	}
 	memcpy(data, q->env, q->env_len);
 	memcpy(data + rips, t->rip, t->n * 8);
@@ -310,7 +310,7 @@ static int attach(pid_t pid, struct tracee *t, const struct attach_req *q)
 	err = call_in(t->tid[0], fn, data, rips + t->n * 8, args, &ret);
 	free(data);
 	if (err || (int)ret)
-		return fail("nothing could be patched%s%s", "", "");
+		return fail("nothing could be patched in process %d", (int)pid);
 	return 0;
 }
 
@@ -320,7 +320,8 @@ static int detach(pid_t pid, struct tracee *t)
 	uint64_t args[3] = { 0, 0, 0 }, ret;
 
 	if (!fn || call_in(t->tid[0], fn, NULL, 0, args, &ret))
-		return fail("the patches could not be taken back%s%s", "", "");
+		return fail("the patches of process %d could not be taken back",
+			    (int)pid);
 	return 0;
 }
 
