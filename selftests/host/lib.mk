@@ -52,7 +52,7 @@ $(LIBTEST_HOST)/lib_cxx_plugin: selftests/host/lib_cxx_workload.cc include/meter
 	$(CXX) $(LIBTEST_CXXFLAGS) $(PLUGIN_FLAGS_ALL) -o $@ $< $(LIBTEST_LINK)
 
 # 1000 C++ functions with 300-character names (test_lib_names,
-# test_lib_kernel_counts)
+# test_lib_kernel_session)
 $(LIBTEST_HOST)/lib_cxx_names: selftests/host/lib_cxx_names.cc include/meter.h $(LIBMETER_SO) $(METER_PLUGIN)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIBTEST_CXXFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)

@@ -7,14 +7,14 @@
 # the entries it had patched are its own bytes again, and the profile
 # counts its calls.  Bad targets are refused clearly: none, another
 # user's, a C++ program (selftests/host/patch_exceptions.cc waiting).  The backend is
-# ATTACH_BACKEND's (signal on the host; selftests/vm/test_patch_attach.sh
+# LIBTEST_BACKEND's (signal on the host; selftests/vm/test_patch_attach.sh
 # runs this with meter.ko's).
 set -u
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
 RUN=$ROOT/build/tools/meter-run
 PROG=$ROOT/build/selftests/host/patch_target
-BACKEND=${ATTACH_BACKEND:-signal}
+BACKEND=${LIBTEST_BACKEND:-signal}
 export METER_QUIET=1
 
 . "$ROOT/selftests/tools_lib.sh" || exit 1

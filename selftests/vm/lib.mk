@@ -10,9 +10,9 @@ METER_LIB_VM_MK := 1
 -include selftests/host/lib.mk
 
 $(patsubst selftests/vm/%.c,$(BUILD)/selftests/vm/%,$(wildcard selftests/vm/test_lib_*.c)): \
-	$(LIBTEST_WORKLOADS) selftests/host/lib_run.h selftests/vm/lib_kernel.h
+	$(LIBTEST_WORKLOADS) selftests/host/lib_run.h selftests/host/lib_backend.h selftests/vm/lib_kernel.h
 
-# runs the host test's profiled child
-$(BUILD)/selftests/vm/test_lib_kernel_flat: $(BUILD)/selftests/host/test_lib_flat
+# the VM runs these host tests on meter.ko (selftests/on-kernel)
+$(BUILD)/selftests/vm/test_lib_counts $(BUILD)/selftests/vm/test_lib_flat $(BUILD)/selftests/vm/test_lib_fork: $(BUILD)/selftests/vm/%: $(BUILD)/selftests/host/%
 
 endif

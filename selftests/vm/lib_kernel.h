@@ -1,52 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libmeter's VM tests: run a workload from selftests/host with the kernel
- * backend and read its session back from meter.ko through nlclient.
+ * libmeter's VM-only tests: run a workload from selftests/host with the
+ * kernel backend and read its session back from meter.ko through
+ * nlclient.  A test that holds on both machines is written once, over
+ * host/lib_backend.h, instead.
  */
 #ifndef LIB_KERNEL_H
 #define LIB_KERNEL_H
 
-#include "kselftest_harness.h"
-#include "host/lib_run.h"
-
-/*
- * A test's time limit: the harness's 30 s is for a native machine; under
- * TCG, and on the debug kernel, a workload takes many times longer (the
- * macro is read where TEST() expands, after this).
- */
-#undef TEST_TIMEOUT_DEFAULT
-#define TEST_TIMEOUT_DEFAULT 600
-#include "nldump.h"
+#include "host/lib_backend.h"
 #include "nlreg.h"
-
-static struct meter_nl *knl;
-
-/* The profile of the newest session of pid, deleted afterwards. */
-TAP_HELPER struct meter_profile *kernel_profile(pid_t pid)
-{
-	struct meter_nl_sel sel = { .pid = pid };
-	struct meter_profile *p = NULL;
-	char err[256];
-	int rc;
-
-	if (!knl && meter_nl_open(&knl, err, sizeof(err))) {
-		printf("# meter_nl_open: %s\n", err);
-		return NULL;
-	}
-	rc = meter_nl_get_profile(knl, &sel, &p, err, sizeof(err));
-	if (rc) {
-		printf("# meter_nl_get_profile(pid %d): %s\n", (int)pid, err);
-		return NULL;
-	}
-	/* a session left behind would be another test's to trip over */
-	sel.cookie = p->cookie;
-	if (meter_nl_delete(knl, &sel, err, sizeof(err))) {
-		printf("# meter_nl_delete: %s\n", err);
-		meter_profile_free(p);
-		return NULL;
-	}
-	return p;
-}
 
 /*
  * Runs ../host/PROG with the kernel backend (and extra, "K=V" or NULL, in

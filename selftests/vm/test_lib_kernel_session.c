@@ -1,55 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * With meter.ko, libmeter registers each thread and flushes call counts at
- * thread and process exit: a function called N times reports N in the
- * session, in each mode (the variants) and under 8 threads; allocation
- * accounting, every module's records and 300 short-lived threads too.
+ * What libmeter hands meter.ko reaches the session whole: the counts of
+ * 8 threads and of 300 short-lived ones, flushed as each ends (in each
+ * mode, the variants), allocation accounting, every module's records,
+ * the names threads give themselves and long function names.  One
+ * process's exact counts are test_lib_counts's, on both machines.
  */
 #include "lib_kernel.h"
-
-FIXTURE(counts) {
-	struct kernel_run r;
-};
-
-FIXTURE_VARIANT(counts) {
-	const char *mode;
-};
-
-FIXTURE_VARIANT_ADD(counts, manual) { .mode = "manual" };
-FIXTURE_VARIANT_ADD(counts, automatic) { .mode = "auto" };
-FIXTURE_VARIANT_ADD(counts, plugin) { .mode = "plugin" };
-FIXTURE_VARIANT_ADD(counts, api) { .mode = "api" };
-
-/* "counts 1000": top 1000 times, mid under it, leaf four times a mid */
-FIXTURE_SETUP(counts)
-{
-	char prog[64];
-	const char *args[] = { "counts", "1000", NULL };
-
-	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
-	kernel_run(&self->r, prog, args, "counts", NULL);
-	ASSERT_KERNEL_RUN(&self->r);
-}
-
-FIXTURE_TEARDOWN(counts)
-{
-	meter_profile_free(self->r.p);
-	scratch_cleanup();
-}
-
-TEST_F(counts, exact_call_counts_in_the_session)
-{
-	EXPECT_STREQ("kernel", self->r.p->backend);
-	EXPECT_EQ(1, calls_of(self->r.p, "main"));
-	EXPECT_EQ(1000, calls_of(self->r.p, "top"));
-	EXPECT_EQ(1000, calls_of(self->r.p, "mid"));
-	EXPECT_EQ(4000, calls_of(self->r.p, "leaf"));
-}
-
-TEST_F(counts, calibrated_call_cost_registered)
-{
-	EXPECT_LT(0, self->r.p->call_cost_ps);
-}
 
 FIXTURE(threads) {
 	struct kernel_run r;
