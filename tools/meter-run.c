@@ -193,6 +193,101 @@ static const char *backend_said(const struct run_opts *o)
 
 static void check_args(const struct run_opts *o);
 
+/* One option of meter-run's own (not a report option): o updated, or
+ * the usage error. */
+static void run_option(struct run_opts *o, int c)
+{
+	unsigned long long v;
+	double d;
+
+	switch (c) {
+	case 'F':
+		if (parse_seconds(optarg, &d) || d < 1 || d > 100000)
+			cli_die_usage("-F wants a rate in Hz from 1 to "
+				      "100000, not '%s'", optarg);
+		o->period_ns = (uint64_t)(1e9 / d + 0.5);
+		return;
+	case OPT_PERIOD:
+		if (parse_duration_ns(optarg, &o->period_ns) ||
+		    o->period_ns < METER_PERIOD_MIN_NS ||
+		    o->period_ns > METER_PERIOD_MAX_NS)
+			cli_die_usage("--period wants a duration from "
+				      "10us to 1s such as 1ms or 100us, "
+				      "not '%s'", optarg);
+		return;
+	case OPT_CLOCK:
+		if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))
+			cli_die_usage("--clock wants cpu or wall, not "
+				      "'%s'", optarg);
+		o->clock = optarg;
+		return;
+	case 'b':
+		if (strcmp(optarg, "kernel") &&
+		    strcmp(optarg, "signal") &&
+		    strcmp(optarg, "off") && strcmp(optarg, "auto"))
+			cli_die_usage("unknown backend '%s' (kernel, "
+				      "signal, off, auto)", optarg);
+		o->backend = optarg;
+		return;
+	case OPT_PERIODIC:
+		if (parse_seconds(optarg, &o->periodic) ||
+		    o->periodic < 0.01)
+			cli_die_usage("--periodic wants seconds (at "
+				      "least 0.01), not '%s'", optarg);
+		return;
+	case OPT_REPEAT:
+		if (parse_uint(optarg, 1000000, &v))
+			cli_die_usage("--repeat wants a count from 1, "
+				      "not '%s'", optarg);
+		o->repeat = (unsigned)v;
+		return;
+	case OPT_FOLLOW_FORK:
+		o->follow_fork = true;
+		return;
+	case OPT_NO_PROGRESS:
+		o->progress = false;
+		return;
+	case OPT_ALLOC:
+		find_preload("libmeter-alloc.so", "METER_ALLOC_LIB",
+			     "--alloc", o->alloc_lib,
+			     sizeof(o->alloc_lib));
+		return;
+	case OPT_PATCH:
+		if (snprintf(o->patch_objs, sizeof(o->patch_objs),
+			     "%s", optarg ? optarg : "exe") >=
+		    (int)sizeof(o->patch_objs) || !o->patch_objs[0])
+			cli_die_usage("--patch= wants exe, all or "
+				      "libraries, comma-separated");
+		find_preload("libmeter-patch.so", "METER_PATCH_LIB",
+			     "--patch", o->patch_lib,
+			     sizeof(o->patch_lib));
+		return;
+	case OPT_PATCH_LIST:
+		o->patch_list = true;
+		return;
+	case OPT_PID:
+		if (parse_uint(optarg, 1 << 22, &v) || !v)
+			cli_die_usage("--pid wants a process id, not "
+				      "'%s'", optarg);
+		o->pid = (pid_t)v;
+		return;
+	case OPT_DURATION:
+		if (parse_seconds(optarg, &o->duration))
+			cli_die_usage("--duration wants seconds, not "
+				      "'%s'", optarg);
+		return;
+	case OPT_PATCH_EXCLUDE:
+		add_exclude(o, optarg);
+		return;
+	case 'h':
+		usage(stdout);
+		exit(0);
+	default:
+		fprintf(stderr, "Try 'meter-run --help'.\n");
+		exit(2);
+	}
+}
+
 static void parse_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
@@ -214,8 +309,6 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long v;
-	double d;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -226,92 +319,7 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 				NULL)) != -1) {
 		if (cli_report_option(&o->r, c, optarg))
 			continue;
-		switch (c) {
-		case 'F':
-			if (parse_seconds(optarg, &d) || d < 1 || d > 100000)
-				cli_die_usage("-F wants a rate in Hz from 1 to "
-					      "100000, not '%s'", optarg);
-			o->period_ns = (uint64_t)(1e9 / d + 0.5);
-			break;
-		case OPT_PERIOD:
-			if (parse_duration_ns(optarg, &o->period_ns) ||
-			    o->period_ns < METER_PERIOD_MIN_NS ||
-			    o->period_ns > METER_PERIOD_MAX_NS)
-				cli_die_usage("--period wants a duration from "
-					      "10us to 1s such as 1ms or 100us, "
-					      "not '%s'", optarg);
-			break;
-		case OPT_CLOCK:
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))
-				cli_die_usage("--clock wants cpu or wall, not "
-					      "'%s'", optarg);
-			o->clock = optarg;
-			break;
-		case 'b':
-			if (strcmp(optarg, "kernel") &&
-			    strcmp(optarg, "signal") &&
-			    strcmp(optarg, "off") && strcmp(optarg, "auto"))
-				cli_die_usage("unknown backend '%s' (kernel, "
-					      "signal, off, auto)", optarg);
-			o->backend = optarg;
-			break;
-		case OPT_PERIODIC:
-			if (parse_seconds(optarg, &o->periodic) ||
-			    o->periodic < 0.01)
-				cli_die_usage("--periodic wants seconds (at "
-					      "least 0.01), not '%s'", optarg);
-			break;
-		case OPT_REPEAT:
-			if (parse_uint(optarg, 1000000, &v))
-				cli_die_usage("--repeat wants a count from 1, "
-					      "not '%s'", optarg);
-			o->repeat = (unsigned)v;
-			break;
-		case OPT_FOLLOW_FORK:
-			o->follow_fork = true;
-			break;
-		case OPT_NO_PROGRESS:
-			o->progress = false;
-			break;
-		case OPT_ALLOC:
-			find_preload("libmeter-alloc.so", "METER_ALLOC_LIB",
-				     "--alloc", o->alloc_lib,
-				     sizeof(o->alloc_lib));
-			break;
-		case OPT_PATCH:
-			if (snprintf(o->patch_objs, sizeof(o->patch_objs),
-				     "%s", optarg ? optarg : "exe") >=
-			    (int)sizeof(o->patch_objs) || !o->patch_objs[0])
-				cli_die_usage("--patch= wants exe, all or "
-					      "libraries, comma-separated");
-			find_preload("libmeter-patch.so", "METER_PATCH_LIB",
-				     "--patch", o->patch_lib,
-				     sizeof(o->patch_lib));
-			break;
-		case OPT_PATCH_LIST:
-			o->patch_list = true;
-			break;
-		case OPT_PID:
-			if (parse_uint(optarg, 1 << 22, &v) || !v)
-				cli_die_usage("--pid wants a process id, not "
-					      "'%s'", optarg);
-			o->pid = (pid_t)v;
-			break;
-		case OPT_DURATION:
-			if (parse_seconds(optarg, &o->duration))
-				cli_die_usage("--duration wants seconds, not "
-					      "'%s'", optarg);
-			break;
-		case OPT_PATCH_EXCLUDE:
-			add_exclude(o, optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			fprintf(stderr, "Try 'meter-run --help'.\n");
-			exit(2);
-		}
+		run_option(o, c);
 	}
 	if (optind >= argc && !o->pid)
 		cli_die_usage("no program to run (meter-run [options] -- PROG "
