@@ -22,6 +22,17 @@
 
 #include "body_shape.h"
 
+/* Builtins (memcpy, sqrt, ...) and internal functions never call back
+ * into the program; any other call may. */
+bool call_reaches_code(const gimple *g)
+{
+	tree callee = gimple_call_fndecl(g);
+
+	if (gimple_call_internal_p(g))
+		return false;
+	return !(callee && fndecl_built_in_p(callee, BUILT_IN_NORMAL));
+}
+
 namespace {
 
 bool calls_meter_entry(tree callee)
@@ -59,9 +70,7 @@ struct walker {
 			shape.manual = true;
 		if (callee == fn)
 			shape.recurses = true;
-		if (gimple_call_internal_p(g))
-			return;
-		if (!(callee && fndecl_built_in_p(callee, BUILT_IN_NORMAL)))
+		if (call_reaches_code(g))
 			shape.reaches_code = true;
 	}
 

@@ -14,6 +14,10 @@ struct body_shape {
 	unsigned stmts;		/* statements, labels and debug ones aside */
 };
 
+/* Whether a call (a GIMPLE_CALL) may reach instrumented code: the leaf
+ * rule's test, before inlining and after (plugin/leaf_gates.cc). */
+bool call_reaches_code(const gimple *g);
+
 /* The shape of fn's body (gimple_body(fn)). */
 struct body_shape body_shape_of(tree fn);
 

@@ -61,6 +61,7 @@
 #include "meter.h"
 
 #include "body_shape.h"
+#include "leaf_gates.h"
 #include "sequences.h"
 
 int plugin_is_GPL_compatible;
@@ -417,7 +418,9 @@ unsigned int meter_pass::execute(function *fun)
 	tree cd = create_tmp_var(uint64_type_node, "meter_fcd");
 	struct seq_decls sd = { d.tls, d.char_ptr };
 
-	gimple_seq seq = seq_enter(sd, rec, page, cd, flat);
+	enum seq_form form = flat ? SEQ_FLAT :
+			     opts.flat == FLAT_AUTO ? SEQ_GATED : SEQ_STACKED;
+	gimple_seq seq = seq_enter(sd, rec, page, cd, form);
 	gtry *t = gimple_build_try(gimple_body(fn),
 				   seq_leave(sd, page, cd, flat),
 				   GIMPLE_TRY_FINALLY);
@@ -507,7 +510,7 @@ static struct plugin_info meter_plugin_info = {
 int plugin_init(struct plugin_name_args *info,
 		struct plugin_gcc_version *version)
 {
-	struct register_pass_info pass;
+	struct register_pass_info pass, leaves;
 
 	plugin_name = info->base_name;
 	if (!plugin_default_version_check(version, &gcc_version)) {
@@ -526,6 +529,13 @@ int plugin_init(struct plugin_name_args *info,
 	pass.ref_pass_instance_number = 1;
 	pass.pos_op = PASS_POS_INSERT_BEFORE;
 	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+	/* after the IPA passes, the first pass every output function takes */
+	leaves.pass = make_leaf_gates(g, opts.verbose);
+	leaves.reference_pass_name = "ehdisp";
+	leaves.ref_pass_instance_number = 1;
+	leaves.pos_op = PASS_POS_INSERT_AFTER;
+	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
+			  &leaves);
 	register_callback(plugin_name, PLUGIN_ALL_IPA_PASSES_START, finish_unit,
 			  NULL);
 	return 0;

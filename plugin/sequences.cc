@@ -206,6 +206,21 @@ struct builder {
 		return t;
 	}
 
+	/* asm("# ..." : "=r"(g) : "0"(METER_GATE_PUSH)): a value no pass
+	 * before plugin/leaf_gates.cc's can see through, which that pass
+	 * turns into the constant it chooses */
+	tree gate(void)
+	{
+		tree t = tmp(long_integer_type_node, "meter_gate");
+		vec<tree, va_gc> *in = NULL, *out = NULL;
+		vec_safe_push(out, asm_operand("=r", t));
+		vec_safe_push(in, asm_operand("0", build_int_cst(
+					long_integer_type_node,
+					METER_GATE_PUSH)));
+		add(gimple_build_asm_vec(METER_GATE_ASM, in, out, NULL, NULL));
+		return t;
+	}
+
 	/* meter.h's METER__PLUS_ONE(out, v): the new depth in one
 	 * instruction where GCC would copy and add */
 	tree plus_one(tree v, tree type, const char *n)
@@ -282,12 +297,39 @@ tree return_address(builder &b)
 	return b.convert(pointer_sized_int_node, ra, "meter_site");
 }
 
-/* meter__enter(): see include/meter.h for why each store is where it is */
-void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
+/*
+ * The flat path of a gated entry: the function made current above (the
+ * page and cd as the stacked path has them), counted, nothing pushed; an
+ * unregistered thread goes to the stacked slow path, whose push the
+ * return's 64-bit store of cd takes back as it does a stacked frame's.
+ */
+void build_flat_path(builder &b, tree page, tree d, tree id, tree cd,
+		     tree page_out, tree cd_out, tree slow, tree done)
+{
+	tree fast = create_artificial_label(UNKNOWN_LOCATION);
+
+	b.cond(EQ_EXPR, d, build_int_cst(pointer_sized_int_node, UINT32_MAX),
+	       slow, fast);
+	b.label(fast);
+	build_count(b, page, id);
+	b.add(gimple_build_assign(page_out, page));
+	b.add(gimple_build_assign(cd_out, cd));
+	b.jump(done);
+}
+
+/*
+ * meter__enter(): see include/meter.h for why each store is where it is.
+ * gated: behind a gate whose value plugin/leaf_gates.cc chooses once
+ * inlining has shown what the body calls and where it lies
+ * (METER_GATE_*): the flat path, the push, or the push without the
+ * stale-frame test.
+ */
+void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 {
 	tree u32 = unsigned_type_node, uptr = pointer_sized_int_node;
 	tree slow = create_artificial_label(UNKNOWN_LOCATION);
 	tree check = create_artificial_label(UNKNOWN_LOCATION);
+	tree tested = create_artificial_label(UNKNOWN_LOCATION);
 	tree fast = create_artificial_label(UNKNOWN_LOCATION);
 	tree same = create_artificial_label(UNKNOWN_LOCATION);
 	tree same_site = create_artificial_label(UNKNOWN_LOCATION);
@@ -318,9 +360,29 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out)
 	b.store(page, u32, OFF_CURRENT, id32);
 	b.fence();
 
+	tree g = NULL_TREE;
+
+	if (gated) {
+		tree stacked = create_artificial_label(UNKNOWN_LOCATION);
+		tree flat = create_artificial_label(UNKNOWN_LOCATION);
+
+		g = b.gate();
+		b.cond(NE_EXPR, g, build_int_cst(long_integer_type_node,
+						  METER_GATE_FLAT), stacked, flat);
+		b.label(flat);
+		build_flat_path(b, page, d, id, cd, page_out, cd_out, slow,
+				done);
+		b.label(stacked);
+	}
 	/* not registered (depth UINT32_MAX) or deep: slot is not ours */
 	b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP), slow,
-	       check);
+	       gated ? tested : check);
+	if (gated) {
+		b.label(tested);
+		b.cond(EQ_EXPR, g, build_int_cst(long_integer_type_node,
+						  METER_GATE_PUSH_UNTESTED),
+		       fast, check);
+	}
 	b.label(check);
 	tree below = b.load(slot, uptr, 0, "meter_below");
 	b.cond_unlikely(GE_EXPR, sp, below, same, fast);
@@ -409,14 +471,14 @@ void build_leave(builder &b, tree page, tree cd, bool flat)
 } /* namespace */
 
 gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree page_out,
-		     tree cd_out, bool flat)
+		     tree cd_out, enum seq_form form)
 {
 	builder b(d);
 
-	if (flat)
+	if (form == SEQ_FLAT)
 		build_enter_flat(b, rec, page_out, cd_out);
 	else
-		build_enter(b, rec, page_out, cd_out);
+		build_enter(b, rec, page_out, cd_out, form == SEQ_GATED);
 	return b.seq;
 }
 

@@ -110,6 +110,14 @@ $(LIBTEST_HOST)/lib_plugin_corners: selftests/host/lib_plugin_corners.c $(LIBTES
 
 LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_plugin_corners
 
+# as people build: -O2 and the plugin's default rules (tiny functions left
+# alone), so that bodies become leaves once inlining is done
+$(LIBTEST_HOST)/lib_plugin_leaves: selftests/host/lib_plugin_leaves.c $(LIBMETER_SO) $(METER_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)
+
+LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_plugin_leaves
+
 LIBTEST_HOST_TESTS := $(patsubst selftests/host/%.c,$(LIBTEST_HOST)/%,$(wildcard selftests/host/test_lib_*.c))
 $(LIBTEST_HOST_TESTS): $(LIBTEST_WORKLOADS) selftests/host/lib_run.h
 
