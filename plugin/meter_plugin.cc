@@ -365,6 +365,31 @@ tree make_record(tree fn, bool flat)
 	return v;
 }
 
+/*
+ * One constructor per translation unit hands the section's bounds to
+ * libmeter before any default-priority constructor runs, as meter.h's
+ * meter__register_module() does (libmeter ignores the second of two).
+ * Made as the first record is, in the lowering passes, where a new
+ * function is queued and lowered like any other: made once the IPA
+ * passes start (as it was), it crashed cc1 under -flto, whose
+ * free_lang_data pass found it unlowered.  cgraph_build_static_cdtor
+ * leaves no function current; the pass's is set back.
+ */
+void make_module_constructor(void)
+{
+	function *was = cfun;
+	tree was_decl = current_function_decl;
+	tree start = build_fold_addr_expr(d.start);
+	tree stop = build_fold_addr_expr(d.stop);
+	tree call = build_call_expr(d.module_records, 2,
+				    fold_convert(ptr_type_node, start),
+				    fold_convert(ptr_type_node, stop));
+
+	cgraph_build_static_cdtor('I', call, 101);
+	set_cfun(was);
+	current_function_decl = was_decl;
+}
+
 /* ---- the pass ----------------------------------------------------------- */
 
 const pass_data meter_pass_data = {
@@ -413,6 +438,8 @@ unsigned int meter_pass::execute(function *fun)
 		flat = false;
 
 	init_decls();
+	if (!d.nrecords)
+		make_module_constructor();
 	tree rec = make_record(fn, flat);
 	tree page = create_tmp_var(ptr_type_node, "meter_fpage");
 	tree cd = create_tmp_var(uint64_type_node, "meter_fcd");
@@ -434,25 +461,6 @@ unsigned int meter_pass::execute(function *fun)
 		       function_name(fn), flat ? "flat" : "stacked",
 		       shape.stmts);
 	return 0;
-}
-
-/*
- * One constructor per translation unit hands the section's bounds to
- * libmeter before any default-priority constructor runs, as meter.h's
- * meter__register_module() does (libmeter ignores the second of two).
- */
-void finish_unit(void *, void *)
-{
-	tree call, start, stop;
-
-	if (!d.nrecords || seen_error())
-		return;
-	start = build_fold_addr_expr(d.start);
-	stop = build_fold_addr_expr(d.stop);
-	call = build_call_expr(d.module_records, 2,
-			       fold_convert(ptr_type_node, start),
-			       fold_convert(ptr_type_node, stop));
-	cgraph_build_static_cdtor('I', call, 101);
 }
 
 bool parse_args(struct plugin_name_args *info)
@@ -536,7 +544,5 @@ int plugin_init(struct plugin_name_args *info,
 	leaves.pos_op = PASS_POS_INSERT_AFTER;
 	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
 			  &leaves);
-	register_callback(plugin_name, PLUGIN_ALL_IPA_PASSES_START, finish_unit,
-			  NULL);
 	return 0;
 }

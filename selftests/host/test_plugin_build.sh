@@ -194,6 +194,31 @@ check "C++: a lambda, a local class's member and a throwing function counted 40 
 		 grep -qP '^40\tmain::local::bump\(int\)$' '$tmp/tp.tab' &&
 		 grep -qP '^40\tseventh\(int\)$' '$tmp/tp.tab'" || diag "$tmp/tp.tab"
 
+# --- link-time optimisation ----------------------------------------------
+# -flto inlines at the link, so the plugin goes to the link as well, where
+# its pass after inlining (plugin/leaf_gates.cc) runs; the constructor
+# that registers the records is made as the first record is (made when
+# the IPA passes began, it crashed cc1 under -flto)
+LEAVES=$ROOT/selftests/host/lib_plugin_leaves.c
+if "$CC" -O2 -flto -fplugin="$PLUGIN" -I"$ROOT/include" -c "$LEAVES" \
+	-o "$tmp/lto.o" 2> "$tmp/lto.err" &&
+   "$CC" -O2 -flto -fplugin="$PLUGIN" -o "$tmp/lto" "$tmp/lto.o" "${LINK[@]}" \
+	2>> "$tmp/lto.err"; then
+	METER_BACKEND=off METER_QUIET=1 METER_OUTPUT="$tmp/lto.json" \
+		"$tmp/lto" 10 10 > "$tmp/lto.out" 2>> "$tmp/lto.err"
+	check "-flto: built and run; the bodies that became leaves at the link push nothing, the others one frame" \
+		grep -q 'became_leaf=0 inlined_leaf=0 hosts_copy=1 keeps_call=1' "$tmp/lto.out" ||
+		diag "$tmp/lto.out"
+	calls_table "$tmp/lto.json" > "$tmp/lto.tab"
+	check "-flto: the records registered, the counts exact (became_leaf 11, inlined_leaf 22)" \
+		bash -c "grep -qP '^11\tbecame_leaf\$' '$tmp/lto.tab' &&
+			 grep -qP '^22\tinlined_leaf\$' '$tmp/lto.tab'" || diag "$tmp/lto.tab"
+else
+	nok "-flto: the plugin builds the program"
+	diag "$tmp/lto.err"
+	nok "-flto: the records registered"
+fi
+
 # --- one sequence: the plugin's code is the macro's ------------------------
 # The same function instrumented by METER_FUNCTION() (or _FLAT) and by the
 # plugin: the instructions from entry to the first return, mnemonics only
