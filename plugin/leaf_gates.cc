@@ -188,9 +188,9 @@ unsigned int leaf_gates::execute(function *fun)
 			inform(body ? BLOCK_SOURCE_LOCATION(body) :
 			       DECL_SOURCE_LOCATION(fun->decl),
 			       "meter: %qs flat once inlining is done%s",
-			       body ? lang_hooks.decl_printable_name(
-					BLOCK_ABSTRACT_ORIGIN(body), 2) :
-				      function_name(fun),
+			       lang_hooks.decl_printable_name(
+					body ? BLOCK_ABSTRACT_ORIGIN(body) :
+					       fun->decl, 2),
 			       body ? " (an inlined copy)" : "");
 		if (TREE_CODE(out) != SSA_NAME)
 			continue;	/* not a register: stays 1, the push */
