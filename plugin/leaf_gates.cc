@@ -184,6 +184,8 @@ unsigned int leaf_gates::execute(function *fun)
 			body && !resumed ? METER_GATE_PUSH_UNTESTED :
 			METER_GATE_PUSH;
 
+		if (TREE_CODE(out) != SSA_NAME)
+			continue;	/* not a register: stays 1, the push */
 		if (verbose && !push)
 			inform(body ? BLOCK_SOURCE_LOCATION(body) :
 			       DECL_SOURCE_LOCATION(fun->decl),
@@ -192,8 +194,6 @@ unsigned int leaf_gates::execute(function *fun)
 					body ? BLOCK_ABSTRACT_ORIGIN(body) :
 					       fun->decl, 2),
 			       body ? " (an inlined copy)" : "");
-		if (TREE_CODE(out) != SSA_NAME)
-			continue;	/* not a register: stays 1, the push */
 		gsi_replace(&i, gimple_build_assign(out, build_int_cst(
 				TREE_TYPE(out), v)), true);
 		replace_uses_by(out, build_int_cst(TREE_TYPE(out), v));

@@ -90,42 +90,65 @@ struct backend_run {
 };
 
 /*
- * Runs PROG (next to this test) with args, host_backend on the host and
- * the kernel backend in the VM, and extra ("K=V" or NULL) in its
- * environment; each process's file is r->dir/out.PID.json.
+ * Runs PROG (next to this test, or a path relative to it) with args,
+ * the backend named and extra ("K=V" or NULL) in its environment; each
+ * process's file is r->dir/out.PID.json, and r->p the profile of the
+ * process: its file, or its session on meter.ko.
  */
-TAP_HELPER void backend_run(struct backend_run *r, const char *prog,
-			    const char *host_backend,
-			    const char *const *args, const char *label,
-			    const char *extra)
+TAP_HELPER void run_with_backend(struct backend_run *r, const char *prog,
+				 const char *backend,
+				 const char *const *args, const char *label,
+				 const char *extra)
 {
 	char env_out[PATH_MAX + 32], env_b[64], path[PATH_MAX + 32];
 	const char *env[] = { env_b, env_out, "METER_QUIET=1", extra, NULL };
 
-	r->backend = on_kernel() ? "kernel" : host_backend;
+	r->backend = backend;
 	snprintf(r->dir, sizeof(r->dir), "%s/%s", scratch(), label);
 	mkdir(r->dir, 0700);
 	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s/out.%%p.json",
 		 r->dir);
-	snprintf(env_b, sizeof(env_b), "METER_BACKEND=%s", r->backend);
+	snprintf(env_b, sizeof(env_b), "METER_BACKEND=%s", backend);
 	r->status = run_prog(prog, env, args, r->out, sizeof(r->out));
 	snprintf(path, sizeof(path), "%s/out.%d.json", r->dir, (int)last_pid);
 	r->wrote = access(path, F_OK) == 0;
-	if (on_kernel())
+	if (!strcmp(backend, "kernel"))
 		r->p = kernel_profile(last_pid);
 	else
 		r->p = r->wrote ? load_profile(path) : NULL;
 }
 
+/* The same, with host_backend on the host and meter.ko in the VM. */
+TAP_HELPER void backend_run(struct backend_run *r, const char *prog,
+			    const char *host_backend,
+			    const char *const *args, const char *label,
+			    const char *extra)
+{
+	run_with_backend(r, prog, on_kernel() ? "kernel" : host_backend, args,
+			 label, extra);
+}
+
 /* What every run must have done, in a fixture's setup: exit 0, a file
  * only where there is no session, and a profile read back. */
 #define ASSERT_BACKEND_RUN(r) do {					\
+		bool kernel_ = !strcmp((r)->backend, "kernel");		\
+									\
 		ASSERT_EQ(0, (r)->status);				\
-		ASSERT_EQ(!on_kernel(), (r)->wrote)			\
-			TH_LOG("%s", on_kernel() ? "the kernel backend wrote a file" \
+		ASSERT_EQ(!kernel_, (r)->wrote)				\
+			TH_LOG("%s", kernel_ ? "the kernel backend wrote a file" \
 			       : "no profile file");			\
 		ASSERT_NE(NULL, (r)->p) TH_LOG("no profile read back");	\
 	} while (0)
+
+/* Room for one more profile after the n in *all. */
+TAP_HELPER bool grow(struct meter_profile ***all, int n)
+{
+	struct meter_profile **m = realloc(*all, (n + 1) * sizeof(**all));
+
+	if (m)
+		*all = m;
+	return m != NULL;
+}
 
 /* The children's files: every file of r->dir but r's process's own. */
 TAP_HELPER int file_children(const struct backend_run *r,
@@ -142,7 +165,8 @@ TAP_HELPER int file_children(const struct backend_run *r,
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, own))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", r->dir, de->d_name);
-		*all = realloc(*all, (n + 1) * sizeof(**all));
+		if (!grow(all, n))
+			break;
 		(*all)[n++] = load_profile(path);
 	}
 	if (d)
@@ -167,7 +191,8 @@ TAP_HELPER int session_children(const struct backend_run *r,
 
 		if (rows[i].parent_cookie != r->p->cookie)
 			continue;
-		*all = realloc(*all, (n + 1) * sizeof(**all));
+		if (!grow(all, n))
+			break;
 		(*all)[n++] = kernel_session(sel);
 	}
 	meter_session_rows_free(rows, nrows);
@@ -185,7 +210,7 @@ TAP_HELPER int backend_children(const struct backend_run *r,
 	struct meter_profile **all = NULL;
 	int n, i;
 
-	n = on_kernel() ? session_children(r, &all) :
+	n = !strcmp(r->backend, "kernel") ? session_children(r, &all) :
 			  file_children(r, &all);
 	for (i = 0; i < n; i++) {
 		if (i < keep)

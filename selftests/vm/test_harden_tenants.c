@@ -317,9 +317,8 @@ static void container_checks(uint64_t host, struct box *b)
 	struct meter_session_row *v = NULL;
 	struct meter_profile *p = NULL;
 	struct meter_nl *nl = ku_open();
-	char out[1024];
+	struct backend_run r;
 	size_t n = 0, i;
-	bool wrote;
 
 	if (!meter_nl_list(nl, &v, &n, NULL, 0))
 		for (i = 0; i < n; i++)
@@ -328,8 +327,9 @@ static void container_checks(uint64_t host, struct box *b)
 	b->host_get = meter_nl_get_profile(nl, &sel, &p, NULL, 0);
 	meter_profile_free(p);
 	b->host_delete = meter_nl_delete(nl, &sel, NULL, 0);
-	p = run_kernel_env("lib_workload_manual", args, out, sizeof(out),
-			   "box", NULL, &b->status, &wrote);
+	kernel_run(&r, "lib_workload_manual", args, "box", NULL);
+	b->status = r.status;
+	p = r.p;
 	if (p) {
 		b->pid_ok = p->pid == last_pid;
 		b->tid_ok = p->nthreads && p->threads[0].tid == (uint32_t)last_pid;

@@ -10,7 +10,7 @@
 #include "lib_kernel.h"
 
 /* "spin 300": main;a;b;spin and main;c;spin, 300 ms of CPU each */
-static void spin_run(struct kernel_run *r, const char *mode)
+static void spin_run(struct backend_run *r, const char *mode)
 {
 	char prog[64];
 	const char *args[] = { "spin", "300", NULL };
@@ -20,7 +20,7 @@ static void spin_run(struct kernel_run *r, const char *mode)
 }
 
 FIXTURE(spin) {
-	struct kernel_run r;
+	struct backend_run r;
 };
 
 FIXTURE_VARIANT(spin) {
@@ -35,7 +35,7 @@ FIXTURE_VARIANT_ADD(spin, plugin) { .mode = "plugin" };
 FIXTURE_SETUP(spin)
 {
 	spin_run(&self->r, variant->mode);
-	ASSERT_KERNEL_RUN(&self->r);
+	ASSERT_BACKEND_RUN(&self->r);
 }
 
 FIXTURE_TEARDOWN(spin)
@@ -81,12 +81,12 @@ TEST_F(spin, no_invalid_samples)
 TEST(all_modes_count_the_same_calls)
 {
 	static const char *const modes[] = { "manual", "auto", "api", "plugin" };
-	struct kernel_run r[4];
+	struct backend_run r[4];
 	size_t i;
 
 	for (i = 0; i < 4; i++) {
 		spin_run(&r[i], modes[i]);
-		ASSERT_KERNEL_RUN(&r[i]);
+		ASSERT_BACKEND_RUN(&r[i]);
 	}
 	/* manual against auto, api and plugin */
 	EXPECT_TRUE(same_spin_calls(r[0].p, r[1].p));
@@ -104,11 +104,11 @@ TEST(signal_backend_side_by_side_same_calls_and_shares)
 			      "METER_QUIET=1", NULL };
 	const char *args[] = { "spin", "300", NULL };
 	struct meter_profile *p;
-	struct kernel_run k;
+	struct backend_run k;
 	double ks, ss;
 
 	spin_run(&k, "manual");
-	ASSERT_KERNEL_RUN(&k);
+	ASSERT_BACKEND_RUN(&k);
 	snprintf(path, sizeof(path), "%s/signal.json", scratch());
 	snprintf(env_out, sizeof(env_out), "METER_OUTPUT=%s", path);
 	ASSERT_EQ(0, run_prog("../host/lib_workload_manual", env, args, out,

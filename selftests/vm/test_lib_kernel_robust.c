@@ -38,7 +38,7 @@ static int stale_stacks(struct __test_metadata *_metadata,
 }
 
 FIXTURE(robust) {
-	struct kernel_run r;
+	struct backend_run r;
 };
 
 FIXTURE_VARIANT(robust) {
@@ -71,7 +71,7 @@ TEST_F(robust, longjmps_leave_exact_counts_and_no_stale_frames)
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
 	kernel_run(&self->r, prog, args, "longjmp", "METER_PERIOD_NS=100000");
-	ASSERT_KERNEL_RUN(&self->r);
+	ASSERT_BACKEND_RUN(&self->r);
 	EXPECT_EQ(1, printed_depth(self->r.out));
 	EXPECT_EQ(1500000, calls_of(self->r.p, "recurse"));
 	EXPECT_EQ(30000, calls_of(self->r.p, "jumper"));
@@ -86,7 +86,7 @@ TEST_F(robust, exceptions_leave_exact_counts_and_no_unwound_frames)
 
 	snprintf(prog, sizeof(prog), "lib_cxx_%s", variant->mode);
 	kernel_run(&self->r, prog, args, "exceptions", "METER_PERIOD_NS=100000");
-	ASSERT_KERNEL_RUN(&self->r);
+	ASSERT_BACKEND_RUN(&self->r);
 	EXPECT_EQ(1, printed_depth(self->r.out));
 	EXPECT_EQ(40000, calls_of(self->r.p, "thrower"));
 	EXPECT_EQ(2000, calls_of(self->r.p, "catcher"));
@@ -100,7 +100,7 @@ TEST_F(robust, recursion_past_the_capacity_is_truncated_not_invalid)
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
 	kernel_run(&self->r, prog, args, "deep", NULL);
-	ASSERT_KERNEL_RUN(&self->r);
+	ASSERT_BACKEND_RUN(&self->r);
 	EXPECT_EQ(1, printed_depth(self->r.out));
 	EXPECT_EQ(3000, calls_of(self->r.p, "deep"));
 	EXPECT_LT(0, self->r.p->truncated);
@@ -120,7 +120,7 @@ TEST_F(robust, past_the_capacity_the_leaf_runs_and_keeps_its_caller)
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
 	kernel_run(&self->r, prog, args, "deepleaf", NULL);
-	ASSERT_KERNEL_RUN(&self->r);
+	ASSERT_BACKEND_RUN(&self->r);
 	truncated_ends(self->r.p, "spin", "main", &truncated, &leaf_spin,
 		       &with_main);
 	ASSERT_LT(0, truncated);
@@ -143,7 +143,7 @@ TEST_F(robust, a_return_past_the_capacity_makes_the_caller_current)
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
 	kernel_run(&self->r, prog, args, "deepback", NULL);
-	ASSERT_KERNEL_RUN(&self->r);
+	ASSERT_BACKEND_RUN(&self->r);
 	bottom = func_named(self->r.p, "deepback");
 	spin = func_named(self->r.p, "spin");
 	ASSERT_NE(NULL, bottom);
@@ -164,7 +164,7 @@ TEST_F(robust, deeper_than_kept_ends_in_the_running_function)
 		SKIP(return, "checked in the manual and plugin builds");
 	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
 	kernel_run(&self->r, prog, args, "deep300", NULL);
-	ASSERT_KERNEL_RUN(&self->r);
+	ASSERT_BACKEND_RUN(&self->r);
 	truncated_ends(self->r.p, "spin", "main", &truncated, &leaf_spin,
 		       &with_main);
 	ASSERT_LT(0, truncated);

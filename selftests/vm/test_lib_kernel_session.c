@@ -9,7 +9,7 @@
 #include "lib_kernel.h"
 
 FIXTURE(threads) {
-	struct kernel_run r;
+	struct backend_run r;
 };
 
 FIXTURE_VARIANT(threads) {
@@ -27,7 +27,7 @@ FIXTURE_SETUP(threads)
 
 	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
 	kernel_run(&self->r, prog, args, "threads", NULL);
-	ASSERT_KERNEL_RUN(&self->r);
+	ASSERT_BACKEND_RUN(&self->r);
 }
 
 FIXTURE_TEARDOWN(threads)
@@ -46,10 +46,10 @@ TEST_F(threads, eight_threads_counts_flushed_exactly)
 TEST(short_lived_threads_all_registered_all_counts_flushed)
 {
 	const char *args[] = { "churn", "300", "1000", NULL };
-	struct kernel_run r;
+	struct backend_run r;
 
 	kernel_run(&r, "lib_workload_manual", args, "churn", NULL);
-	ASSERT_KERNEL_RUN(&r);
+	ASSERT_BACKEND_RUN(&r);
 	EXPECT_EQ(300000, calls_of(r.p, "leaf"));
 	EXPECT_EQ(301, r.p->nthreads);
 	meter_profile_free(r.p);
@@ -62,14 +62,14 @@ TEST(allocation_calls_and_bytes_reach_the_session)
 	const char *args[] = { "alloc", "1000", NULL };
 	char preload[PATH_MAX + 16];
 	const struct meter_func *f;
-	struct kernel_run r;
+	struct backend_run r;
 
 	snprintf(preload, sizeof(preload),
 		 "LD_PRELOAD=%s/../../lib/libmeter-alloc.so", self_dir());
 	setenv("METER_ALLOC", "1", 1);
 	kernel_run(&r, "lib_workload_manual", args, "alloc", preload);
 	unsetenv("METER_ALLOC");
-	ASSERT_KERNEL_RUN(&r);
+	ASSERT_BACKEND_RUN(&r);
 	f = func_named(r.p, "allocator");
 	ASSERT_NE(NULL, f);
 	EXPECT_EQ(3000, f->alloc_calls);
@@ -82,12 +82,12 @@ TEST(every_module_names_its_functions_in_the_session)
 {
 	char dso[PATH_MAX];
 	const char *args[] = { dso, NULL };
-	struct kernel_run r;
+	struct backend_run r;
 
 	snprintf(dso, sizeof(dso), "%s/../host/liblibtest_opened.so",
 		 self_dir());
 	kernel_run(&r, "lib_modules", args, "modules", NULL);
-	ASSERT_KERNEL_RUN(&r);
+	ASSERT_BACKEND_RUN(&r);
 	EXPECT_EQ(10, calls_of(r.p, "exe_func"));
 	EXPECT_EQ(10, calls_of(r.p, "linked_func"));
 	/* a library opened with dlopen during the run */
@@ -105,11 +105,11 @@ TEST(short_threads_are_sampled_but_for_their_last_partial_period)
 {
 	const char *args[] = { "short", "300", "2", NULL };
 	uint64_t used, sampled;
-	struct kernel_run r;
+	struct backend_run r;
 	const char *c;
 
 	kernel_run(&r, "lib_workload_manual", args, "short", NULL);
-	ASSERT_KERNEL_RUN(&r);
+	ASSERT_BACKEND_RUN(&r);
 	c = strstr(r.out, "threads_cpu_us=");
 	ASSERT_NE(NULL, c);
 	used = strtoull(c + 15, NULL, 10);
@@ -126,13 +126,13 @@ TEST(short_threads_are_sampled_but_for_their_last_partial_period)
 TEST(threads_keep_the_names_they_gave_themselves)
 {
 	const char *args[] = { "named", "3", NULL };
-	struct kernel_run r;
+	struct backend_run r;
 	char want[16];
 	int i, found = 0;
 	size_t k;
 
 	kernel_run(&r, "lib_workload_manual", args, "named", NULL);
-	ASSERT_KERNEL_RUN(&r);
+	ASSERT_BACKEND_RUN(&r);
 	EXPECT_EQ(4, r.p->nthreads);
 	for (i = 0; i < 3; i++) {
 		snprintf(want, sizeof(want), "worker-%d", i);
@@ -154,12 +154,12 @@ TEST(long_names_whole_or_cut_apart_for_the_kernel)
 	const char *args[] = { "longnames", NULL };
 	const char *name[2] = { NULL, NULL };
 	uint64_t calls[2] = { 0, 0 }, whole[2] = { 0, 0 };
-	struct kernel_run r;
+	struct backend_run r;
 	size_t i;
 	int n = 0;
 
 	kernel_run(&r, "lib_workload_manual", args, "longnames", NULL);
-	ASSERT_KERNEL_RUN(&r);
+	ASSERT_BACKEND_RUN(&r);
 	for (i = 0; i < r.p->nfuncs; i++) {
 		const struct meter_func *f = &r.p->funcs[i];
 		size_t len = strlen(f->name);
@@ -196,11 +196,11 @@ TEST(long_names_whole_or_cut_apart_for_the_kernel)
 TEST(cxx_program_no_two_functions_merged)
 {
 	const char *args[] = { NULL };
-	struct kernel_run r;
+	struct backend_run r;
 	struct cxx_rows rows;
 
 	kernel_run(&r, "lib_cxx_names", args, "cxx_names", NULL);
-	ASSERT_KERNEL_RUN(&r);
+	ASSERT_BACKEND_RUN(&r);
 	rows = cxx_names_rows(r.p);
 	EXPECT_EQ(1000, rows.rows);
 	EXPECT_EQ(0, rows.cut);

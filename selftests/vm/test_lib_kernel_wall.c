@@ -43,7 +43,7 @@ static int within(double share, double want, double points)
 
 /* "wall 1000": wait_io blocks 1 s, burn computes 1 s */
 FIXTURE(wall) {
-	struct kernel_run r;
+	struct backend_run r;
 	const struct meter_func *w, *b;
 	uint64_t burn_on;
 };
@@ -55,7 +55,7 @@ FIXTURE_SETUP(wall)
 
 	kernel_run(&self->r, "lib_workload_manual", args, "wall",
 		   "METER_CLOCK=wall");
-	ASSERT_KERNEL_RUN(&self->r);
+	ASSERT_BACKEND_RUN(&self->r);
 	p = self->r.p;
 	self->w = func_named(p, "wait_io");
 	self->b = func_named(p, "spin");	/* burn's work, its only callee */
@@ -126,11 +126,11 @@ TEST(cpu_clock_sees_burn_alone)
 {
 	const char *args[] = { "wall", "1000", NULL };
 	const struct meter_func *w, *s;
-	struct kernel_run r;
+	struct backend_run r;
 	uint64_t charged;
 
 	kernel_run(&r, "lib_workload_manual", args, "cpu", "METER_CLOCK=cpu");
-	ASSERT_KERNEL_RUN(&r);
+	ASSERT_BACKEND_RUN(&r);
 	w = func_named(r.p, "wait_io");
 	s = func_named(r.p, "spin");
 	charged = r.p->samples - r.p->no_current;
@@ -156,11 +156,11 @@ TEST(thread_blocked_on_a_lock_charged_to_its_waiting_function)
 {
 	const char *args[] = { "mutex", "500", NULL };
 	const struct meter_func *wl, *h;
-	struct kernel_run r;
+	struct backend_run r;
 	uint64_t blocked;
 
 	kernel_run(&r, "lib_workload_manual", args, "mutex", "METER_CLOCK=wall");
-	ASSERT_KERNEL_RUN(&r);
+	ASSERT_BACKEND_RUN(&r);
 	wl = func_named(r.p, "wait_lock");
 	h = func_named(r.p, "spin");
 	ASSERT_NE(NULL, wl);
