@@ -281,15 +281,23 @@ static int refused(pid_t pid)
 	return 0;
 }
 
-/* dlopen(lib) and meter_patch_attach(env, rips) in the stopped process. */
+/*
+ * dlopen(lib) and meter_patch_attach(env, rips) in the stopped process.
+ * One with no C library mapped is static, or still in the dynamic loader,
+ * which maps its libraries before running any (refused() could not tell
+ * what it is yet).
+ */
 static int attach(pid_t pid, struct tracee *t, const struct attach_req *q)
 {
 	uint64_t dl = symbol_in(pid, "libc.so.6", "dlopen"), fn, ret;
 	size_t plen = strlen(q->patch_lib) + 1, rips = (q->env_len + 7) & ~7ul;
 	uint64_t args[3] = { IN_DATA(0), RTLD_NOW, 0 };
-	char *data;
+	char *data, path[4096];
 	int err;
 
+	if (!object_base(pid, "libc.so.6", path, sizeof(path)))
+		return fail("process %d has no C library mapped: a static "
+			    "program, or one still starting", (int)pid);
 	if (!dl)
 		return fail("no dlopen in the C library of process %d",
 			    (int)pid);

@@ -7,7 +7,8 @@
  * stack's page (1008 frames).  Built as users build (-O2 -g); prints a
  * checksum that the patched run must print too.  With a file name, it
  * first waits for the file to exist (test_patch_attach: a C++ process to
- * attach to).
+ * attach to), having created the second file it is given, if any: the
+ * sign that it runs main, past the dynamic loader.
  */
 #include <cstdio>
 #include <cstdlib>
@@ -81,6 +82,12 @@ int main(int argc, char **argv)
 	long s = 0;
 	int i;
 
+	if (argc > 2) {
+		std::FILE *ready = std::fopen(argv[2], "w");
+
+		if (!ready || std::fclose(ready))
+			return 2;
+	}
 	while (argc > 1 && access(argv[1], F_OK) != 0)
 		usleep(10000);
 

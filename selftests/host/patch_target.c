@@ -5,6 +5,8 @@
  * until the file ARGV[1] exists, then "ROUNDS CHECKSUM" on stdout.  With
  * a number for ARGV[1] it does that many rounds and prints the same
  * line: what the attached run must print when it stopped after as many.
+ * A file named by ARGV[2] is created once main runs: the test attaches
+ * after that, never to a process still in the dynamic loader.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +38,14 @@ int main(int argc, char **argv)
 	long r, n = -1, s = 0;
 	char *end;
 
-	if (argc != 2)
+	if (argc != 2 && argc != 3)
 		return 2;
+	if (argc == 3) {
+		FILE *ready = fopen(argv[2], "w");
+
+		if (!ready || fclose(ready))
+			return 2;
+	}
 	n = strtol(argv[1], &end, 10);
 	if (*end)
 		n = -1;		/* a file name: until it exists */

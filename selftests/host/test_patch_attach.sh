@@ -6,7 +6,8 @@
 # second and detached; it runs on to the result it has without meter,
 # the entries it had patched are its own bytes again, and the profile
 # counts its calls.  Bad targets are refused clearly: none, another
-# user's, a C++ program (selftests/host/patch_exceptions.cc waiting).  The backend is
+# user's, a static one, a C++ program (selftests/host/patch_exceptions.cc
+# waiting).  The backend is
 # LIBTEST_BACKEND's (signal on the host; selftests/vm/test_patch_attach.sh
 # runs this with meter.ko's).
 set -u
@@ -27,11 +28,26 @@ if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP attaching needs root (ptrace)"
 	exit 4
 fi
-echo "1..7"
+echo "1..8"
 
-"$PROG" "$tmp/stop" > "$tmp/out" &
+# Attach only once the target runs main: a process still in the dynamic
+# loader has no C library to call dlopen in yet.  The bound is for a
+# target that never starts (a TCG guest takes well under a second).
+started() {
+	local i
+
+	for ((i = 0; i < 1200; i++)); do
+		[ -e "$1" ] && return 0
+		kill -0 "$pid" 2> /dev/null || break
+		sleep 0.05
+	done
+	echo "# the target never created $1" >&2
+	return 1
+}
+
+"$PROG" "$tmp/stop" "$tmp/ready" > "$tmp/out" &
 pid=$!
-sleep 0.3
+started "$tmp/ready"
 "$RUN" --backend "$BACKEND" --pid "$pid" --duration 1 -f json \
 	-o "$tmp/p.json" 2> "$tmp/err"
 rc=$?
@@ -96,8 +112,27 @@ rc=$?
 check "a process that does not exist is refused with a message" \
 	bash -c "[ $rc != 0 ] && grep -q 'pid' '$tmp/nopid'" || diag "$tmp/nopid"
 
-"$ROOT/build/selftests/host/patch_exceptions" "$tmp/stop3" > /dev/null &
+# a static program has no C library to load the patcher with
+BUSYBOX=$(command -v busybox)
+if [ -n "$BUSYBOX" ] && ! ldd "$BUSYBOX" > /dev/null 2>&1; then
+	"$BUSYBOX" sleep 60 &
+	pid=$!
+	"$RUN" --pid "$pid" --duration 1 > /dev/null 2> "$tmp/static"
+	rc=$?
+	check "a static program is refused: no C library to load the patcher" \
+		bash -c "[ $rc != 0 ] && grep -q 'no C library mapped' '$tmp/static' &&
+			 kill -0 $pid" || diag "$tmp/static"
+	kill "$pid"
+	wait "$pid" 2> /dev/null
+	pid=
+else
+	skip "a static program is refused" "no static busybox here"
+fi
+
+"$ROOT/build/selftests/host/patch_exceptions" "$tmp/stop3" "$tmp/ready3" \
+	> /dev/null &
 pid=$!
+started "$tmp/ready3"
 "$RUN" --pid "$pid" --duration 1 > /dev/null 2> "$tmp/cxx"
 rc=$?
 check "a C++ process is refused (its exceptions would meet patched frames), and left alone" \
@@ -107,8 +142,9 @@ touch "$tmp/stop3"
 wait "$pid"
 pid=
 
-"$PROG" "$tmp/stop2" > /dev/null &
+"$PROG" "$tmp/stop2" "$tmp/ready2" > /dev/null &
 pid=$!
+started "$tmp/ready2"
 if command -v setpriv > /dev/null && setpriv --reuid=65534 true 2> /dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$RUN" \
 		--pid "$pid" --duration 1 > /dev/null 2> "$tmp/perm"

@@ -14,6 +14,20 @@ APPEL=$ROOT/build/selftests/tools_appel
 export METER_QUIET=1
 ROUNDS=${TOOLS_APPEL_ROUNDS:-300}
 
+# Until a running session of COMMAND (and of PID, if given) has samples:
+# a slow kernel, e.g. the debug one, may take longer than any fixed wait.
+sampled() {
+	local i
+
+	for i in $(seq 1 120); do
+		"$STAT" | awk -v c="$1" -v p="${2:-}" '$3 == c && $4 == "running" &&
+			(p == "" || $2 == p) && $6 > 0 { f = 1 } END { exit !f }' &&
+			return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 . "$ROOT/selftests/tools_lib.sh" || exit 1
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_kernel.XXXXXX")
@@ -98,11 +112,7 @@ done
 "$RUN" --backend kernel -f flat -- "$APPEL" $((ROUNDS * 40)) > term.out 2> term.err &
 runpid=$!
 # the signal goes once PROG's session is in the kernel and has samples
-# (a slow kernel, e.g. the debug one, may take longer than a fixed wait)
-for i in $(seq 1 120); do
-	"$STAT" | awk '$3 == "tools_appel" && $4 == "running" && $6 > 0 { f = 1 } END { exit !f }' && break
-	sleep 0.5
-done
+sampled tools_appel
 kill -TERM $runpid
 wait $runpid
 rc=$?
@@ -151,7 +161,7 @@ check "meter-stat show after delete: status 1 and a message" \
 
 METER_BACKEND=kernel "$APPEL" $((ROUNDS * 20)) > /dev/null &
 bgpid=$!
-sleep 1
+sampled tools_appel $bgpid
 # The watch starts while the program has most of its run ahead of it: on
 # the debug kernel the list and delete below took long enough for it to
 # find the session already exited, one frame.
@@ -175,7 +185,7 @@ wait $bgpid
 
 METER_BACKEND=kernel "$APPEL" $((ROUNDS * 20)) > /dev/null &
 bgpid=$!
-sleep 1
+sampled tools_appel $bgpid
 timeout 120 "$STAT" watch $bgpid --interval 0.5 --threads > top.out 2> top.err
 wait $bgpid
 "$STAT" delete $bgpid > /dev/null 2>&1
