@@ -72,6 +72,8 @@ struct walker {
 			shape.recurses = true;
 		if (call_reaches_code(g))
 			shape.reaches_code = true;
+		if (gimple_call_flags(g) & ECF_RETURNS_TWICE)
+			shape.resumed = true;
 	}
 
 	void seq(gimple_seq s)
@@ -88,10 +90,15 @@ void walker::stmt(gimple *g)
 {
 	pos++;
 	switch (gimple_code(g)) {
-	case GIMPLE_LABEL:
+	case GIMPLE_LABEL: {
+		tree l = gimple_label_label(as_a<glabel *>(g));
+
 		if (!second)
-			label_at[gimple_label_label(as_a<glabel *>(g))] = pos;
+			label_at[l] = pos;
+		if (DECL_NONLOCAL(l))
+			shape.resumed = true;
 		return;
+	}
 	case GIMPLE_DEBUG:
 	case GIMPLE_NOP:
 	case GIMPLE_PREDICT:

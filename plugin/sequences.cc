@@ -318,22 +318,16 @@ void build_flat_path(builder &b, tree page, tree d, tree id, tree cd,
 }
 
 /*
- * meter__enter(): see include/meter.h for why each store is where it is.
- * gated: behind a gate whose value plugin/leaf_gates.cc chooses once
- * inlining has shown what the body calls and where it lies
- * (METER_GATE_*): the flat path, the push, or the push without the
- * stale-frame test.
+ * meter__enter() as <meter.h> builds it with METER__PUSH_UNTESTED: see
+ * include/meter.h for why each store is where it is.  gated: behind a
+ * gate whose value plugin/leaf_gates.cc chooses once inlining has shown
+ * what the body calls (METER_GATE_*): the flat path or the push.
  */
 void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 {
 	tree u32 = unsigned_type_node, uptr = pointer_sized_int_node;
 	tree slow = create_artificial_label(UNKNOWN_LOCATION);
-	tree check = create_artificial_label(UNKNOWN_LOCATION);
-	tree tested = create_artificial_label(UNKNOWN_LOCATION);
 	tree fast = create_artificial_label(UNKNOWN_LOCATION);
-	tree same = create_artificial_label(UNKNOWN_LOCATION);
-	tree same_site = create_artificial_label(UNKNOWN_LOCATION);
-	tree same_id = create_artificial_label(UNKNOWN_LOCATION);
 	tree done = create_artificial_label(UNKNOWN_LOCATION);
 	tree rec_addr = build_fold_addr_expr(rec);
 
@@ -360,13 +354,11 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 	b.store(page, u32, OFF_CURRENT, id32);
 	b.fence();
 
-	tree g = NULL_TREE;
-
 	if (gated) {
 		tree stacked = create_artificial_label(UNKNOWN_LOCATION);
 		tree flat = create_artificial_label(UNKNOWN_LOCATION);
+		tree g = b.gate();
 
-		g = b.gate();
 		b.cond(NE_EXPR, g, build_int_cst(long_integer_type_node,
 						  METER_GATE_FLAT), stacked, flat);
 		b.label(flat);
@@ -375,35 +367,7 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 		b.label(stacked);
 	}
 	/* not registered (depth UINT32_MAX) or deep: slot is not ours */
-	b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP), slow,
-	       gated ? tested : check);
-	if (gated) {
-		b.label(tested);
-		b.cond(EQ_EXPR, g, build_int_cst(long_integer_type_node,
-						  METER_GATE_PUSH_UNTESTED),
-		       fast, check);
-	}
-	b.label(check);
-	tree below = b.load(slot, uptr, 0, "meter_below");
-	b.cond_unlikely(GE_EXPR, sp, below, same, fast);
-
-	/* inlined into the function on top: its frame and return address,
-	 * another function (else a stale frame, for the slow path) */
-	b.label(same);
-	b.cond(NE_EXPR, sp, below, slow, same_site);
-	b.label(same_site);
-	tree below_site = b.load(slot, uptr,
-				 (METER__SITE_SLOT - 1) * 8, "meter_bsite");
-	b.cond(NE_EXPR, below_site, return_address(b), slow, same_id);
-	b.label(same_id);
-	tree dm1 = b.op(PLUS_EXPR, uptr, d, build_int_cst(uptr, -1),
-			"meter_dm1");
-	tree stk_below = b.index(page, dm1, 4, "meter_stkb");
-	tree below_id = b.load(stk_below, u32, OFF_STACK, "meter_bid");
-	/* the record's id loaded again: one register fewer across the
-	 * test, as in meter.h */
-	tree rec_id = b.load(rec_addr, u32, 0, "meter_rid");
-	b.cond(EQ_EXPR, below_id, rec_id, slow, fast);
+	b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP), slow, fast);
 
 	b.label(fast);
 	tree d1 = b.plus_one(d, u32, "meter_d1");
@@ -467,7 +431,6 @@ void build_leave(builder &b, tree page, tree cd, bool flat)
 	}
 }
 
-
 } /* namespace */
 
 gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree page_out,
@@ -487,5 +450,25 @@ gimple_seq seq_leave(const struct seq_decls &d, tree page, tree cd, bool flat)
 	builder b(d);
 
 	build_leave(b, page, cd, flat);
+	return b.seq;
+}
+
+gimple_seq seq_own_word(const struct seq_decls &d, tree page, tree own_out)
+{
+	builder b(d);
+
+	b.fence();
+	b.add(gimple_build_assign(own_out, b.mem(page, uint64_type_node,
+						 OFF_CURRENT)));
+	return b.seq;
+}
+
+gimple_seq seq_resume(const struct seq_decls &d, tree page, tree own)
+{
+	builder b(d);
+
+	b.fence();
+	b.store(page, uint64_type_node, OFF_CURRENT, own);
+	b.fence();
 	return b.seq;
 }

@@ -3,11 +3,11 @@
 #
 # The GCC plugin at build time and on what it builds: the leaf rule
 # (flat when no call can reach instrumented code), flat=all|none, the tiny
-# rule (a few statements, no loop, no recursion: left alone; tiny=N),
-# exclude-file, a clear error for a bad argument, names from the records
-# (a stripped binary keeps them), C++ templates and methods named as
-# -finstrument-functions' build names them with the same counts, -O0, and
-# a translation unit that also uses METER_FUNCTION() by hand.
+# rule (a few statements, no loop, no recursion, no setjmp: left alone;
+# tiny=N), exclude-file, a clear error for a bad argument, names from the
+# records (a stripped binary keeps them), C++ templates and methods named
+# as -finstrument-functions' build names them with the same counts, -O0,
+# and a translation unit that also uses METER_FUNCTION() by hand.
 set -u
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
@@ -76,7 +76,9 @@ check "an unknown plugin argument is named in the error" grep -q "unknown argume
 
 # --- the tiny rule -----------------------------------------------------------
 cat > "$tmp/tiny.c" <<'SRC'
+#include <setjmp.h>
 int get(const int *p) { return p[1]; }
+int catching(jmp_buf b) { return setjmp(b); }
 int add3(int a, int b, int c) { return a + b + c; }
 int sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }
 int fact(int n) { return n < 2 ? 1 : n * fact(n - 1); }
@@ -95,6 +97,10 @@ check "tiny rule: get and add3 (a few statements) are left alone" \
 	test "$(mode_of get)/$(mode_of add3)" = tiny/tiny
 check "tiny rule: a loop (sum), recursion (fact), more statements (wide) and main are instrumented" \
 	test "$(mode_of sum)/$(mode_of fact)/$(mode_of wide)/$(mode_of main)" = flat/stacked/flat/flat
+# where longjmp lands, the plugin puts the frame back (plugin/resume.cc):
+# a function that calls setjmp must have one, however small
+check "tiny rule: a small function that calls setjmp (catching) is instrumented" \
+	test "$(mode_of catching)" = stacked
 tiny_build -fplugin-arg-meter-tiny=0
 check "tiny=0: every function instrumented" \
 	test "$(mode_of get)/$(mode_of add3)/$(mode_of wide)" = flat/flat/flat
@@ -105,6 +111,75 @@ if tiny_build -fplugin-arg-meter-tiny=many; then
 else
 	check "tiny=many fails the build with a clear error" \
 		grep -q "tiny takes a number of statements" "$tmp/verbose"
+fi
+
+# --- where a function resumes, its frame is put back (plugin/resume.cc) ------
+# longjmp and a nested function's goto to its parent each leave four frames
+# of through() behind; the host's depth after landing must be its own
+# again, before any call (the entries have no stale-frame test to find
+# them later).  Without the put-back: stale=200.
+cat > "$tmp/resume.c" <<'SRC'
+#include <setjmp.h>
+#include <stdio.h>
+#include <meter.h>
+static volatile int sink;
+static jmp_buf jb;
+__attribute__((no_instrument_function)) static unsigned depth_now(void)
+{
+	const struct meter__page_hdr *pg = meter__tls.page;
+
+	return pg ? pg->depth : 0;
+}
+__attribute__((noinline)) static void through(void (*cb)(int), int k)
+{
+	if (k > 0)
+		through(cb, k - 1);
+	else
+		cb(k);
+	sink++;
+}
+__attribute__((noinline)) static void jump(int k)
+{
+	longjmp(jb, k + 1);
+}
+__attribute__((noinline)) static int setjmp_host(void)
+{
+	unsigned mine = depth_now();
+
+	if (!setjmp(jb))
+		through(jump, 3);
+	return depth_now() != mine;
+}
+__attribute__((noinline)) static int goto_host(void)
+{
+	__label__ out;
+	unsigned mine = depth_now();
+	void back(int k) { sink += k; goto out; }
+
+	through(back, 3);
+	return 0;
+out:
+	return depth_now() != mine;
+}
+int main(void)
+{
+	int i, stale = 0;
+
+	for (i = 0; i < 100; i++)
+		stale += setjmp_host() + goto_host();
+	printf("stale=%d depth=%u\n", stale, depth_now());
+	return 0;
+}
+SRC
+if "$CC" -O2 -fplugin="$PLUGIN" $ALL -Wl,--no-warn-execstack "$tmp/resume.c" \
+	-o "$tmp/resume" "${LINK[@]}" 2> "$tmp/resume.err"; then
+	METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null "$tmp/resume" \
+		> "$tmp/resume.out" 2>&1
+	check "after longjmp and a nonlocal goto the host's depth is its own again, at once ($(cat "$tmp/resume.out"))" \
+		grep -qx 'stale=0 depth=1' "$tmp/resume.out"
+else
+	nok "after longjmp and a nonlocal goto: the program builds"
+	diag "$tmp/resume.err"
 fi
 
 # --- names from the records, not from the ELF symbols -------------------------
@@ -220,8 +295,10 @@ else
 fi
 
 # --- one sequence: the plugin's code is the macro's ------------------------
-# The same function instrumented by METER_FUNCTION() (or _FLAT) and by the
-# plugin: the instructions from entry to the first return, mnemonics only
+# The same function instrumented by METER_FUNCTION() (or _FLAT; stacked,
+# without the stale-frame test, METER__PUSH_UNTESTED, as the plugin puts
+# a frame back where its function resumes instead) and by the plugin: the
+# instructions from entry to the first return, mnemonics only
 # (register choice is the allocator's, and so is a move from one register
 # to another: the macro's build moves the argument out of %rdi), must be
 # the same list.
@@ -256,8 +333,8 @@ mnemonics() { # asm file -> seq_callee's mnemonics up to its first ret
 for form in stacked flat gated; do
 	case $form in
 	flat) mflag=-DMETER_FLAT; pflag=all ;;
-	stacked) mflag=; pflag=none ;;
-	gated) mflag=-DCALLS_OUT; pflag="auto -DCALLS_OUT" ;;
+	stacked) mflag=-DMETER__PUSH_UNTESTED; pflag=none ;;
+	gated) mflag="-DMETER__PUSH_UNTESTED -DCALLS_OUT"; pflag="auto -DCALLS_OUT" ;;
 	esac
 	"$CC" -O2 -S -DBY_MACRO $mflag -I"$ROOT/include" -I"$ROOT/include/uapi" \
 		"$tmp/seq.c" -o "$tmp/seq-macro.s"
