@@ -288,15 +288,6 @@ void build_count(builder &b, tree page, tree id)
 	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
 }
 
-/* __builtin_return_address(0), as an integer */
-tree return_address(builder &b)
-{
-	tree ra = b.builtin(BUILT_IN_RETURN_ADDRESS, integer_zero_node,
-			    ptr_type_node, "meter_ra");
-
-	return b.convert(pointer_sized_int_node, ra, "meter_site");
-}
-
 /*
  * The flat path of a gated entry: the function made current above (the
  * page and cd as the stacked path has them), counted, nothing pushed; an
@@ -334,17 +325,6 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 	tree page = b.page();
 	tree d = load_word(b, page, OFF_DEPTH, "meter_depth");
 	tree id = load_word(b, rec_addr, 0, "meter_id");
-	tree cfa = b.tmp(ptr_type_node, "meter_cfa");
-	gcall *c = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA),
-				     0);
-	gimple_call_set_lhs(c, cfa);
-	b.add(c);
-	tree sp = b.convert(uptr, cfa, "meter_sp");
-	/* &sps[d - 1], as meter.h's slot */
-	tree dd = b.op(PLUS_EXPR, uptr, d,
-		       build_int_cst(uptr, METER__BLOCK_SPS / 8), "meter_dd");
-	tree slot = b.index(page, dd, 8, "meter_slot");
-	sp = b.pin(sp);
 	id = b.pin(id);
 	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
 	b.fence();
@@ -372,8 +352,13 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 	b.label(fast);
 	tree d1 = b.plus_one(d, u32, "meter_d1");
 	build_count(b, page, id);
-	b.store(slot, uptr, 8, sp);
-	b.store(slot, uptr, METER__SITE_SLOT * 8, return_address(b));
+	/* sps[d] and sites[d] of a frame that keeps no addresses: its
+	 * return, or the put-back where its function resumes
+	 * (plugin/resume.cc), pops it */
+	tree at = b.index(page, d, 8, "meter_at");
+	b.store(at, uptr, METER__BLOCK_SPS + 8,
+		build_int_cst(uptr, METER__SP_NONE));
+	b.store(at, uptr, METER__BLOCK_SITES + 8, build_int_cst(uptr, 0));
 	tree stk = b.index(page, d, 4, "meter_stk");
 	b.store(stk, u32, OFF_STACK, id32);
 	b.fence();
@@ -384,7 +369,14 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 
 	b.label(slow);
 	b.cold();
-	b.thunk("meter__enter_thunk", rec_addr, sp, page_out, cd_out);
+	/* the slow path's frame keeps its address: it pops frames by it */
+	tree cfa = b.tmp(ptr_type_node, "meter_cfa");
+	gcall *c = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA),
+				     0);
+	gimple_call_set_lhs(c, cfa);
+	b.add(c);
+	b.thunk("meter__enter_thunk", rec_addr,
+		b.convert(uptr, cfa, "meter_sp"), page_out, cd_out);
 	b.label(done);
 }
 
