@@ -21,6 +21,7 @@
 #include <map>
 
 #include "body_shape.h"
+#include "gimple_walk.h"
 
 /* Builtins (memcpy, sqrt, ...) and internal functions never call back
  * into the program; any other call may. */
@@ -76,13 +77,6 @@ struct walker {
 			shape.resumed = true;
 	}
 
-	void seq(gimple_seq s)
-	{
-		for (gimple_stmt_iterator i = gsi_start(s); !gsi_end_p(i);
-		     gsi_next(&i))
-			stmt(gsi_stmt(i));
-	}
-
 	void stmt(gimple *g);
 };
 
@@ -103,26 +97,6 @@ void walker::stmt(gimple *g)
 	case GIMPLE_NOP:
 	case GIMPLE_PREDICT:
 		return;
-	case GIMPLE_BIND:
-		seq(gimple_bind_body(as_a<gbind *>(g)));
-		return;
-	case GIMPLE_TRY:
-		seq(gimple_try_eval(g));
-		seq(gimple_try_cleanup(g));
-		return;
-	case GIMPLE_CATCH:
-		seq(gimple_catch_handler(as_a<gcatch *>(g)));
-		return;
-	case GIMPLE_EH_FILTER:
-		seq(gimple_eh_filter_failure(g));
-		return;
-	case GIMPLE_EH_ELSE: {
-		geh_else *e = as_a<geh_else *>(g);
-
-		seq(gimple_eh_else_n_body(e));
-		seq(gimple_eh_else_e_body(e));
-		return;
-	}
 	case GIMPLE_CALL:
 		call(g);
 		break;
@@ -160,11 +134,13 @@ void walker::stmt(gimple *g)
 struct body_shape body_shape_of(tree fn)
 {
 	walker w;
+	gimple_seq body = gimple_body(fn);
+	auto each = [&w](gimple_stmt_iterator *i) { w.stmt(gsi_stmt(*i)); };
 
 	w.fn = fn;
-	w.seq(gimple_body(fn));
+	for_each_stmt(&body, each);
 	w.second = true;
 	w.pos = 0;
-	w.seq(gimple_body(fn));
+	for_each_stmt(&body, each);
 	return w.shape;
 }

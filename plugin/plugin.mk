@@ -26,7 +26,8 @@ PLUGIN_SRCS := plugin/meter_plugin.cc plugin/body_shape.cc plugin/sequences.cc \
 	plugin/leaf_gates.cc plugin/resume.cc
 
 $(METER_PLUGIN): $(PLUGIN_SRCS) plugin/body_shape.h plugin/sequences.h \
-		plugin/leaf_gates.h plugin/resume.h include/meter.h
+		plugin/leaf_gates.h plugin/resume.h plugin/gimple_walk.h \
+		include/meter.h
 	@test -f "$(GCC_PLUGIN_DIR)/include/gcc-plugin.h" || { \
 		echo "no GCC plugin headers for $(CC) in $(GCC_PLUGIN_DIR): install gcc-12-plugin-dev (scripts/install-deps)" >&2; \
 		exit 1; }

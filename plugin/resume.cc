@@ -28,75 +28,20 @@
 #include "gimple.h"
 #include "gimple-iterator.h"
 
+#include "gimple_walk.h"
 #include "resume.h"
-
-namespace {
-
-struct resumer {
-	const struct seq_decls &d;
-	tree page, own;
-
-	void seq(gimple_seq *s)
-	{
-		for (gimple_stmt_iterator i = gsi_start(*s); !gsi_end_p(i);
-		     gsi_next(&i))
-			stmt(&i);
-	}
-
-	/* the word put back after *i, i left on the last statement added */
-	void put_back(gimple_stmt_iterator *i)
-	{
-		gsi_insert_seq_after(i, seq_resume(d, page, own),
-				     GSI_CONTINUE_LINKING);
-	}
-
-	void stmt(gimple_stmt_iterator *i);
-};
-
-void resumer::stmt(gimple_stmt_iterator *i)
-{
-	gimple *g = gsi_stmt(*i);
-
-	switch (gimple_code(g)) {
-	case GIMPLE_BIND:
-		seq(gimple_bind_body_ptr(as_a<gbind *>(g)));
-		return;
-	case GIMPLE_TRY:
-		seq(gimple_try_eval_ptr(g));
-		seq(gimple_try_cleanup_ptr(g));
-		return;
-	case GIMPLE_CATCH:
-		seq(gimple_catch_handler_ptr(as_a<gcatch *>(g)));
-		return;
-	case GIMPLE_EH_FILTER:
-		seq(gimple_eh_filter_failure_ptr(g));
-		return;
-	case GIMPLE_EH_ELSE: {
-		geh_else *e = as_a<geh_else *>(g);
-
-		seq(gimple_eh_else_n_body_ptr(e));
-		seq(gimple_eh_else_e_body_ptr(e));
-		return;
-	}
-	case GIMPLE_CALL:
-		if (gimple_call_flags(g) & ECF_RETURNS_TWICE)
-			put_back(i);
-		return;
-	case GIMPLE_LABEL:
-		if (DECL_NONLOCAL(gimple_label_label(as_a<glabel *>(g))))
-			put_back(i);
-		return;
-	default:
-		return;
-	}
-}
-
-} /* namespace */
 
 void add_resumes(gimple_seq *body, const struct seq_decls &d, tree page,
 		 tree own)
 {
-	resumer r = { d, page, own };
+	for_each_stmt(body, [&](gimple_stmt_iterator *i) {
+		gimple *g = gsi_stmt(*i);
+		glabel *l = dyn_cast<glabel *>(g);
 
-	r.seq(body);
+		if ((is_gimple_call(g) &&
+		     (gimple_call_flags(g) & ECF_RETURNS_TWICE)) ||
+		    (l && DECL_NONLOCAL(gimple_label_label(l))))
+			gsi_insert_seq_after(i, seq_resume(d, page, own),
+					     GSI_CONTINUE_LINKING);
+	});
 }
