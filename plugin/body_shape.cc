@@ -97,6 +97,9 @@ void walker::stmt(gimple *g)
 	case GIMPLE_NOP:
 	case GIMPLE_PREDICT:
 		return;
+	case GIMPLE_CATCH:
+		shape.resumed = true;	/* its handler: walked next */
+		return;
 	case GIMPLE_CALL:
 		call(g);
 		break;

@@ -13,7 +13,7 @@ struct body_shape {
 	bool recurses;		/* calls itself */
 	bool resumed;		/* resumed other than by a call's return: a
 				   call that returns twice (setjmp), a
-				   nonlocal label */
+				   nonlocal label, a catch */
 	unsigned stmts;		/* statements, labels and debug ones aside */
 };
 

@@ -9,11 +9,12 @@
 
 /*
  * Calls f(gimple_stmt_iterator *) on each statement of *s in order,
- * walking into binds, both halves of try blocks, catch handlers and EH
- * filters and elses instead of passing them.  Any other statement that
- * holds others (OpenMP's, transactions) is passed whole.  f may insert
- * after its statement through the iterator, leaving it on the last one
- * it inserted.
+ * walking into binds, both halves of try blocks, EH filters and elses
+ * instead of passing them.  A catch is passed, then walked into (its
+ * handler is where an exception resumes the function).  Any other
+ * statement that holds others (OpenMP's, transactions) is passed whole.
+ * f may insert after its statement through the iterator, leaving it on
+ * the last one it inserted, or at the start of a catch's handler.
  */
 template <typename F> void for_each_stmt(gimple_seq *s, F &&f)
 {
@@ -30,6 +31,7 @@ template <typename F> void for_each_stmt(gimple_seq *s, F &&f)
 			for_each_stmt(gimple_try_cleanup_ptr(g), f);
 			break;
 		case GIMPLE_CATCH:
+			f(&i);
 			for_each_stmt(gimple_catch_handler_ptr(
 					as_a<gcatch *>(g)), f);
 			break;

@@ -71,7 +71,7 @@ int plugin_is_GPL_compatible;
 
 /*
  * The tiny rule's default: functions of at most this many statements,
- * without a loop, recursion or setjmp, are left alone (Documentation/gcc-plugin.md,
+ * without a loop, recursion, setjmp or catch, are left alone (Documentation/gcc-plugin.md,
  * "Tiny functions").
  */
 #define METER_PLUGIN_TINY 8

@@ -3,8 +3,9 @@
 #
 # The GCC plugin at build time and on what it builds: the leaf rule
 # (flat when no call can reach instrumented code), flat=all|none, the tiny
-# rule (a few statements, no loop, no recursion, no setjmp: left alone;
-# tiny=N), exclude-file, a clear error for a bad argument, names from the
+# rule (a few statements, no loop, no recursion, no setjmp or catch: left
+# alone; tiny=N), the frame put back where a function resumes,
+# exclude-file, a clear error for a bad argument, names from the
 # records (a stripped binary keeps them), C++ templates and methods named
 # as -finstrument-functions' build names them with the same counts, -O0,
 # and a translation unit that also uses METER_FUNCTION() by hand.
@@ -182,6 +183,76 @@ else
 	nok "after longjmp and a nonlocal goto: the program builds"
 	diag "$tmp/resume.err"
 fi
+
+# A C++ exception thrown from a callback through C built without
+# -fexceptions: those frames have no exception edge to return on, and the
+# catch's put-back takes them off.  Without it: stale=100.
+cat > "$tmp/resume_walk.c" <<'SRC'
+static volatile int sink;
+__attribute__((noinline)) void c_walk(void (*cb)(int), int k)
+{
+	if (k > 0)
+		c_walk(cb, k - 1);
+	else
+		cb(k);
+	sink++;
+}
+SRC
+cat > "$tmp/resume_catch.cc" <<'SRC'
+#include <cstdio>
+#include <meter.h>
+extern "C" void c_walk(void (*cb)(int), int k);
+__attribute__((no_instrument_function)) static unsigned depth_now()
+{
+	const struct meter__page_hdr *pg =
+		(const struct meter__page_hdr *)meter__tls.page;
+
+	return pg ? pg->depth : 0;
+}
+__attribute__((noinline)) static void thrower(int k)
+{
+	throw k;
+}
+__attribute__((noinline)) static int catch_host()
+{
+	unsigned mine = depth_now();
+
+	try {
+		c_walk(thrower, 3);
+	} catch (int) {
+		return depth_now() != mine;
+	}
+	return 0;
+}
+int main()
+{
+	int stale = 0;
+
+	for (int i = 0; i < 100; i++)
+		stale += catch_host();
+	std::printf("stale=%d depth=%u\n", stale, depth_now());
+	return 0;
+}
+SRC
+if "$CC" -O2 -fno-exceptions -fplugin="$PLUGIN" $ALL -c "$tmp/resume_walk.c" \
+	-o "$tmp/resume_walk.o" 2> "$tmp/catch.err" &&
+   "$CXX" -O2 -fplugin="$PLUGIN" $ALL "$tmp/resume_catch.cc" \
+	"$tmp/resume_walk.o" -o "$tmp/resume_catch" "${LINK[@]}" 2>> "$tmp/catch.err"; then
+	METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
+		"$tmp/resume_catch" > "$tmp/catch.out" 2>&1
+	check "a catch after an exception through C frames without -fexceptions: the host's depth is its own again ($(cat "$tmp/catch.out"))" \
+		grep -qx 'stale=0 depth=1' "$tmp/catch.out"
+else
+	nok "a catch through C frames: the program builds"
+	diag "$tmp/catch.err"
+fi
+
+printf '%s\n' 'extern "C" void guarded(void (*f)()) { try { f(); } catch (...) { } }' \
+	> "$tmp/guarded.cc"
+"$CXX" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-verbose "$tmp/guarded.cc" \
+	-o "$tmp/guarded.o" 2> "$tmp/verbose"
+check "tiny rule: a small function that catches (guarded) is instrumented" \
+	test "$(mode_of guarded)" = stacked || diag "$tmp/verbose"
 
 # --- names from the records, not from the ELF symbols -------------------------
 cat > "$tmp/names.c" <<'SRC'
