@@ -231,12 +231,9 @@ struct meter__page_hdr {
 /*
  * The thread's block, from the page (one thread-local pointer reaches it
  * all).  sps[d] and sites[d] are frame d's canonical frame address and
- * return address, or METER__SP_NONE and 0 for a frame that keeps none
- * (the explicit API's, the GCC plugin's: their returns and put-backs pop
- * them, never a test of addresses); sps[-1] is a sentinel (UINTPTR_MAX).
- * counts[id] is the thread's call count of id.
+ * return address; sps[-1] is a sentinel (UINTPTR_MAX).  counts[id] is the
+ * thread's call count of id.
  */
-#define METER__SP_NONE		UINTPTR_MAX
 #define METER__BLOCK_SPS	4096			/* sps[-1] */
 #define METER__BLOCK_SITES	(METER__BLOCK_SPS + 8 * (METER__STACK_CAP + 1))
 #define METER__BLOCK_COUNTS	20480
@@ -308,9 +305,7 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	uintptr_t *slot = &METER__SP_BELOW(f.page, d);
 	uint32_t d1;
 
-#ifndef METER__PUSH_UNTESTED
 	__asm__("" : "+r"(sp));	/* computed once, not rematerialised */
-#endif
 	__asm__("" : "+r"(id));	/* one register, on both paths */
 
 	f.cd = METER__CD_WORD(f.page);
@@ -327,29 +322,17 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	 * top frame is stale (longjmp, exception): the slow path pops it.
 	 * The id and the return address are loaded again for the test: held
 	 * in registers across it, they cost the fast path a saved register.
-	 * METER__PUSH_UNTESTED is the GCC plugin's push, for
-	 * test_plugin_build to compare: no test, and a frame that keeps no
-	 * addresses (the plugin puts a frame's word back where its function
-	 * resumes instead, plugin/resume.cc); only the slow path needs sp.
 	 */
-#ifndef METER__PUSH_UNTESTED
 	if (__builtin_expect(sp >= slot[0], 0) &&
 	    (__builtin_expect(sp != slot[0], 0) ||
 	     __builtin_expect(slot[METER__SITE_SLOT - 1] !=
 			      (uintptr_t)__builtin_return_address(0), 0) ||
 	     __builtin_expect(h->stack[d - 1] == rec->id, 0)))
 		goto slow;
-#endif
 	METER__PLUS_ONE(d1, d);
 	METER__COUNTS(f.page)[id]++;
-#ifdef METER__PUSH_UNTESTED
-	METER__SPS(f.page)[d] = METER__SP_NONE;
-	METER__SITES(f.page)[d] = 0;
-	(void)slot;
-#else
 	slot[1] = sp;
 	slot[METER__SITE_SLOT] = (uintptr_t)__builtin_return_address(0);
-#endif
 	h->stack[d] = (uint32_t)id;
 	METER__FENCE();
 	h->depth = d1;

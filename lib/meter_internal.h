@@ -32,9 +32,8 @@
 
 /* The id reserved for the calibration stub; never handed out. */
 #define METER_CALIB_ID METER_FUNCS_MAX
-/* Frames pushed by the explicit API carry this stack pointer, as the GCC
- * plugin's do (a frame that keeps no address). */
-#define METER_SP_API METER__SP_NONE
+/* Frames pushed by the explicit API carry this stack pointer. */
+#define METER_SP_API UINTPTR_MAX
 
 enum meter_backend_kind {
 	METER_BK_OFF,

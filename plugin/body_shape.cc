@@ -21,7 +21,6 @@
 #include <map>
 
 #include "body_shape.h"
-#include "gimple_walk.h"
 
 /* Builtins (memcpy, sqrt, ...) and internal functions never call back
  * into the program; any other call may. */
@@ -73,8 +72,13 @@ struct walker {
 			shape.recurses = true;
 		if (call_reaches_code(g))
 			shape.reaches_code = true;
-		if (gimple_call_flags(g) & ECF_RETURNS_TWICE)
-			shape.resumed = true;
+	}
+
+	void seq(gimple_seq s)
+	{
+		for (gimple_stmt_iterator i = gsi_start(s); !gsi_end_p(i);
+		     gsi_next(&i))
+			stmt(gsi_stmt(i));
 	}
 
 	void stmt(gimple *g);
@@ -84,22 +88,34 @@ void walker::stmt(gimple *g)
 {
 	pos++;
 	switch (gimple_code(g)) {
-	case GIMPLE_LABEL: {
-		tree l = gimple_label_label(as_a<glabel *>(g));
-
+	case GIMPLE_LABEL:
 		if (!second)
-			label_at[l] = pos;
-		if (DECL_NONLOCAL(l))
-			shape.resumed = true;
+			label_at[gimple_label_label(as_a<glabel *>(g))] = pos;
 		return;
-	}
 	case GIMPLE_DEBUG:
 	case GIMPLE_NOP:
 	case GIMPLE_PREDICT:
 		return;
-	case GIMPLE_CATCH:
-		shape.resumed = true;	/* its handler: walked next */
+	case GIMPLE_BIND:
+		seq(gimple_bind_body(as_a<gbind *>(g)));
 		return;
+	case GIMPLE_TRY:
+		seq(gimple_try_eval(g));
+		seq(gimple_try_cleanup(g));
+		return;
+	case GIMPLE_CATCH:
+		seq(gimple_catch_handler(as_a<gcatch *>(g)));
+		return;
+	case GIMPLE_EH_FILTER:
+		seq(gimple_eh_filter_failure(g));
+		return;
+	case GIMPLE_EH_ELSE: {
+		geh_else *e = as_a<geh_else *>(g);
+
+		seq(gimple_eh_else_n_body(e));
+		seq(gimple_eh_else_e_body(e));
+		return;
+	}
 	case GIMPLE_CALL:
 		call(g);
 		break;
@@ -137,13 +153,11 @@ void walker::stmt(gimple *g)
 struct body_shape body_shape_of(tree fn)
 {
 	walker w;
-	gimple_seq body = gimple_body(fn);
-	auto each = [&w](gimple_stmt_iterator *i) { w.stmt(gsi_stmt(*i)); };
 
 	w.fn = fn;
-	for_each_stmt(&body, each);
+	w.seq(gimple_body(fn));
 	w.second = true;
 	w.pos = 0;
-	for_each_stmt(&body, each);
+	w.seq(gimple_body(fn));
 	return w.shape;
 }

@@ -11,9 +11,6 @@ struct body_shape {
 	bool manual;		/* METER_FUNCTION() is already there */
 	bool loops;		/* a jump back: a loop */
 	bool recurses;		/* calls itself */
-	bool resumed;		/* resumed other than by a call's return: a
-				   call that returns twice (setjmp), a
-				   nonlocal label, a catch */
 	unsigned stmts;		/* statements, labels and debug ones aside */
 };
 

@@ -20,7 +20,11 @@
  *   holds no call that may reach instrumented code and no other
  *   instrumented body inlined into it, so that its samples have the
  *   stacks they would have had;
- * - 1 (the push) otherwise.
+ * - 1 (the push, as before) otherwise; for an inlined copy, 2: the push
+ *   without the stale-frame test, unless its host may be resumed by
+ *   longjmp, a nonlocal goto or a catch (resumed_abnormally()).  A copy's
+ *   frame address is its host's, so the test could only tell frames left
+ *   above the host, and only such a resumption leaves them.
  *
  * A body is the function's own, or an inlined copy: the statements under
  * the copy's outermost BLOCK, whose abstract origin is the inlined
@@ -40,6 +44,7 @@
 #include "ssa.h"
 #include "diagnostic-core.h"
 #include "langhooks.h"
+#include "except.h"
 
 #include <set>
 #include <vector>
@@ -49,6 +54,37 @@
 #include "sequences.h"
 
 namespace {
+
+/*
+ * Whether the function's own code may be resumed other than by a call's
+ * normal return: after longjmp (or any call that returns twice), a
+ * nonlocal goto, or an exception caught in it.  Only there can frames
+ * left above the function's own be on the stack when an inlined copy is
+ * entered; everywhere else every call has taken its frames back on
+ * return (the 64-bit store of depth).
+ */
+bool resumed_abnormally(function *fun)
+{
+	eh_region r;
+
+	if (fun->calls_setjmp || fun->has_nonlocal_label)
+		return true;
+	if (!fun->eh)
+		return false;
+	for (r = fun->eh->region_tree; r;) {
+		if (r->type == ERT_TRY || r->type == ERT_ALLOWED_EXCEPTIONS)
+			return true;
+		if (r->inner) {
+			r = r->inner;
+			continue;
+		}
+		while (r && !r->next_peer)
+			r = r->outer;
+		if (r)
+			r = r->next_peer;
+	}
+	return false;
+}
 
 /* The outermost BLOCK of the inlined copy block lies in, or NULL_TREE for
  * the function's own body. */
@@ -137,12 +173,16 @@ unsigned int leaf_gates::execute(function *fun)
 				mark_enclosing(pushing, gimple_block(g), true);
 		}
 	}
+	bool resumed = resumed_abnormally(fun);
+
 	for (gimple *g : gates) {
 		tree body = copy_of(gimple_block(g));
 		bool push = pushing.count(body);
 		tree out = TREE_VALUE(gimple_asm_output_op(as_a<gasm *>(g), 0));
 		gimple_stmt_iterator i = gsi_for_stmt(g);
-		int v = push ? METER_GATE_PUSH : METER_GATE_FLAT;
+		int v = !push ? METER_GATE_FLAT :
+			body && !resumed ? METER_GATE_PUSH_UNTESTED :
+			METER_GATE_PUSH;
 
 		if (TREE_CODE(out) != SSA_NAME)
 			continue;	/* not a register: stays 1, the push */

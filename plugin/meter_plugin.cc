@@ -21,10 +21,8 @@
  * carries its own record, count and current store along with it (Appel's
  * property; gprof loses it).
  *
- * The sequences (plugin/sequences.cc) mirror meter__enter() (without the
- * stale-frame test: plugin/resume.cc puts the frame's word back where a
- * function resumes), meter__enter_flat() and the leaves in <meter.h>, and
- * the layout constants
+ * The sequences (plugin/sequences.cc) mirror meter__enter(),
+ * meter__enter_flat() and the leaves in <meter.h>, and the layout constants
  * come from that header, so a change of layout is a change of
  * METER__ABI_SYMBOL for both; a body's shape, for the leaf and tiny rules,
  * is plugin/body_shape.cc's.  See Documentation/gcc-plugin.md for the
@@ -64,14 +62,13 @@
 
 #include "body_shape.h"
 #include "leaf_gates.h"
-#include "resume.h"
 #include "sequences.h"
 
 int plugin_is_GPL_compatible;
 
 /*
  * The tiny rule's default: functions of at most this many statements,
- * without a loop, recursion, setjmp or catch, are left alone (Documentation/gcc-plugin.md,
+ * without a loop or recursion, are left alone (Documentation/gcc-plugin.md,
  * "Tiny functions").
  */
 #define METER_PLUGIN_TINY 8
@@ -316,7 +313,7 @@ bool excluded(tree fn)
 bool tiny(tree fn, const struct body_shape &shape)
 {
 	return shape.stmts <= opts.tiny && !shape.loops && !shape.recurses &&
-	       !shape.resumed && !MAIN_NAME_P(DECL_NAME(fn));
+	       !MAIN_NAME_P(DECL_NAME(fn));
 }
 
 /* The function's record, static, in the section meter__module_records()
@@ -451,15 +448,8 @@ unsigned int meter_pass::execute(function *fun)
 	enum seq_form form = flat ? SEQ_FLAT :
 			     opts.flat == FLAT_AUTO ? SEQ_GATED : SEQ_STACKED;
 	gimple_seq seq = seq_enter(sd, rec, page, cd, form);
-	gimple_seq body = gimple_body(fn);
-
-	if (shape.resumed) {
-		tree own = create_tmp_var(uint64_type_node, "meter_own");
-
-		gimple_seq_add_seq(&seq, seq_own_word(sd, page, own));
-		add_resumes(&body, sd, page, own);
-	}
-	gtry *t = gimple_build_try(body, seq_leave(sd, page, cd, flat),
+	gtry *t = gimple_build_try(gimple_body(fn),
+				   seq_leave(sd, page, cd, flat),
 				   GIMPLE_TRY_FINALLY);
 
 	gimple_seq_add_stmt(&seq, t);

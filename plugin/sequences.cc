@@ -288,6 +288,15 @@ void build_count(builder &b, tree page, tree id)
 	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
 }
 
+/* __builtin_return_address(0), as an integer */
+tree return_address(builder &b)
+{
+	tree ra = b.builtin(BUILT_IN_RETURN_ADDRESS, integer_zero_node,
+			    ptr_type_node, "meter_ra");
+
+	return b.convert(pointer_sized_int_node, ra, "meter_site");
+}
+
 /*
  * The flat path of a gated entry: the function made current above (the
  * page and cd as the stacked path has them), counted, nothing pushed; an
@@ -309,22 +318,39 @@ void build_flat_path(builder &b, tree page, tree d, tree id, tree cd,
 }
 
 /*
- * meter__enter() as <meter.h> builds it with METER__PUSH_UNTESTED: see
- * include/meter.h for why each store is where it is.  gated: behind a
- * gate whose value plugin/leaf_gates.cc chooses once inlining has shown
- * what the body calls (METER_GATE_*): the flat path or the push.
+ * meter__enter(): see include/meter.h for why each store is where it is.
+ * gated: behind a gate whose value plugin/leaf_gates.cc chooses once
+ * inlining has shown what the body calls and where it lies
+ * (METER_GATE_*): the flat path, the push, or the push without the
+ * stale-frame test.
  */
 void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 {
 	tree u32 = unsigned_type_node, uptr = pointer_sized_int_node;
 	tree slow = create_artificial_label(UNKNOWN_LOCATION);
+	tree check = create_artificial_label(UNKNOWN_LOCATION);
+	tree tested = create_artificial_label(UNKNOWN_LOCATION);
 	tree fast = create_artificial_label(UNKNOWN_LOCATION);
+	tree same = create_artificial_label(UNKNOWN_LOCATION);
+	tree same_site = create_artificial_label(UNKNOWN_LOCATION);
+	tree same_id = create_artificial_label(UNKNOWN_LOCATION);
 	tree done = create_artificial_label(UNKNOWN_LOCATION);
 	tree rec_addr = build_fold_addr_expr(rec);
 
 	tree page = b.page();
 	tree d = load_word(b, page, OFF_DEPTH, "meter_depth");
 	tree id = load_word(b, rec_addr, 0, "meter_id");
+	tree cfa = b.tmp(ptr_type_node, "meter_cfa");
+	gcall *c = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA),
+				     0);
+	gimple_call_set_lhs(c, cfa);
+	b.add(c);
+	tree sp = b.convert(uptr, cfa, "meter_sp");
+	/* &sps[d - 1], as meter.h's slot */
+	tree dd = b.op(PLUS_EXPR, uptr, d,
+		       build_int_cst(uptr, METER__BLOCK_SPS / 8), "meter_dd");
+	tree slot = b.index(page, dd, 8, "meter_slot");
+	sp = b.pin(sp);
 	id = b.pin(id);
 	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
 	b.fence();
@@ -334,11 +360,13 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 	b.store(page, u32, OFF_CURRENT, id32);
 	b.fence();
 
+	tree g = NULL_TREE;
+
 	if (gated) {
 		tree stacked = create_artificial_label(UNKNOWN_LOCATION);
 		tree flat = create_artificial_label(UNKNOWN_LOCATION);
-		tree g = b.gate();
 
+		g = b.gate();
 		b.cond(NE_EXPR, g, build_int_cst(long_integer_type_node,
 						  METER_GATE_FLAT), stacked, flat);
 		b.label(flat);
@@ -347,18 +375,41 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 		b.label(stacked);
 	}
 	/* not registered (depth UINT32_MAX) or deep: slot is not ours */
-	b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP), slow, fast);
+	b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP), slow,
+	       gated ? tested : check);
+	if (gated) {
+		b.label(tested);
+		b.cond(EQ_EXPR, g, build_int_cst(long_integer_type_node,
+						  METER_GATE_PUSH_UNTESTED),
+		       fast, check);
+	}
+	b.label(check);
+	tree below = b.load(slot, uptr, 0, "meter_below");
+	b.cond_unlikely(GE_EXPR, sp, below, same, fast);
+
+	/* inlined into the function on top: its frame and return address,
+	 * another function (else a stale frame, for the slow path) */
+	b.label(same);
+	b.cond(NE_EXPR, sp, below, slow, same_site);
+	b.label(same_site);
+	tree below_site = b.load(slot, uptr,
+				 (METER__SITE_SLOT - 1) * 8, "meter_bsite");
+	b.cond(NE_EXPR, below_site, return_address(b), slow, same_id);
+	b.label(same_id);
+	tree dm1 = b.op(PLUS_EXPR, uptr, d, build_int_cst(uptr, -1),
+			"meter_dm1");
+	tree stk_below = b.index(page, dm1, 4, "meter_stkb");
+	tree below_id = b.load(stk_below, u32, OFF_STACK, "meter_bid");
+	/* the record's id loaded again: one register fewer across the
+	 * test, as in meter.h */
+	tree rec_id = b.load(rec_addr, u32, 0, "meter_rid");
+	b.cond(EQ_EXPR, below_id, rec_id, slow, fast);
 
 	b.label(fast);
 	tree d1 = b.plus_one(d, u32, "meter_d1");
 	build_count(b, page, id);
-	/* sps[d] and sites[d] of a frame that keeps no addresses: its
-	 * return, or the put-back where its function resumes
-	 * (plugin/resume.cc), pops it */
-	tree at = b.index(page, d, 8, "meter_at");
-	b.store(at, uptr, METER__BLOCK_SPS + 8,
-		build_int_cst(uptr, METER__SP_NONE));
-	b.store(at, uptr, METER__BLOCK_SITES + 8, build_int_cst(uptr, 0));
+	b.store(slot, uptr, 8, sp);
+	b.store(slot, uptr, METER__SITE_SLOT * 8, return_address(b));
 	tree stk = b.index(page, d, 4, "meter_stk");
 	b.store(stk, u32, OFF_STACK, id32);
 	b.fence();
@@ -369,14 +420,7 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 
 	b.label(slow);
 	b.cold();
-	/* the slow path's frame keeps its address: it pops frames by it */
-	tree cfa = b.tmp(ptr_type_node, "meter_cfa");
-	gcall *c = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA),
-				     0);
-	gimple_call_set_lhs(c, cfa);
-	b.add(c);
-	b.thunk("meter__enter_thunk", rec_addr,
-		b.convert(uptr, cfa, "meter_sp"), page_out, cd_out);
+	b.thunk("meter__enter_thunk", rec_addr, sp, page_out, cd_out);
 	b.label(done);
 }
 
@@ -423,6 +467,7 @@ void build_leave(builder &b, tree page, tree cd, bool flat)
 	}
 }
 
+
 } /* namespace */
 
 gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree page_out,
@@ -442,25 +487,5 @@ gimple_seq seq_leave(const struct seq_decls &d, tree page, tree cd, bool flat)
 	builder b(d);
 
 	build_leave(b, page, cd, flat);
-	return b.seq;
-}
-
-gimple_seq seq_own_word(const struct seq_decls &d, tree page, tree own_out)
-{
-	builder b(d);
-
-	b.fence();
-	b.add(gimple_build_assign(own_out, b.mem(page, uint64_type_node,
-						 OFF_CURRENT)));
-	return b.seq;
-}
-
-gimple_seq seq_resume(const struct seq_decls &d, tree page, tree own)
-{
-	builder b(d);
-
-	b.fence();
-	b.store(page, uint64_type_node, OFF_CURRENT, own);
-	b.fence();
 	return b.seq;
 }
