@@ -6,8 +6,9 @@
 # rule (a few statements, no loop, no recursion: left alone; tiny=N),
 # exclude-file, a clear error for a bad argument, names from the records
 # (a stripped binary keeps them), C++ templates and methods named as
-# -finstrument-functions' build names them with the same counts, -O0, and
-# a translation unit that also uses METER_FUNCTION() by hand.
+# -finstrument-functions' build names them with the same counts, -O0, a
+# translation unit that also uses METER_FUNCTION() by hand, and frames
+# left by longjmp into a host built without the plugin.
 set -u
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
@@ -106,6 +107,74 @@ else
 	check "tiny=many fails the build with a clear error" \
 		grep -q "tiny takes a number of statements" "$tmp/verbose"
 fi
+
+# --- frames left by longjmp into code the plugin did not build --------------
+# protect() calls setjmp and is built without the plugin (or with
+# -finstrument-functions); cb(), built with it, recurses three levels and
+# longjmps back.  The four frames it leaves are taken off at the next
+# entry (the stale-frame test), so each landing's outermost cb sees main
+# and itself only (and protect, whose exit hook also takes them off, when
+# it is built with -finstrument-functions); with a plain host the last
+# landing's four are still there at main's end, with no entry after
+# them.  1000 landings must not pile up 4000 frames.
+cat > "$tmp/protect.c" <<'SRC'
+#include <setjmp.h>
+static jmp_buf jb;
+void protect(void (*cb)(int))
+{
+	if (!setjmp(jb))
+		cb(3);
+}
+void bail(void)
+{
+	longjmp(jb, 1);
+}
+SRC
+cat > "$tmp/landings.c" <<'SRC'
+#include <stdio.h>
+#include <meter.h>
+void protect(void (*cb)(int));
+void bail(void);
+static unsigned deepest;
+__attribute__((no_instrument_function)) static unsigned depth_now(void)
+{
+	const struct meter__page_hdr *pg =
+		(const struct meter__page_hdr *)meter__tls.page;
+
+	return pg ? pg->depth : 0;
+}
+__attribute__((noinline)) static void cb(int k)
+{
+	if (k == 3 && depth_now() > deepest)
+		deepest = depth_now();
+	if (k > 0)
+		cb(k - 1);
+	else
+		bail();
+}
+int main(void)
+{
+	for (int i = 0; i < 1000; i++)
+		protect(cb);
+	printf("deepest=%u end=%u\n", deepest, depth_now());
+	return 0;
+}
+SRC
+for host in plain -finstrument-functions; do
+	hflag= want='deepest=2 end=5'
+	[ $host = plain ] || { hflag=$host; want='deepest=3 end=1'; }
+	if "$CC" -O2 $hflag -c "$tmp/protect.c" -o "$tmp/protect.o" &&
+	   "$CC" -O2 -fplugin="$PLUGIN" $ALL "$tmp/landings.c" "$tmp/protect.o" \
+		-o "$tmp/landings" "${LINK[@]}" 2> "$tmp/landings.err"; then
+		METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=/dev/null \
+			"$tmp/landings" > "$tmp/landings.out" 2>&1
+		check "longjmp into a host built $host, 1000 times: the frames it left are taken off ($(cat "$tmp/landings.out"))" \
+			grep -qx "$want" "$tmp/landings.out"
+	else
+		nok "longjmp into a host built $host: the program builds"
+		diag "$tmp/landings.err"
+	fi
+done
 
 # --- names from the records, not from the ELF symbols -------------------------
 cat > "$tmp/names.c" <<'SRC'
