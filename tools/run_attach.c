@@ -261,16 +261,24 @@ static int call_in(pid_t tid, uint64_t fn, const void *data, size_t len,
 #define IN_DATA(off)	((1ull << 63) | (off))
 
 /*
- * What --pid cannot take on: a process meter profiles already (its own
- * profile would be ended at the detach), and C++, whose unwinder would
- * meet the return hook's addresses: at load time the preload's unwinder
- * entries come first (patch_unwind.c), but the C++ library of a running
- * process has bound libgcc's already.
+ * What --pid cannot take on, read from the maps of the stopped process
+ * (stopped, its maps cannot change under the reading; and another user's
+ * cannot be read before the stop, which tells why it is refused): one
+ * with no C library mapped, static or still in the dynamic loader (which
+ * maps its libraries before running any, so what it is cannot be told
+ * yet); a process meter profiles already (its own profile would be ended
+ * at the detach); and C++, whose unwinder would meet the return hook's
+ * addresses: at load time the preload's unwinder entries come first
+ * (patch_unwind.c), but the C++ library of a running process has bound
+ * libgcc's already.
  */
 static int refused(pid_t pid)
 {
 	char path[4096];
 
+	if (!object_base(pid, "libc.so.6", path, sizeof(path)))
+		return fail("process %d has no C library mapped: a static "
+			    "program, or one still starting", (int)pid);
 	if (object_base(pid, "libmeter.so", path, sizeof(path)))
 		return fail("process %d is profiled by meter already (%s)",
 			    (int)pid, path);
@@ -281,23 +289,15 @@ static int refused(pid_t pid)
 	return 0;
 }
 
-/*
- * dlopen(lib) and meter_patch_attach(env, rips) in the stopped process.
- * One with no C library mapped is static, or still in the dynamic loader,
- * which maps its libraries before running any (refused() could not tell
- * what it is yet).
- */
+/* dlopen(lib) and meter_patch_attach(env, rips) in the stopped process. */
 static int attach(pid_t pid, struct tracee *t, const struct attach_req *q)
 {
 	uint64_t dl = symbol_in(pid, "libc.so.6", "dlopen"), fn, ret;
 	size_t plen = strlen(q->patch_lib) + 1, rips = (q->env_len + 7) & ~7ul;
 	uint64_t args[3] = { IN_DATA(0), RTLD_NOW, 0 };
-	char *data, path[4096];
+	char *data;
 	int err;
 
-	if (!object_base(pid, "libc.so.6", path, sizeof(path)))
-		return fail("process %d has no C library mapped: a static "
-			    "program, or one still starting", (int)pid);
 	if (!dl)
 		return fail("no dlopen in the C library of process %d",
 			    (int)pid);
@@ -381,9 +381,9 @@ int run_attach(const struct attach_req *q, bool *ended)
 	double end;
 
 	*ended = false;
-	if (refused(q->pid) || stop_all(q->pid, &t))
+	if (stop_all(q->pid, &t))
 		return -1;
-	if (attach(q->pid, &t, q)) {
+	if (refused(q->pid) || attach(q->pid, &t, q)) {
 		release_all(&t);
 		return -1;
 	}
