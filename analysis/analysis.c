@@ -473,6 +473,9 @@ struct analysis *analysis_new(const struct meter_profile *p,
 	an->weight = sample_weight(p);
 	if (self_sum + p->no_current + p->invalid > an->samples)
 		an->samples = self_sum + p->no_current + p->invalid;
+	an->share_base = (double)an->samples;
+	if (p->corrected && p->corrected_samples < an->share_base)
+		an->share_base -= p->corrected_samples;
 	if (build_edges(an) || link_edges(an) ||
 	    (!o->whole_names && short_names(an)))
 		goto fail;
@@ -551,6 +554,11 @@ double an_unsampled_seconds(const struct analysis *an)
 
 double an_percent(const struct analysis *an, double samples)
 {
+	return an->share_base > 0 ? 100.0 * samples / an->share_base : 0.0;
+}
+
+double an_measured_percent(const struct analysis *an, double samples)
+{
 	return an->samples ? 100.0 * samples / (double)an->samples : 0.0;
 }
 
@@ -605,9 +613,9 @@ double an_share_se(const struct analysis *an, double s)
 {
 	double n = (double)an->samples, p;
 
-	if (n <= 0)
+	if (n <= 0 || an->share_base <= 0)
 		return 0.0;
-	p = s / n;
+	p = s / an->share_base;
 	if (p < 0)
 		p = 0;
 	if (p > 1)

@@ -73,7 +73,13 @@ struct analysis {
 	struct an_edge *edges;
 	size_t nedges;
 	size_t *order;		/* node indices in display order */
-	uint64_t samples;	/* the denominator of every percentage */
+	uint64_t samples;	/* as measured: the header's total */
+	/*
+	 * What the functions' shares are of: the samples, less what the
+	 * correction took out (the program's own time, as an uninstrumented
+	 * run's shares are of its whole); the samples when not corrected.
+	 */
+	double share_base;
 	uint64_t stack_samples;	/* samples in p->stacks */
 	uint64_t calls;		/* sum of calls */
 	double weight;		/* periods per tick taken, >= 1 (an_share_se) */
@@ -92,7 +98,10 @@ void analysis_sort(struct analysis *an, enum an_order order,
 		   bool inclusive);
 
 double an_seconds(const struct analysis *an, double samples);
+/* samples as a share of an->share_base (the functions' rows) */
 double an_percent(const struct analysis *an, double samples);
+/* samples as a share of the samples as measured (the header's splits) */
+double an_measured_percent(const struct analysis *an, double samples);
 double an_delivered_hz(const struct analysis *an);
 double an_unsampled_seconds(const struct analysis *an);
 /* A node's name as rows show it (short unless whole_names), "???" when

@@ -243,5 +243,9 @@ void profile_correction_line(const struct meter_profile *p, FILE *out,
 	if (p->flat_call_cost_ps)
 		fprintf(out, " (%.1f ns flat)",
 			(double)p->flat_call_cost_ps / 1e3);
-	fputs("; the totals are as measured.\n", out);
+	/* the rows' shares are of what is left (analysis.h, share_base) */
+	fprintf(out, "; the totals are as measured, the functions' shares "
+		"are of the %.3f s left.\n",
+		((double)p->samples - p->corrected_samples) *
+		(double)p->period_ns / 1e9);
 }

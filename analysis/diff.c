@@ -24,7 +24,8 @@ double diff_band(const struct analysis *base, double a,
 static void fill_share(struct diff_share *sh, const struct diff *d,
 		       double base, double new)
 {
-	double nb = (double)d->base->samples, nn = (double)d->new->samples;
+	/* of the program's own time when corrected (analysis.h) */
+	double nb = d->base->share_base, nn = d->new->share_base;
 
 	sh->base = share(base, nb);
 	sh->new = share(new, nn);

@@ -82,7 +82,7 @@ realprogs_current() { # binary variant
 # plugin's builds keep the names of the functions it left alone as tiny
 # (OUT.tiny), which are the program's own functions all the same
 realprogs_compile() {
-	local prog=$1 v=$2 src=$3 out=$4 log=$4.notes
+	local prog=$1 v=$2 src=$3 out=$4 log
 	local -a files defs
 	case $prog in
 	bzip2)	defs=(-D_FILE_OFFSET_BITS=64)
@@ -101,12 +101,22 @@ realprogs_compile() {
 	esac
 	local -a extra=()
 	case $v in plugin*) extra=(-fplugin-arg-meter-verbose) ;; esac
+	# a log of its own: two builders of one tree must not share it
+	log=$(mktemp "$out.notes.XXXXXX") || return 1
 	# shellcheck disable=SC2046
 	gcc $(realprogs_variant_flags "$v") "${extra[@]}" -w "${defs[@]}" \
 		-o "$out" "${files[@]}" $(realprogs_variant_libs "$v") -lm -ldl \
-		2> "$log" || { cat "$log" >&2; return 1; }
+		2> "$log" || { cat "$log" >&2; rm -f "$log"; return 1; }
 	sed -n "s/.*meter: .\(.*\). tiny (.*/\1/p" "$log" | sort -u > "$out.tiny"
 	rm -f "$log"
+	# the default tiny rule leaves some of every real program alone; an
+	# empty list is a lost log, and perf's truth would give their time
+	# to their callers
+	if [ "$v" = plugin ] && [ ! -s "$out.tiny" ]; then
+		echo "realprogs: $prog: the plugin named no tiny function (log lost?)" >&2
+		rm -f "$out"
+		return 1
+	fi
 	realprogs_variant_flags "$v" > "$out.flags"
 }
 

@@ -19,9 +19,9 @@ static void render_wall_split(const struct analysis *an, FILE *out)
 
 	fprintf(out, "wall clock: %.1f%% on a CPU (%.3f s), %.1f%% runnable "
 		"waiting for a CPU (%.3f s), %.1f%% blocked or sleeping "
-		"(%.3f s)\n", an_percent(an, on), an_seconds(an, on),
-		an_percent(an, runq), an_seconds(an, runq),
-		an_percent(an, blocked), an_seconds(an, blocked));
+		"(%.3f s)\n", an_measured_percent(an, on), an_seconds(an, on),
+		an_measured_percent(an, runq), an_seconds(an, runq),
+		an_measured_percent(an, blocked), an_seconds(an, blocked));
 }
 
 /*

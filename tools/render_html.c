@@ -136,8 +136,9 @@ void html_profile_facts(const struct analysis *an, FILE *out)
 	     "%.3f", an_seconds(an, (double)an->samples));
 	if (p->wall)
 		fact(out, "off the CPU", "%.1f %% runnable, %.1f %% blocked",
-		     an_percent(an, (double)p->samples_off[METER_OFF_RUNQ]),
-		     an_percent(an,
+		     an_measured_percent(an,
+					 (double)p->samples_off[METER_OFF_RUNQ]),
+		     an_measured_percent(an,
 				(double)p->samples_off[METER_OFF_BLOCKED]));
 	fact(out, "calls", "%" PRIu64, an->calls);
 	fact(out, "functions", "%zu", an->n);
@@ -162,7 +163,7 @@ void html_profile_facts(const struct analysis *an, FILE *out)
 
 static void flat_table(const struct analysis *an, FILE *out)
 {
-	double n = (double)an->samples;
+	double n = an->share_base;
 	size_t i;
 
 	fputs("<section id=\"flat\">\n<h2>Flat profile</h2>\n"
@@ -252,7 +253,7 @@ static int edge_rows(const struct analysis *an, FILE *out, size_t node,
 
 static int call_graph(const struct analysis *an, FILE *out)
 {
-	double n = (double)an->samples;
+	double n = an->share_base;
 	size_t i;
 
 	fputs("<section id=\"graph\">\n<h2>Call graph</h2>\n<p>Each "

@@ -16,7 +16,8 @@
 #   main   1 call, never under a caller: owes its own 1 us (0.001)
 #   main 90 self: 90 - 100 - 375 - 0.001 -> 0, never below zero
 # 90 + 0.25 + 125 = 215.25 samples out of 740.  The totals stay 740 (as
-# measured).  Without --correct the reports show the samples as taken and
+# measured); the functions' shares are of the 524.75 left, the program's
+# own time, as an uninstrumented run's are of its whole (f: 300/524.75).  Without --correct the reports show the samples as taken and
 # say what the estimate is; JSON keeps them as taken.
 set -u
 
@@ -56,6 +57,9 @@ JSON
 self_of() { # report name -> self seconds
 	flat_rows "$1" | awk -v f="$2" '$NF == f { print $3 }'
 }
+pct_of() { # report name -> %time
+	flat_rows "$1" | awk -v f="$2" '$NF == f { print $1 }'
+}
 
 "$STAT" -i "$P" -f flat --correct > "$tmp/flat" 2>&1
 check "flat: f keeps its 0.300 s: its calls are charged to its caller" \
@@ -70,10 +74,15 @@ check "flat: the header says how much was taken out (0.215 s, 29.1 %: g's calls 
 	grep -q "Instrumentation correction: 0.215 s (29.1% of the samples) taken out, 1000.0 ns per call (250.0 ns flat)" "$tmp/flat"
 check "flat: the total stays as measured (740 samples, 0.740 s), the correction beside it" \
 	grep -q "^740 samples at a period of 1 ms (1000 Hz): 0.740 s" "$tmp/flat"
+check "flat: the shares are of the program's own time, 0.525 s: f 57.17 %, h 38.11 %" \
+	bash -c "grep -q \"the functions' shares are of the 0.525 s left\" '$tmp/flat' &&
+		 test '$(pct_of "$tmp/flat" f)/$(pct_of "$tmp/flat" h)' = 57.17/38.11"
 
 "$STAT" -i "$P" -f flat > "$tmp/raw" 2>&1
 check "default: the samples as taken (main 0.090, k 0.140)" \
 	test "$(self_of "$tmp/raw" main)/$(self_of "$tmp/raw" k)" = 0.090/0.140
+check "default: the shares of all 740 samples (f 40.54 %)" \
+	test "$(pct_of "$tmp/raw" f)" = 40.54
 check "default: no correction, and the estimate said (100000 + 500000 + 10 + 1 calls at 1 us, 1000 at 0.25: 0.600 s)" \
 	bash -c "! grep -q 'Instrumentation correction' '$tmp/raw' &&
 		 grep -q 'Samples as taken: they include meter.s own cost, estimated at 0.600 s (81.1%; 1000.0 ns per call); --correct takes it out.' '$tmp/raw'"
@@ -85,6 +94,12 @@ check "folded: main;f 300, main;k 15, main alone gone, main;k;h 50" \
 	bash -c "grep -qx 'main;f 300' '$tmp/folded' && grep -qx 'main;k 15' '$tmp/folded' && ! grep -qx 'main [0-9]*' '$tmp/folded' && grep -qx 'main;k;h 50' '$tmp/folded'"
 "$STAT" -i "$P" -f callgraph --correct > "$tmp/cg" 2>&1
 check "call graph: the correction line too" grep -q "Instrumentation correction: 0.215 s" "$tmp/cg"
+check "call graph: of the 0.525 s left, main's total is 100 %, f's self 57.2 %" \
+	bash -c "grep -Eq '^ \[1\] +0\.525 100\.0% .* main\$' '$tmp/cg' &&
+		 grep -Eq '^ \[2\] +0\.310  59\.1% +0\.300  57\.2% .* f\$' '$tmp/cg'"
+"$STAT" diff --correct "$P" "$P" > "$tmp/diff" 2>&1
+check "diff --correct: the shares of the program's own time on both sides (f 57.17 %)" \
+	test "$(awk '$NF == "f" { print $1 "/" $2 }' "$tmp/diff")" = 57.17/57.17
 "$STAT" -i "$P" -f dot --correct > "$tmp/dot" 2>&1
 check "dot: the title says what was taken out" grep -q "instrumentation correction: 0.215 s out" "$tmp/dot"
 "$STAT" -i "$P" -f json > "$tmp/json" 2>&1
