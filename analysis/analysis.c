@@ -611,11 +611,12 @@ int an_node_lines(const struct analysis *an, size_t node, bool callers,
 
 double an_share_se(const struct analysis *an, double s)
 {
-	double n = (double)an->samples, p;
+	/* the shares' own base: with --correct, fewer samples than taken */
+	double n = an->share_base, p;
 
-	if (n <= 0 || an->share_base <= 0)
+	if (n <= 0)
 		return 0.0;
-	p = s / an->share_base;
+	p = s / n;
 	if (p < 0)
 		p = 0;
 	if (p > 1)

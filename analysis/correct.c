@@ -145,7 +145,8 @@ int profile_correct(struct meter_profile *p)
 		if (left < 0)
 			left = 0;
 		ratio[i] = on ? left / (double)on : 1;
-		removed += (double)on - left;
+		/* what the rows lose, rounded as they are: shares add up */
+		removed += (double)(on - scaled(on, ratio[i]));
 		f->self_samples = scaled(on, ratio[i]) + off;
 	}
 	/* a stack's leaf is its current function: scale it as that one */

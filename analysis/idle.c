@@ -113,6 +113,14 @@ struct meter_profile *profile_without_idle(const struct meter_profile *p,
 		*failed = true;
 		return NULL;
 	}
+	/*
+	 * A corrected profile stays one: the merge does not carry what the
+	 * correction took out.  The idle threads were on a CPU less than pct
+	 * of their time, and only on-CPU samples are corrected, so the little
+	 * taken from them stays counted here.
+	 */
+	c->corrected = p->corrected;
+	c->corrected_samples = p->corrected_samples;
 	/* c's threads are p's, in order (the merge appends them) */
 	for (t = 0; t < c->nthreads; t++)
 		idle[t] = is_idle(c, &c->threads[t], pct);

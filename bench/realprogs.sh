@@ -114,7 +114,7 @@ realprogs_compile() {
 	# to their callers
 	if [ "$v" = plugin ] && [ ! -s "$out.tiny" ]; then
 		echo "realprogs: $prog: the plugin named no tiny function (log lost?)" >&2
-		rm -f "$out"
+		rm -f "$out" "$out.tiny"
 		return 1
 	fi
 	realprogs_variant_flags "$v" > "$out.flags"

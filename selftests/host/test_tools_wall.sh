@@ -165,5 +165,12 @@ check "--hide-idle 5: the rows lose the idle threads' samples (compress 2.000 s 
 	     END { exit !(c && w) }' "$tmp/pool.idle" || diag "$tmp/pool.idle"
 check "without --hide-idle the waiting workers top the profile (wait_for_work 66.50 %)" \
 	awk '$NF == "wait_for_work" && $1 == "66.50" { f = 1 } END { exit !f }' "$tmp/pool.flat"
+# with a calibrated cost, --correct and --hide-idle together: the idle
+# threads set aside from the corrected profile, which stays corrected
+sed 's/"call_cost_ps": 0/"call_cost_ps": 1000000/' "$POOL" > "$tmp/pool-cost.json"
+"$STAT" -i "$tmp/pool-cost.json" -f flat --correct --hide-idle 5 > "$tmp/pool.corr" 2>&1
+check "--correct --hide-idle 5: still corrected, said in the header" \
+	bash -c "grep -q '^Instrumentation correction: .* the functions. shares are of the' '$tmp/pool.corr' &&
+		 grep -q '^2 idle threads set aside' '$tmp/pool.corr'" || diag "$tmp/pool.corr"
 
 [ $fails = 0 ]
