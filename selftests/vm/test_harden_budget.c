@@ -6,7 +6,7 @@
  *   - 1024 sleeping threads of nobody's, each asking for a tick every
  *     100 us (10 million a second together), all on CPU 0, take at most
  *     the budget's ticks, and leave a victim pinned there its speed
- *     (interleaved rounds, one run).
+ *     (six interleaved rounds, one run).
  *   - The profile still holds the whole of their time: samples come to
  *     threads x seconds / period, and STRETCHED_TICKS says ticks were
  *     delayed.
@@ -24,7 +24,7 @@
 
 #define ATTACKERS 1024
 #define PERIOD_NS 100000ULL
-#define ROUNDS 4
+#define ROUNDS 6
 #ifndef BUDGET
 #define BUDGET 1000
 #endif
@@ -100,7 +100,9 @@ static uint64_t victim_ns(void)
 	uint64_t start = ku_mono_ns();
 	long i;
 
-	for (i = 0; i < 60000000; i++)
+	/* about 0.6 s under TCG: host hiccups of a tenth of a second moved
+	 * a 0.2 s victim by up to 2.6 times on a slow host */
+	for (i = 0; i < 180000000; i++)
 		x += (uint64_t)i * 7;
 	return ku_mono_ns() - start;
 }
@@ -160,7 +162,8 @@ TEST(sleeping_wall_threads_of_one_user_leave_a_pinned_victim_its_speed)
 			beside[r] / 1e9, ratio[r]);
 	}
 	qsort(ratio, ROUNDS, sizeof(ratio[0]), cmp_double);
-	ku_diag("median %.3f of its speed", (ratio[1] + ratio[2]) / 2);
+	ku_diag("median %.3f of its speed",
+		(ratio[ROUNDS / 2 - 1] + ratio[ROUNDS / 2]) / 2);
 	ku_diag("attackers' session: %llu samples in %.2f s since all registered (%llu periods of %d threads; %.2f s since the first), %llu ticks, %llu stretched",
 		(unsigned long long)p->samples, secs_ns / 1e9,
 		(unsigned long long)(secs_ns / PERIOD_NS * ATTACKERS),
@@ -175,10 +178,11 @@ TEST(sleeping_wall_threads_of_one_user_leave_a_pinned_victim_its_speed)
 	 * ticks still due when the profile was read (one stretched period
 	 * each at most). */
 	EXPECT_GE(p->samples, secs_ns / PERIOD_NS * ATTACKERS / 2);
-	/* The victim, by wall-clock time under TCG: rounds differ by up to
-	 * 15 % with nothing changed (the host's load), so the median of four
-	 * is held to 0.8; without the budget it is about 0.5. */
-	EXPECT_GE((ratio[1] + ratio[2]) / 2, 0.8);
+	/* The victim, by wall-clock time under TCG: rounds differ with
+	 * nothing changed (the host's load; 0.49 to 1.29 of a 0.2 s victim
+	 * in one run on a slow host), so the victim is longer and the median
+	 * of six is held to 0.8; without the budget it is about 0.5. */
+	EXPECT_GE((ratio[ROUNDS / 2 - 1] + ratio[ROUNDS / 2]) / 2, 0.8);
 	meter_profile_free(p);
 	ASSERT_EQ(ku_param_set("user_wall_ticks", 10000), 0);
 	meter_nl_close(nl);
