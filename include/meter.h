@@ -137,6 +137,18 @@ const char *meter_backend(void);
 /* meter_record.flags: the function takes the flat form (its calls cost
  * what the flat sequence costs; the reports' correction needs to know) */
 #define METER__REC_FLAT		1U
+/*
+ * Set by the GCC plugin once inlining is done, for each body of the
+ * function the compiler keeps (its own, and each inlined copy): one that
+ * became a leaf and takes the flat path, one that pushes.  A record with
+ * leaf bodies only costs what a flat function's calls cost.
+ */
+#define METER__REC_LEAF_BODY	2U
+#define METER__REC_PUSH_BODY	4U
+#define METER__REC_FLAT_CALLS(flags)					\
+	(((flags) & METER__REC_FLAT) ||					\
+	 ((flags) & (METER__REC_LEAF_BODY | METER__REC_PUSH_BODY)) ==	\
+	 METER__REC_LEAF_BODY)
 
 struct meter_page;
 

@@ -54,7 +54,7 @@ struct meter_rec_info {
 	uint32_t line;		/* API records: the first line, or 0 */
 	uintptr_t addr;		/* automatic records: function address */
 	uint32_t kind;
-	bool flat;		/* METER__REC_FLAT: the flat sequence */
+	bool flat;		/* METER__REC_FLAT_CALLS: the flat sequence */
 };
 
 /* One profiled thread. */

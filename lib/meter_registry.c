@@ -85,6 +85,9 @@ uint64_t meter_rec_cost_ps(uint32_t id)
 	uint64_t extra = __atomic_load_n(&meter_g.api_extra_ps,
 					 __ATOMIC_RELAXED);
 
+	/* the kernel's profile has no flat flag: a flat function's own cost */
+	if (meter_g.recs[id].flat && meter_g.flat_cost_ps)
+		return meter_g.flat_cost_ps;
 	if (meter_g.recs[id].kind != METER_REC_API || !extra)
 		return 0;
 	if (__atomic_load_n(&meter_g.api_whole, __ATOMIC_RELAXED))
@@ -110,7 +113,7 @@ static uint32_t manual_record_new_locked(const struct meter_record *r)
 	uint32_t id = meter_record_new_locked(METER_REC_MANUAL, r->name, 0);
 
 	if (id)
-		meter_g.recs[id].flat = r->flags & METER__REC_FLAT;
+		meter_g.recs[id].flat = METER__REC_FLAT_CALLS(r->flags);
 	return id;
 }
 

@@ -45,9 +45,13 @@
 #include "diagnostic-core.h"
 #include "langhooks.h"
 #include "except.h"
+#include "cgraph.h"
 
 #include <set>
 #include <vector>
+
+#define METER__LAYOUT_ONLY 1
+#include "meter.h"
 
 #include "body_shape.h"
 #include "leaf_gates.h"
@@ -129,6 +133,45 @@ bool is_stacked_thunk(const gimple *g)
 	return a && strstr(gimple_asm_string(a), "meter__enter_thunk");
 }
 
+/*
+ * The record of the gate's function says what became of this body (the
+ * flags in <meter.h>): the reports' correction charges a record whose
+ * bodies are all leaves what the flat sequence costs.  The records are
+ * written out after every function is compiled (they are not ordered
+ * among the functions unless -fno-toplevel-reorder, where they keep the
+ * push's, conservative, flags); under -flto a body compiled in another
+ * partition than its record leaves the record's flags as they were.
+ */
+void note_body(gasm *gate, bool leaf)
+{
+	tree rec = gimple_asm_ninputs(gate) > 1 ?
+		   TREE_VALUE(gimple_asm_input_op(gate, 1)) : NULL_TREE;
+	varpool_node *vn;
+	tree ctor;
+
+	if (!rec || TREE_CODE(rec) != ADDR_EXPR)
+		return;
+	rec = TREE_OPERAND(rec, 0);
+	vn = VAR_P(rec) ? varpool_node::get(rec) : NULL;
+	if (!vn || !vn->definition || vn->in_other_partition)
+		return;
+	/* under -flto the initializer is read in when first asked for */
+	ctor = vn->get_constructor();
+	if (!ctor || TREE_CODE(ctor) != CONSTRUCTOR)
+		return;
+	for (constructor_elt &e : *CONSTRUCTOR_ELTS(ctor)) {
+		if (!e.index || TREE_CODE(e.index) != FIELD_DECL ||
+		    !DECL_NAME(e.index) ||
+		    strcmp(IDENTIFIER_POINTER(DECL_NAME(e.index)), "flags") ||
+		    TREE_CODE(e.value) != INTEGER_CST)
+			continue;
+		e.value = build_int_cst(TREE_TYPE(e.value),
+					tree_to_uhwi(e.value) |
+					(leaf ? METER__REC_LEAF_BODY :
+						METER__REC_PUSH_BODY));
+	}
+}
+
 const pass_data leaf_gates_data = {
 	GIMPLE_PASS,		/* type */
 	"meter_leaves",		/* name */
@@ -185,7 +228,10 @@ unsigned int leaf_gates::execute(function *fun)
 			METER_GATE_PUSH;
 
 		if (TREE_CODE(out) != SSA_NAME)
-			continue;	/* not a register: stays 1, the push */
+			v = METER_GATE_PUSH;	/* not a register: stays 1 */
+		note_body(as_a<gasm *>(g), v == METER_GATE_FLAT);
+		if (TREE_CODE(out) != SSA_NAME)
+			continue;
 		if (verbose && !push)
 			inform(body ? BLOCK_SOURCE_LOCATION(body) :
 			       DECL_SOURCE_LOCATION(fun->decl),

@@ -206,10 +206,11 @@ struct builder {
 		return t;
 	}
 
-	/* asm("# ..." : "=r"(g) : "0"(METER_GATE_PUSH)): a value no pass
-	 * before plugin/leaf_gates.cc's can see through, which that pass
-	 * turns into the constant it chooses */
-	tree gate(void)
+	/* asm("# ..." : "=r"(g) : "0"(METER_GATE_PUSH), "X"(rec_addr)): a
+	 * value no pass before plugin/leaf_gates.cc's can see through, which
+	 * that pass turns into the constant it chooses; the record, never
+	 * printed, tells that pass whose body the gate is in */
+	tree gate(tree rec_addr)
 	{
 		tree t = tmp(long_integer_type_node, "meter_gate");
 		vec<tree, va_gc> *in = NULL, *out = NULL;
@@ -217,6 +218,7 @@ struct builder {
 		vec_safe_push(in, asm_operand("0", build_int_cst(
 					long_integer_type_node,
 					METER_GATE_PUSH)));
+		vec_safe_push(in, asm_operand("X", rec_addr));
 		add(gimple_build_asm_vec(METER_GATE_ASM, in, out, NULL, NULL));
 		return t;
 	}
@@ -366,7 +368,7 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 		tree stacked = create_artificial_label(UNKNOWN_LOCATION);
 		tree flat = create_artificial_label(UNKNOWN_LOCATION);
 
-		g = b.gate();
+		g = b.gate(rec_addr);
 		b.cond(NE_EXPR, g, build_int_cst(long_integer_type_node,
 						  METER_GATE_FLAT), stacked, flat);
 		b.label(flat);

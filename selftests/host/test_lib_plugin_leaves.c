@@ -69,6 +69,35 @@ TEST_F(leaves, exact_counts_and_the_tiny_function_left_alone)
 	EXPECT_EQ(4, calls_of(self->r.p, "deep_jump"));
 }
 
+/*
+ * The record of a function whose every body became a leaf says so
+ * (plugin/leaf_gates.cc), and the profile charges its calls what the flat
+ * sequence costs, in both backends' profiles (the kernel's through the
+ * function's own cost): --correct reads that cost.
+ */
+TEST_F(leaves, records_whose_bodies_all_became_leaves_cost_a_flat_call)
+{
+	const char *flat[] = { "became_leaf", "inlined_leaf" };
+	const char *push[] = { "hosts_copy", "keeps_call", "in_line_stacked" };
+	const struct meter_func *f;
+	size_t i;
+
+	ASSERT_NE(0, self->r.p->call_cost_ps);
+	for (i = 0; i < sizeof(flat) / sizeof(flat[0]); i++) {
+		f = func_named(self->r.p, flat[i]);
+		ASSERT_NE(NULL, f);
+		EXPECT_NE(0, f->cost_ps) TH_LOG("%s", flat[i]);
+		if (self->r.p->flat_call_cost_ps)
+			EXPECT_EQ(self->r.p->flat_call_cost_ps, f->cost_ps);
+	}
+	for (i = 0; i < sizeof(push) / sizeof(push[0]); i++) {
+		f = func_named(self->r.p, push[i]);
+		ASSERT_NE(NULL, f);
+		EXPECT_EQ(0, f->cost_ps) TH_LOG("%s", push[i]);
+		EXPECT_FALSE(f->flat) TH_LOG("%s", push[i]);
+	}
+}
+
 TEST_F(leaves, shadow_stack_back_to_main)
 {
 	EXPECT_EQ(1, printed_depth(self->r.out));
