@@ -56,7 +56,8 @@ period_ns() { echo $((1000000000 / $1)); }
 #                    Debian's flags, inlining on) under perf record
 #                    --call-graph dwarf at RATE
 #   real-meter       its plugin build (the same flags and the plugin)
-#                    under meter-run --backend kernel
+#                    under meter-run --backend kernel (on the host, with
+#                    no meter.ko: REAL_BACKEND=signal)
 #   real-plain       its plain build alone (the cost's baseline)
 #   meter-floor      meter-kernel with meter.ko's tick_floor set: the
 #                    tick counts the interrupt and returns (the floor)
@@ -119,8 +120,8 @@ run_one() {
 		mapfile -t -O ${#cmd[@]} cmd <<< "$(realprogs_args "$w" "$RP" "$scale")" ;;
 	real-meter)
 		echo "$w" > "$d/realprog"
-		cmd=(meter-run --no-progress -b kernel --period "$(period_ns "$rate")ns"
-		     -f json -o "$d/profile.json" --
+		cmd=("${METER_RUN:-meter-run}" --no-progress -b "${REAL_BACKEND:-kernel}"
+		     --period "$(period_ns "$rate")ns" -f json -o "$d/profile.json" --
 		     "$RP/$w/plugin/$w")
 		mapfile -t -O ${#cmd[@]} cmd <<< "$(realprogs_args "$w" "$RP" "$scale")" ;;
 	gprof) cmd=("$B/workloads-pg" "$w" "$scale") ;;
@@ -189,6 +190,9 @@ else
 	host_scale() { case $1 in spin) echo 200 ;; tree) echo 40 ;; matrix) echo 60 ;; threads) echo 30 ;; split) echo 200 ;; appel) echo 40 ;; esac; }
 	vm_scale() { case $1 in spin) echo 300 ;; tree) echo 10 ;; matrix) echo 6 ;; threads) echo 4 ;; split) echo 30 ;; appel) echo 4 ;; bzip2) echo 2 ;; lua) echo 4 ;; zstd) echo 2 ;; esac; }
 fi
+# the real programs on the host: a second or two each (the signal
+# backend's samples come at the scheduler tick)
+host_real_scale() { case $1 in bzip2) echo 20 ;; lua) echo 12 ;; zstd) echo 3 ;; esac; }
 
 n=0
 next_id() { n=$((n + 1)); id=$(printf '%s%04d' "$1" $n); }
@@ -240,6 +244,20 @@ host_part() {
 			for t in "off -" "meter-signal-hr 10000" "base -" "perf 10000"; do
 				next_id h
 				run_one "$id" tick ${t% *} ${t#* } spin $r "$(host_scale spin)"
+			done
+		done
+	fi
+	if want real; then
+		echo "== host: real programs, meter (plugin, signal) beside perf (plain), both at 4 kHz" >&2
+		for r in $(seq 1 "${BENCH_ACC_REPS:-5}"); do
+			for w in bzip2 lua zstd; do
+				for t in "real-perf 4000" "real-meter 4000"; do
+					next_id h
+					PERF=perf REAL_BACKEND=signal \
+					METER_RUN=$ROOT/build/tools/meter-run \
+						run_one "$id" real ${t% *} ${t#* } $w $r \
+						"$(host_real_scale $w)"
+				done
 			done
 		done
 	fi

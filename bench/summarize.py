@@ -574,6 +574,7 @@ def main():
     su = startup(out)
     real = real_programs(runs)
     real_ic = real_programs(runs, "icount")
+    real_host = real_programs(runs, "host")
     counted = insns.summary(runs, WORKLOADS)
     wall = kv(read(os.path.join(out, "wall"))).get("wall_s")
 
@@ -613,12 +614,14 @@ def main():
         fmt(su[1], 0), fmt(su[0], 0)))
     p("  without meter %s" % fmt(su[2], 0))
     p("")
-    for title, rp in (("VM", real), ("VM under -icount (deterministic clock)", real_ic)):
+    for title, rp, backend in (("VM", real, "kernel"),
+                               ("VM under -icount (deterministic clock)", real_ic, "kernel"),
+                               ("host (real CPU)", real_host, "signal")):
         if not rp:
             continue
         p("Real programs, %s (bench/realprogs.sh, built with Debian's flags:" % title)
         p("  dpkg-buildflags, -O2, inlining on): self share per function >= 5 %,")
-        p("  meter (GCC plugin, kernel backend, 4 kHz; as reported by default, and")
+        p("  meter (GCC plugin, %s backend, 4 kHz; as reported by default, and" % backend)
         p("  with --correct)")
         p("  beside perf record on the plain build (4 kHz; each sample given to its")
         p("  innermost program function by DWARF's inline records, time in libc and")
@@ -740,6 +743,7 @@ def main():
         },
         "real_programs": real_json(real),
         "real_programs_icount": real_json(real_ic),
+        "real_programs_host": real_json(real_host),
         "accuracy_icount_max_error_pp": rnd(split["icount:meter-kernel@10000"][0], 2)
         if split.get("icount:meter-kernel@10000", (None,))[0] is not None else None,
         "overhead_pct": {env: {k: {w: rnd(x) for w, x in d.items()} for k, d in sorted(v.items())}

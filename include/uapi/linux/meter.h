@@ -86,7 +86,8 @@
  *          line its definition starts on (a runtime's functions: Python's),
  *          METER_A_FUNC_COST_PS u64 (optional): what one call of the
  *          function's instrumentation costs where it is not the session's
- *          CALL_COST_PS (a runtime's calls through the explicit API)
+ *          CALL_COST_PS (a runtime's calls through the explicit API;
+ *          a flat function's, the flat sequence's)
  *   Names a function id.  Ids are chosen by userspace, 1..METER_FUNCS_MAX.
  *   A name and its file take at most METER_FUNC_NAME_MAX bytes together,
  *   each with its NUL.
