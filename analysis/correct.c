@@ -36,11 +36,8 @@
 static double excess_samples(const struct meter_profile *p,
 			     const struct meter_func *f)
 {
-	uint64_t ps = f->cost_ps ? f->cost_ps :
-		      f->flat && p->flat_call_cost_ps ? p->flat_call_cost_ps :
-		      p->call_cost_ps;
-
-	return (double)f->calls * (double)ps / 1000.0 / (double)p->period_ns;
+	return (double)f->calls * (double)meter_func_call_cost_ps(p, f) /
+	       1000.0 / (double)p->period_ns;
 }
 
 static size_t func_index(const struct meter_profile *p, uint32_t id)
@@ -198,27 +195,18 @@ static double estimate_samples(const struct meter_profile *p)
 	return n;
 }
 
-/*
- * The cost of a call in ns: the header's, or where functions have costs
- * of their own (a runtime's calls through the API: cost_ps), the mean
- * over the calls.
- */
-static double call_cost_ns(const struct meter_profile *p)
+/* each call at its own cost (meter_func_call_cost_ps) */
+double profile_call_cost_ns(const struct meter_profile *p)
 {
 	double calls = 0, ps = 0;
-	bool own = false;
 	size_t i;
 
 	for (i = 0; i < p->nfuncs; i++) {
-		const struct meter_func *f = &p->funcs[i];
-
-		own = own || f->cost_ps;
-		calls += (double)f->calls;
-		ps += (double)f->calls * (double)(f->cost_ps ? f->cost_ps :
-			f->flat && p->flat_call_cost_ps ? p->flat_call_cost_ps :
-			p->call_cost_ps);
+		calls += (double)p->funcs[i].calls;
+		ps += (double)p->funcs[i].calls *
+		      (double)meter_func_call_cost_ps(p, &p->funcs[i]);
 	}
-	return own && calls ? ps / calls / 1e3 : (double)p->call_cost_ps / 1e3;
+	return calls ? ps / calls / 1e3 : (double)p->call_cost_ps / 1e3;
 }
 
 void profile_correction_line(const struct meter_profile *p, FILE *out,
@@ -233,14 +221,14 @@ void profile_correction_line(const struct meter_profile *p, FILE *out,
 			"cost, estimated at %.3f s (%.1f%%; %.1f ns per "
 			"call); --correct takes it out.\n", prefix,
 			est * (double)p->period_ns / 1e9,
-			100.0 * est / (double)p->samples, call_cost_ns(p));
+			100.0 * est / (double)p->samples, profile_call_cost_ns(p));
 		return;
 	}
 	fprintf(out, "%sInstrumentation correction: %.3f s (%.1f%% of the "
 		"samples) taken out, %.1f ns per call",
 		prefix, p->corrected_samples * (double)p->period_ns / 1e9,
 		p->samples ? 100.0 * p->corrected_samples /
-			(double)p->samples : 0.0, call_cost_ns(p));
+			(double)p->samples : 0.0, profile_call_cost_ns(p));
 	if (p->flat_call_cost_ps)
 		fprintf(out, " (%.1f ns flat)",
 			(double)p->flat_call_cost_ps / 1e3);

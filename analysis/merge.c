@@ -374,6 +374,30 @@ static int merge_tables(struct meter_profile *dst, size_t more_funcs,
 	return 0;
 }
 
+/*
+ * The cost of a call of df once sf's calls are added: the mean over both
+ * sides' calls, each at its own profile's cost (a record whose bodies all
+ * became leaves beside one of the same name that pushes, two processes
+ * calibrated apart), kept as df's own when the two differ.
+ */
+static void merge_cost(const struct meter_profile *dst, struct meter_func *df,
+		       const struct meter_profile *src,
+		       const struct meter_func *sf)
+{
+	uint64_t d = meter_func_call_cost_ps(dst, df);
+	uint64_t s = meter_func_call_cost_ps(src, sf);
+	double n = (double)df->calls + (double)sf->calls;
+
+	if (!df->calls && !sf->calls) {
+		if (!df->cost_ps)
+			df->cost_ps = sf->cost_ps;
+	} else if (d != s || sf->cost_ps) {
+		df->cost_ps = (uint64_t)(((double)df->calls * (double)d +
+					  (double)sf->calls * (double)s) / n +
+					 0.5);
+	}
+}
+
 /* src's functions into dst's by name; map[i]: src's i-th as dst's id. */
 static int merge_funcs(struct meter_profile *dst,
 		       const struct meter_profile *src,
@@ -398,8 +422,7 @@ static int merge_funcs(struct meter_profile *dst,
 		df = &dst->funcs[idx];
 		if (meter_func_set_source(df, sf->file, sf->line))
 			return -1;
-		if (!df->cost_ps)
-			df->cost_ps = sf->cost_ps;
+		merge_cost(dst, df, src, sf);
 		df->calls += sf->calls;
 		df->self_samples += sf->self_samples;
 		df->total_samples += sf->total_samples;

@@ -75,6 +75,13 @@ int meter_profile_merge(struct meter_profile *dst,
  */
 struct meter_profile *meter_profile_by_name(const struct meter_profile *p,
 					    bool *failed);
+/*
+ * What one call of f's instrumentation costs in ps: its own cost_ps, else
+ * its profile's flat or stacked calibrated cost (0: not calibrated).  A
+ * merge by name keeps the mean over the calls of what it adds up.
+ */
+uint64_t meter_func_call_cost_ps(const struct meter_profile *p,
+				 const struct meter_func *f);
 /* What a failed merge's errno means, for a message. */
 const char *meter_profile_merge_strerror(int err);
 

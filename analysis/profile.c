@@ -187,6 +187,16 @@ struct meter_proc_row *meter_profile_add_proc(struct meter_profile *p,
 	return r;
 }
 
+uint64_t meter_func_call_cost_ps(const struct meter_profile *p,
+				 const struct meter_func *f)
+{
+	if (f->cost_ps)
+		return f->cost_ps;
+	if (f->flat && p->flat_call_cost_ps)
+		return p->flat_call_cost_ps;
+	return p->call_cost_ps;
+}
+
 struct meter_func *meter_profile_find(const struct meter_profile *p,
 				      uint32_t id)
 {

@@ -626,6 +626,9 @@ def main():
         p("  beside perf record on the plain build (4 kHz; each sample given to its")
         p("  innermost program function by DWARF's inline records, time in libc and")
         p("  the kernel to the calling program function):")
+        if backend == "signal":
+            p("  (the signal backend's ticks come at the scheduler tick, about 250 a")
+            p("  second, each sample weighted by the periods it stands for)")
         for prog, d in rp.items():
             p("  %s (%d perf runs, %d meter runs; %d and %d samples):" % (
                 prog, d["reps"][0], d["reps"][1], d["samples"][0], d["samples"][1]))

@@ -134,13 +134,37 @@ bool is_stacked_thunk(const gimple *g)
 }
 
 /*
+ * Whether every body of this unit's records is compiled in this process,
+ * before the records are written.  Not under -flto with several
+ * partitions (a copy in another partition cannot mark the record), nor
+ * with -fno-toplevel-reorder (-O0's default), where symbols are written
+ * in the order they were made and the clones the IPA passes make
+ * (.constprop, .isra) are compiled after the records are written.
+ */
+bool bodies_all_here(void)
+{
+	static int known = -1;
+	symtab_node *n;
+
+	if (known < 0) {
+		known = flag_toplevel_reorder;
+		if (known && in_lto_p)
+			FOR_EACH_SYMBOL(n)
+				if (n->in_other_partition) {
+					known = 0;
+					break;
+				}
+	}
+	return known;
+}
+
+/*
  * The record of the gate's function says what became of this body (the
  * flags in <meter.h>): the reports' correction charges a record whose
  * bodies are all leaves what the flat sequence costs.  The records are
- * written out after every function is compiled (they are not ordered
- * among the functions unless -fno-toplevel-reorder, where they keep the
- * push's, conservative, flags); under -flto a body compiled in another
- * partition than its record leaves the record's flags as they were.
+ * written out after every function is compiled; where that cannot be
+ * known (bodies_all_here()), a leaf is noted as a push, so that the
+ * record keeps the stacked cost.
  */
 void note_body(gasm *gate, bool leaf)
 {
@@ -151,6 +175,7 @@ void note_body(gasm *gate, bool leaf)
 
 	if (!rec || TREE_CODE(rec) != ADDR_EXPR)
 		return;
+	leaf = leaf && bodies_all_here();
 	rec = TREE_OPERAND(rec, 0);
 	vn = VAR_P(rec) ? varpool_node::get(rec) : NULL;
 	if (!vn || !vn->definition || vn->in_other_partition)

@@ -97,8 +97,8 @@ static void metering_foot(const struct analysis *an,
 	if (p->call_cost_ps)
 		fprintf(out, "Estimated total monitoring overhead: %.6f seconds "
 			"(%" PRIu64 " calls x %.3f ns)\n",
-			(double)calls * (double)p->call_cost_ps / 1e12, calls,
-			(double)p->call_cost_ps / 1e3);
+			(double)calls * profile_call_cost_ns(p) / 1e9, calls,
+			profile_call_cost_ns(p));
 	else
 		fprintf(out, "Estimated total monitoring overhead: unknown "
 			"(the cost of a call was not calibrated)\n");

@@ -32,6 +32,11 @@ calls_table() { # json
 		awk 'NF >= 7 { name = $7; for (i = 8; i <= NF; i++) name = name " " $i;
 			       print $4 "\t" name }' | sort -t "$(printf '\t')" -k2
 }
+# the functions a profile reports flat, sorted, on one line
+flat_names() { # json
+	python3 -c 'import json, sys
+print(" ".join(sorted(f["name"] for f in json.load(open(sys.argv[1]))["functions"] if f.get("flat"))))' "$1"
+}
 run_off() { # binary json [args]
 	local b=$1 j=$2; shift 2
 	METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=$j "$b" "$@" > /dev/null
@@ -282,11 +287,27 @@ if "$CC" -O2 -flto -fplugin="$PLUGIN" -I"$ROOT/include" -c "$LEAVES" \
 	check "-flto: the records registered, the counts exact (became_leaf 11, inlined_leaf 22)" \
 		bash -c "grep -qP '^11\tbecame_leaf\$' '$tmp/lto.tab' &&
 			 grep -qP '^22\tinlined_leaf\$' '$tmp/lto.tab'" || diag "$tmp/lto.tab"
+	check "-flto, one partition: the records whose bodies all became leaves at the link are flat, the others not" \
+		test "$(flat_names "$tmp/lto.json")" = "became_leaf inlined_leaf"
 else
 	nok "-flto: the plugin builds the program"
 	diag "$tmp/lto.err"
 	nok "-flto: the records registered"
+	nok "-flto: the records of leaves flat"
 fi
+
+# where the records may be written before a clone's body is compiled
+# (-fno-toplevel-reorder: in the order symbols were made), a body that
+# became a leaf cannot vouch for the others: the records stay stacked,
+# which --correct charges the stacked cost
+"$CC" -O2 -fplugin="$PLUGIN" -I"$ROOT/include" "$LEAVES" -o "$tmp/ord" \
+	"${LINK[@]}" 2> "$tmp/ord.err" && run_off "$tmp/ord" "$tmp/ord.json" 10 10
+"$CC" -O2 -fno-toplevel-reorder -fplugin="$PLUGIN" -I"$ROOT/include" \
+	"$LEAVES" -o "$tmp/noreorder" "${LINK[@]}" 2>> "$tmp/ord.err" &&
+	run_off "$tmp/noreorder" "$tmp/noreorder.json" 10 10
+check "records of the bodies that all became leaves: flat at -O2, stacked with -fno-toplevel-reorder" \
+	test "$(flat_names "$tmp/ord.json")/$(flat_names "$tmp/noreorder.json")" = \
+	     "became_leaf inlined_leaf/" || diag "$tmp/ord.err"
 
 # --- one sequence: the plugin's code is the macro's ------------------------
 # The same function instrumented by METER_FUNCTION() (or _FLAT) and by the

@@ -72,8 +72,8 @@ check "flat: k owes 1/4 of h's 0.500 s (h's samples under k): 0.015 left" \
 	test "$(self_of "$tmp/flat" k)" = 0.015
 check "flat: the callees h and g keep their time (0.200, 0.010)" \
 	test "$(self_of "$tmp/flat" h)/$(self_of "$tmp/flat" g)" = 0.200/0.010
-check "flat: the header says how much was taken out (0.215 s, 29.1 %) and both costs" \
-	grep -q "Instrumentation correction: 0.215 s (29.1% of the samples) taken out, 1000.0 ns per call (250.0 ns flat)" "$tmp/flat"
+check "flat: the header says how much was taken out (0.215 s, 29.1 %), the mean cost of a call and the flat one" \
+	grep -q "Instrumentation correction: 0.215 s (29.1% of the samples) taken out, 998.8 ns per call (250.0 ns flat)" "$tmp/flat"
 check "flat: the total stays as measured (740 samples, 0.740 s), the correction beside it" \
 	grep -q "^740 samples at a period of 1 ms (1000 Hz): 0.740 s" "$tmp/flat"
 check "flat: the shares are of the program's own time, 0.525 s: f 57.14 %, h 38.10 %" \
@@ -85,9 +85,9 @@ check "default: the samples as taken (main 0.090, k 0.140)" \
 	test "$(self_of "$tmp/raw" main)/$(self_of "$tmp/raw" k)" = 0.090/0.140
 check "default: the shares of all 740 samples (f 40.54 %)" \
 	test "$(pct_of "$tmp/raw" f)" = 40.54
-check "default: no correction, and the estimate said (100000 + 500000 + 10 + 1 calls at 1 us, 1000 at 0.25: 0.600 s)" \
+check "default: no correction, and the estimate said (100000 + 500000 + 10 + 1 calls at 1 us, 1000 at 0.25: 0.600 s, 998.8 ns a call)" \
 	bash -c "! grep -q 'Instrumentation correction' '$tmp/raw' &&
-		 grep -q 'Samples as taken: they include meter.s own cost, estimated at 0.600 s (81.1%; 1000.0 ns per call); --correct takes it out.' '$tmp/raw'"
+		 grep -q 'Samples as taken: they include meter.s own cost, estimated at 0.600 s (81.1%; 998.8 ns per call); --correct takes it out.' '$tmp/raw'"
 "$STAT" -i "$P" -f flat --correct --no-correction > "$tmp/raw2" 2>&1
 check "--no-correction after --correct: as taken" cmp -s "$tmp/raw" "$tmp/raw2"
 
@@ -108,6 +108,23 @@ check "dot: the title says what was taken out" grep -q "instrumentation correcti
 check "json: the samples as taken, the costs and the flat flag kept" \
 	bash -c "grep -q '\"name\": \"f\", \"calls\": 100000, \"self_samples\": 300' '$tmp/json' &&
 		 grep -q '\"flat_call_cost_ps\": 250000' '$tmp/json' && grep -q '\"flat\": true' '$tmp/json'"
+
+# Two records of one name (a static inline function whose copies all
+# became leaves in one file and push in another): one row, whose calls
+# cost the mean of the two, 1000 at 0.25 us and 3000 at 1 us: 0.8125 us.
+D=$tmp/dup.json
+sed -e 's/"name": "f", "calls": 100000/"name": "dup", "calls": 3000/' \
+    -e 's/"name": "g", "calls": 1000, \(.*\)"flat": true}/"name": "dup", "calls": 1000, \1"cost_ps": 250000, "flat": true}/' \
+    -e 's/"name": "h", "calls": 500000/"name": "h", "calls": 0/' \
+    -e 's/"name": "k", "calls": 10/"name": "k", "calls": 0/' \
+    -e 's/"name": "main", "calls": 1/"name": "main", "calls": 0/' "$P" > "$D"
+"$STAT" -i "$D" -f flat > "$tmp/dup" 2>&1
+check "one name, a flat and a stacked record: one row, its calls at the mean cost (812.5 ns)" \
+	bash -c "grep -q 'estimated at 0.003 s (0.4%; 812.5 ns per call)' '$tmp/dup' &&
+		 test \"\$(grep -c ' dup\$' '$tmp/dup')\" = 1"
+"$STAT" -i "$D" -f metering > "$tmp/dupm" 2>&1
+check "METERING: the overhead at each call's own cost (4000 calls x 812.500 ns)" \
+	grep -q "(4000 calls x 812.500 ns)" "$tmp/dupm"
 
 echo "1..$n"
 [ $fails = 0 ]
