@@ -148,8 +148,8 @@ struct meter_profile *profile_corrected_copy(const struct meter_profile *p,
 					     bool *failed);
 void profile_correction_line(const struct meter_profile *p, FILE *out,
 			     const char *prefix);
-/* The mean cost of p's calls in ns, each at its own (the header's when no
- * function has a cost of its own); 0 when not calibrated. */
+/* The mean cost of p's calls in ns, each at its own
+ * (meter_func_call_cost_ps); the header's when nothing was called. */
 double profile_call_cost_ns(const struct meter_profile *p);
 
 #endif /* METER_ANALYSIS_H */

@@ -252,10 +252,11 @@ unsigned int leaf_gates::execute(function *fun)
 			body && !resumed ? METER_GATE_PUSH_UNTESTED :
 			METER_GATE_PUSH;
 
-		if (TREE_CODE(out) != SSA_NAME)
-			v = METER_GATE_PUSH;	/* not a register: stays 1 */
-		note_body(as_a<gasm *>(g), v == METER_GATE_FLAT);
-		if (TREE_CODE(out) != SSA_NAME)
+		bool reg = TREE_CODE(out) == SSA_NAME;
+
+		/* not a register: the gate stays 1, the push */
+		note_body(as_a<gasm *>(g), reg && v == METER_GATE_FLAT);
+		if (!reg)
 			continue;
 		if (verbose && !push)
 			inform(body ? BLOCK_SOURCE_LOCATION(body) :

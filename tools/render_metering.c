@@ -86,6 +86,7 @@ static void metering_foot(const struct analysis *an,
 			  double time, size_t hidden, FILE *out)
 {
 	const struct meter_profile *p = an->p;
+	double ns = profile_call_cost_ns(p);
 
 	if (l == METERING_CONS)
 		fprintf(out, "%-*s %7s %7s %10" PRIu64 " %10s %10s %10.6f %12"
@@ -97,8 +98,7 @@ static void metering_foot(const struct analysis *an,
 	if (p->call_cost_ps)
 		fprintf(out, "Estimated total monitoring overhead: %.6f seconds "
 			"(%" PRIu64 " calls x %.3f ns)\n",
-			(double)calls * profile_call_cost_ns(p) / 1e9, calls,
-			profile_call_cost_ns(p));
+			(double)calls * ns / 1e9, calls, ns);
 	else
 		fprintf(out, "Estimated total monitoring overhead: unknown "
 			"(the cost of a call was not calibrated)\n");
