@@ -276,6 +276,23 @@ typedef uint64_t __attribute__((may_alias, aligned(8))) meter__cd_t;
 #endif
 
 #define METER__FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+/*
+ * The page's words the sampler reads are stored volatile: the compiler
+ * keeps volatile accesses in their order and drops none, which is all the
+ * order the page needs.  A fence would also pin the program's own loads
+ * and stores on either side of every entry and return (a loop's
+ * invariant loads could no longer leave it).
+ */
+#define METER__VSTORE(type, lvalue, v) (*(volatile type *)&(lvalue) = (v))
+/* The same for a 32-bit word at an indexed address, whose volatile store
+ * GCC makes two instructions (the address apart); the plugin's too. */
+#if defined(__x86_64__)
+#define METER__STORE32_ASM	"movl %1, %0"
+#define METER__VSTORE32(lvalue, v) \
+	__asm__ volatile(METER__STORE32_ASM : "=m"(lvalue) : "r"((uint32_t)(v)))
+#else
+#define METER__VSTORE32(lvalue, v) METER__VSTORE(uint32_t, lvalue, v)
+#endif
 
 /*
  * The new depth, d + 1, in one instruction: left to itself GCC copies d
@@ -321,9 +338,7 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	__asm__("" : "+r"(id));	/* one register, on both paths */
 
 	f.cd = METER__CD_WORD(f.page);
-	METER__FENCE();
-	h->current_id = (uint32_t)id;
-	METER__FENCE();
+	METER__VSTORE(uint32_t, h->current_id, (uint32_t)id);
 	/* not registered (depth UINT32_MAX: the shared page) or deep */
 	if (__builtin_expect(d >= METER__STACK_CAP, 0))
 		goto slow;
@@ -343,11 +358,11 @@ struct meter__frame meter__enter(struct meter_record *rec)
 		goto slow;
 	METER__PLUS_ONE(d1, d);
 	METER__COUNTS(f.page)[id]++;
-	slot[1] = sp;
-	slot[METER__SITE_SLOT] = (uintptr_t)__builtin_return_address(0);
-	h->stack[d] = (uint32_t)id;
-	METER__FENCE();
-	h->depth = d1;
+	METER__VSTORE(uintptr_t, slot[1], sp);
+	METER__VSTORE(uintptr_t, slot[METER__SITE_SLOT],
+		      (uintptr_t)__builtin_return_address(0));
+	METER__VSTORE32(h->stack[d], id);
+	METER__VSTORE(uint32_t, h->depth, d1);
 	return f;
 slow:
 #ifdef METER__THUNKS
@@ -368,9 +383,7 @@ struct meter__frame meter__enter_flat(struct meter_record *rec)
 	uintptr_t id = rec->id;
 
 	f.cd = h->current_id;
-	METER__FENCE();
-	h->current_id = (uint32_t)id;
-	METER__FENCE();
+	METER__VSTORE(uint32_t, h->current_id, (uint32_t)id);
 	if (__builtin_expect(h->depth == UINT32_MAX, 0))
 #ifdef METER__THUNKS
 		return METER__THUNK_CALL("meter__enter_flat_thunk", rec, );
@@ -385,16 +398,15 @@ struct meter__frame meter__enter_flat(struct meter_record *rec)
 static inline __attribute__((always_inline, no_instrument_function)) void
 meter__leave(struct meter__frame *f)
 {
-	METER__FENCE();
-	METER__CD_WORD(f->page) = f->cd;
+	METER__VSTORE(meter__cd_t, METER__CD_WORD(f->page), f->cd);
 }
 
 static inline __attribute__((always_inline, no_instrument_function)) void
 meter__leave_flat(struct meter__frame *f)
 {
-	METER__FENCE();
-	*(volatile uint32_t *)&((struct meter__page_hdr *)f->page)->current_id =
-		(uint32_t)f->cd;
+	METER__VSTORE(uint32_t,
+		      ((struct meter__page_hdr *)f->page)->current_id,
+		      (uint32_t)f->cd);
 }
 
 #define METER__CAT2(a, b) a##b

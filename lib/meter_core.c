@@ -42,13 +42,10 @@ _Static_assert(METER__BLOCK_SITES + 8 * (METER_STACK_CAP + 1) <=
 /*
  * The page of threads not (yet) registered: its depth sends every call to
  * the slow path; the entries store current into it first, for nobody to
- * read (<meter.h>, struct meter__tls).
+ * read (<meter.h>, struct meter__tls).  Zeroes, not to be 8 MB of the
+ * library's file: meter_loaded() gives it its depth.
  */
-struct meter_page meter_no_page = {
-	.magic = METER_PAGE_MAGIC,
-	.version = METER_PAGE_VERSION,
-	.depth = UINT32_MAX,
-};
+union meter_no_block meter_no_block __attribute__((aligned(4096)));
 
 __thread struct meter__tls meter__tls
 	__attribute__((tls_model("initial-exec"))) = {
@@ -470,6 +467,12 @@ fail:
  */
 static void __attribute__((constructor)) meter_loaded(void)
 {
+	/* Until now a stacked entry found sps[-1] zero and took the slow
+	 * path, which left the call unprofiled; a flat one counted into
+	 * the block, for nobody. */
+	meter_no_block.page.magic = METER_PAGE_MAGIC;
+	meter_no_block.page.version = METER_PAGE_VERSION;
+	meter_no_block.page.depth = UINT32_MAX;
 	__atomic_store_n(&meter_g.loaded, true, __ATOMIC_RELEASE);
 }
 

@@ -125,9 +125,18 @@ struct meter_global {
 
 extern struct meter_global meter_g METER_HIDDEN;
 
-/* What meter__tls.page points to while the thread is not registered. */
-extern struct meter_page meter_no_page METER_HIDDEN;
-#define METER_NO_PAGE (&meter_no_page)
+/*
+ * What meter__tls.page points to while the thread is not registered: a
+ * whole block, since the plugin's inlined copies count into whatever page
+ * is there (include/meter.h, METER__BLOCK_BYTES; untouched pages cost
+ * nothing).
+ */
+union meter_no_block {
+	struct meter_page page;
+	unsigned char block[METER__BLOCK_BYTES];
+};
+extern union meter_no_block meter_no_block METER_HIDDEN;
+#define METER_NO_PAGE (&meter_no_block.page)
 
 static inline bool meter_have_page(void)
 {

@@ -42,6 +42,7 @@
 #include "gimple-iterator.h"
 #include "tree-cfg.h"
 #include "ssa.h"
+#include "tree-into-ssa.h"
 #include "diagnostic-core.h"
 #include "langhooks.h"
 #include "except.h"
@@ -117,20 +118,14 @@ void mark_enclosing(std::set<tree> &marked, tree block, bool own)
 	}
 }
 
-bool is_gate(const gimple *g)
+/* The slow path of <meter.h>'s macro, stacked or flat: an instrumented
+ * body that the macro made (the plugin's are marks until this pass) */
+bool is_entry_thunk(const gimple *g)
 {
 	const gasm *a = dyn_cast<const gasm *>(g);
 
-	return a && !strcmp(gimple_asm_string(a), METER_GATE_ASM);
-}
-
-/* The stacked slow path, the plugin's or <meter.h>'s macro's: a body that
- * may push */
-bool is_stacked_thunk(const gimple *g)
-{
-	const gasm *a = dyn_cast<const gasm *>(g);
-
-	return a && strstr(gimple_asm_string(a), "meter__enter_thunk");
+	return a && (strstr(gimple_asm_string(a), "meter__enter_thunk") ||
+		     strstr(gimple_asm_string(a), "meter__enter_flat_thunk"));
 }
 
 /*
@@ -159,24 +154,19 @@ bool bodies_all_here(void)
 }
 
 /*
- * The record of the gate's function says what became of this body (the
+ * The record of the mark's function says what became of this body (the
  * flags in <meter.h>): the reports' correction charges a record whose
  * bodies are all leaves what the flat sequence costs.  The records are
  * written out after every function is compiled; where that cannot be
  * known (bodies_all_here()), a leaf is noted as a push, so that the
  * record keeps the stacked cost.
  */
-void note_body(gasm *gate, bool leaf)
+void note_body(tree rec, bool leaf)
 {
-	tree rec = gimple_asm_ninputs(gate) > 1 ?
-		   TREE_VALUE(gimple_asm_input_op(gate, 1)) : NULL_TREE;
 	varpool_node *vn;
 	tree ctor;
 
-	if (!rec || TREE_CODE(rec) != ADDR_EXPR)
-		return;
 	leaf = leaf && bodies_all_here();
-	rec = TREE_OPERAND(rec, 0);
 	vn = VAR_P(rec) ? varpool_node::get(rec) : NULL;
 	if (!vn || !vn->definition || vn->in_other_partition)
 		return;
@@ -197,6 +187,90 @@ void note_body(gasm *gate, bool leaf)
 	}
 }
 
+/*
+ * The form of a body (NULL_TREE: the function's own) that keeps its push
+ * or not, in a function resumed abnormally or not, whose own entry has run
+ * before its copies (entered) or not.  A copy in an entered function needs
+ * no slow path: the thread was registered there if it could be.
+ */
+int body_form(tree body, bool push, bool resumed, bool entered)
+{
+	bool copy = body && entered;
+
+	if (!push)
+		return copy ? METER_FORM_FLAT_COPY : METER_FORM_FLAT;
+	if (!body || resumed)
+		return METER_FORM_PUSH;
+	return copy ? METER_FORM_PUSH_COPY : METER_FORM_PUSH_UNTESTED;
+}
+
+/*
+ * The rare ways out of the straight line, as <meter.h>'s __builtin_expect
+ * puts them: the blocks first..last of an entry just built had their
+ * probabilities guessed, the slow path as likely as the push.  The edges
+ * into the blocks labelled unlikely made so, then the blocks' counts again
+ * from their predecessors, in order (the sequence only jumps forward).
+ */
+void weigh_entry(function *fun, basic_block first, basic_block last,
+		 const std::vector<tree> &unlikely)
+{
+	basic_block bb;
+	edge e, o;
+	edge_iterator ei;
+
+	for (tree l : unlikely)
+		FOR_EACH_EDGE(e, ei, label_to_block(fun, l)->preds) {
+			if (EDGE_COUNT(e->src->succs) != 2)
+				continue;
+			o = EDGE_SUCC(e->src, 0) == e ? EDGE_SUCC(e->src, 1) :
+							EDGE_SUCC(e->src, 0);
+			e->probability = profile_probability::very_unlikely();
+			o->probability = e->probability.invert();
+		}
+	for (bb = first;; bb = bb->next_bb) {
+		profile_count c = profile_count::zero();
+
+		FOR_EACH_EDGE(e, ei, bb->preds)
+			c += e->count();
+		bb->count = c;
+		if (bb == last)
+			break;
+	}
+}
+
+/*
+ * The mark replaced by its entry in a form: the sequence's blocks built
+ * where the mark was, its temporaries and memory put into SSA form by the
+ * pass's TODO_update_ssa, the mark's outputs set at the end.
+ */
+void expand_mark(function *fun, gimple *mark, const struct seq_decls &sd,
+		 tree rec, int form)
+{
+	gasm *a = as_a<gasm *>(mark);
+	tree page = create_tmp_var(ptr_type_node, "meter_fpage");
+	tree cd = create_tmp_var(uint64_type_node, "meter_fcd");
+	std::vector<tree> unlikely;
+	gimple_seq seq = seq_enter(sd, rec, page, cd, form, unlikely);
+	gimple_stmt_iterator i;
+
+	gimple_seq_add_stmt(&seq, gimple_build_assign(
+		TREE_VALUE(gimple_asm_output_op(a, 0)), page));
+	gimple_seq_add_stmt(&seq, gimple_build_assign(
+		TREE_VALUE(gimple_asm_output_op(a, 1)), cd));
+	for (i = gsi_start(seq); !gsi_end_p(i); gsi_next(&i)) {
+		gimple_set_location(gsi_stmt(i), gimple_location(mark));
+		gimple_set_block(gsi_stmt(i), gimple_block(mark));
+		update_stmt(gsi_stmt(i));
+	}
+	gimple *last = gimple_seq_last_stmt(seq);
+	basic_block from = gimple_bb(mark);
+
+	i = gsi_for_stmt(mark);
+	gimple_find_sub_bbs(seq, &i);
+	gsi_remove(&i, true);
+	weigh_entry(fun, from->next_bb, gimple_bb(last), unlikely);
+}
+
 const pass_data leaf_gates_data = {
 	GIMPLE_PASS,		/* type */
 	"meter_leaves",		/* name */
@@ -211,8 +285,9 @@ const pass_data leaf_gates_data = {
 
 class leaf_gates : public gimple_opt_pass {
 public:
-	leaf_gates(gcc::context *ctx, bool verbose)
-		: gimple_opt_pass(leaf_gates_data, ctx), verbose(verbose)
+	leaf_gates(gcc::context *ctx, bool verbose, tree *page_ptr)
+		: gimple_opt_pass(leaf_gates_data, ctx), verbose(verbose),
+		  page_ptr(page_ptr)
 	{
 	}
 
@@ -220,62 +295,76 @@ public:
 
 private:
 	bool verbose;
+	tree *page_ptr;
 };
 
 unsigned int leaf_gates::execute(function *fun)
 {
 	std::set<tree> pushing;	/* bodies that keep the push */
-	std::vector<gimple *> gates;
+	std::vector<gimple *> marks;
+	struct seq_decls sd;
+	bool entered = false;
 	basic_block bb;
+	tree rec;
+	int form;
 
 	FOR_EACH_BB_FN(bb, fun) {
 		for (gimple_stmt_iterator i = gsi_start_bb(bb); !gsi_end_p(i);
 		     gsi_next(&i)) {
 			gimple *g = gsi_stmt(i);
 
-			if (is_gate(g))
-				gates.push_back(g);
-			if (is_gate(g) || is_stacked_thunk(g))
+			bool mark = seq_read_mark(g, &sd, &rec, &form);
+
+			if (mark) {
+				marks.push_back(g);
+				/* the function's own entry, at its start */
+				entered |= !copy_of(gimple_block(g));
+			}
+			if (mark || is_entry_thunk(g))
 				mark_enclosing(pushing, gimple_block(g), false);
 			else if (is_gimple_call(g) && call_reaches_code(g))
 				mark_enclosing(pushing, gimple_block(g), true);
 		}
 	}
+	if (marks.empty())
+		return 0;
+	if (!*page_ptr)
+		*page_ptr = seq_page_pointer_type();
+	sd.page_ptr = *page_ptr;
+
 	bool resumed = resumed_abnormally(fun);
 
-	for (gimple *g : gates) {
+	for (gimple *g : marks) {
 		tree body = copy_of(gimple_block(g));
-		bool push = pushing.count(body);
-		tree out = TREE_VALUE(gimple_asm_output_op(as_a<gasm *>(g), 0));
-		gimple_stmt_iterator i = gsi_for_stmt(g);
-		int v = !push ? METER_GATE_FLAT :
-			body && !resumed ? METER_GATE_PUSH_UNTESTED :
-			METER_GATE_PUSH;
 
-		bool reg = TREE_CODE(out) == SSA_NAME;
-
-		/* not a register: the gate stays 1, the push */
-		note_body(as_a<gasm *>(g), reg && v == METER_GATE_FLAT);
-		if (!reg)
-			continue;
-		if (verbose && !push)
-			inform(body ? BLOCK_SOURCE_LOCATION(body) :
-			       DECL_SOURCE_LOCATION(fun->decl),
-			       "meter: %qs flat once inlining is done%s",
-			       lang_hooks.decl_printable_name(
-					body ? BLOCK_ABSTRACT_ORIGIN(body) :
-					       fun->decl, 2),
-			       body ? " (an inlined copy)" : "");
-		gsi_replace(&i, gimple_build_assign(out, build_int_cst(
-				TREE_TYPE(out), v)), true);
-		replace_uses_by(out, build_int_cst(TREE_TYPE(out), v));
+		seq_read_mark(g, &sd, &rec, &form);
+		if (form == METER_FORM_AUTO) {
+			form = body_form(body, pushing.count(body), resumed,
+					 entered);
+			note_body(rec, form == METER_FORM_FLAT ||
+				       form == METER_FORM_FLAT_COPY);
+			if (verbose && (form == METER_FORM_FLAT ||
+					form == METER_FORM_FLAT_COPY))
+				inform(body ? BLOCK_SOURCE_LOCATION(body) :
+				       DECL_SOURCE_LOCATION(fun->decl),
+				       "meter: %qs flat once inlining is done%s",
+				       lang_hooks.decl_printable_name(
+						body ? BLOCK_ABSTRACT_ORIGIN(body) :
+						       fun->decl, 2),
+				       body ? " (an inlined copy)" : "");
+		}
+		expand_mark(fun, g, sd, rec, form);
 	}
-	return gates.empty() ? 0 : TODO_cleanup_cfg;
+	/* the blocks changed under them */
+	free_dominance_info(fun, CDI_DOMINATORS);
+	free_dominance_info(fun, CDI_POST_DOMINATORS);
+	mark_virtual_operands_for_renaming(fun);
+	return TODO_update_ssa | TODO_cleanup_cfg;
 }
 
 } /* namespace */
 
-opt_pass *make_leaf_gates(gcc::context *ctx, bool verbose)
+opt_pass *make_leaf_gates(gcc::context *ctx, bool verbose, tree *page_ptr)
 {
-	return new leaf_gates(ctx, verbose);
+	return new leaf_gates(ctx, verbose, page_ptr);
 }

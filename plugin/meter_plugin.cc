@@ -94,7 +94,7 @@ struct decls {
 	tree rec_type;		/* struct meter_record, as a plain record */
 	tree module_records;	/* meter__module_records() */
 	tree start, stop;	/* __start_/__stop_meter_records */
-	tree char_ptr;		/* the alias-everything pointer type */
+	tree page_ptr;		/* the page's words: an alias set of their own */
 	int nrecords;
 } d;
 
@@ -102,7 +102,7 @@ struct decls {
 	{ &d.field, 1, sizeof(tree), gt_ggc_mx_tree_node, gt_pch_nx_tree_node }
 const struct ggc_root_tab meter_roots[] = {
 	ROOT(tls), ROOT(rec_type), ROOT(module_records), ROOT(start),
-	ROOT(stop), ROOT(char_ptr), LAST_GGC_ROOT_TAB
+	ROOT(stop), ROOT(page_ptr), LAST_GGC_ROOT_TAB
 };
 #undef ROOT
 
@@ -192,7 +192,7 @@ void init_decls(void)
 
 	if (d.tls)
 		return;
-	d.char_ptr = build_pointer_type(char_type_node);
+	d.page_ptr = seq_page_pointer_type();
 	d.tls = extern_var("meter__tls", METER__ABI_SYMBOL, ptr_type_node);
 	if (!DECL_THREAD_LOCAL_P(d.tls))
 		set_decl_tls_model(d.tls, TLS_MODEL_INITIAL_EXEC);
@@ -443,11 +443,11 @@ unsigned int meter_pass::execute(function *fun)
 	tree rec = make_record(fn, flat);
 	tree page = create_tmp_var(ptr_type_node, "meter_fpage");
 	tree cd = create_tmp_var(uint64_type_node, "meter_fcd");
-	struct seq_decls sd = { d.tls, d.char_ptr };
+	struct seq_decls sd = { d.tls, d.page_ptr };
 
-	enum seq_form form = flat ? SEQ_FLAT :
-			     opts.flat == FLAT_AUTO ? SEQ_GATED : SEQ_STACKED;
-	gimple_seq seq = seq_enter(sd, rec, page, cd, form);
+	int form = flat ? METER_FORM_LEAF :
+		   opts.flat == FLAT_AUTO ? METER_FORM_AUTO : METER_FORM_PUSH;
+	gimple_seq seq = seq_entry_mark(sd, rec, page, cd, form);
 	gtry *t = gimple_build_try(gimple_body(fn),
 				   seq_leave(sd, page, cd, flat),
 				   GIMPLE_TRY_FINALLY);
@@ -538,7 +538,7 @@ int plugin_init(struct plugin_name_args *info,
 	pass.pos_op = PASS_POS_INSERT_BEFORE;
 	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
 	/* after the IPA passes, the first pass every output function takes */
-	leaves.pass = make_leaf_gates(g, opts.verbose);
+	leaves.pass = make_leaf_gates(g, opts.verbose, &d.page_ptr);
 	leaves.reference_pass_name = "ehdisp";
 	leaves.ref_pass_instance_number = 1;
 	leaves.pos_op = PASS_POS_INSERT_AFTER;

@@ -13,15 +13,15 @@
 #include "basic-block.h"
 #include "gimple.h"
 #include "gimple-iterator.h"
-#include "predict.h"
-#include "gimple-predict.h"
 #include "gimplify.h"
 #include "stringpool.h"
 #include "builtins.h"
 #include "fold-const.h"
 #include "stor-layout.h"
+#include "alias.h"
 
 #include <string>
+#include <vector>
 
 #define METER__LAYOUT_ONLY 1
 #include "meter.h"
@@ -45,6 +45,7 @@ tree asm_operand(const char *constraint, tree value)
 struct builder {
 	const struct seq_decls &d;
 	gimple_seq seq = NULL;
+	std::vector<tree> unlikely;	/* labels of blocks rarely entered */
 
 	explicit builder(const struct seq_decls &decls) : d(decls)
 	{
@@ -64,7 +65,7 @@ struct builder {
 	tree mem(tree base, tree type, HOST_WIDE_INT off)
 	{
 		return build2(MEM_REF, type, base,
-			      build_int_cst(d.char_ptr, off));
+			      build_int_cst(d.page_ptr, off));
 	}
 
 	tree load(tree base, tree type, HOST_WIDE_INT off, const char *n)
@@ -75,6 +76,10 @@ struct builder {
 		return t;
 	}
 
+	/* vol: a store the sampler reads (current, depth, a frame); the
+	 * compiler keeps volatile accesses in their order and never drops
+	 * one, which is all the order the page needs (a fence would also
+	 * pin the program's own loads and stores around every entry) */
 	void store(tree base, tree type, HOST_WIDE_INT off, tree val,
 		   bool vol = false)
 	{
@@ -126,15 +131,6 @@ struct builder {
 		return t;
 	}
 
-	/* __atomic_signal_fence(__ATOMIC_SEQ_CST): orders the page's
-	 * stores against the tick on this thread, costs no instruction */
-	void fence(void)
-	{
-		add(gimple_build_call(
-			builtin_decl_explicit(BUILT_IN_ATOMIC_SIGNAL_FENCE),
-			1, build_int_cst(integer_type_node, 5)));
-	}
-
 	/* meter__tls.page: meter.h's struct when the unit includes it,
 	 * else our pointer-typed declaration of the same symbol */
 	tree page(void)
@@ -153,30 +149,21 @@ struct builder {
 		return t;
 	}
 
-	/* the slow path is taken once per thread and for unprofiled
-	 * calls: keep it out of the straight line, as __builtin_expect
-	 * does for the macro */
-	void cold(void)
+	/* l, a block entered rarely (the slow path, taken once per thread
+	 * and for unprofiled calls; the stale-frame test's longer way): out
+	 * of the straight line, as __builtin_expect puts the macro's */
+	void unlikely_label(tree l)
 	{
-		add(gimple_build_predict(PRED_COLD_LABEL, NOT_TAKEN));
+		label(l);
+		unlikely.push_back(l);
 	}
 
-	/* if (__builtin_expect(a code b, 0)) yes else no: out of the
-	 * straight line but not cold, as the macro's __builtin_expect */
+	/* if (a code b) yes else no, yes rarely */
 	void cond_unlikely(enum tree_code code, tree a, tree b, tree yes,
 			   tree no)
 	{
-		tree l = long_integer_type_node;
-		tree t = op(code, boolean_type_node, a, b, "meter_t");
-		tree w = convert(l, t, "meter_w");
-		tree e = tmp(l, "meter_e");
-		gcall *c = gimple_build_call(
-			builtin_decl_explicit(BUILT_IN_EXPECT), 2, w,
-			build_int_cst(l, 0));
-
-		gimple_call_set_lhs(c, e);
-		add(c);
-		cond(NE_EXPR, e, build_int_cst(l, 0), yes, no);
+		cond(code, a, b, yes, no);
+		unlikely.push_back(yes);
 	}
 
 	void label(tree l)
@@ -206,21 +193,22 @@ struct builder {
 		return t;
 	}
 
-	/* asm("# ..." : "=r"(g) : "0"(METER_GATE_PUSH), "X"(rec_addr)): a
-	 * value no pass before plugin/leaf_gates.cc's can see through, which
-	 * that pass turns into the constant it chooses; the record, never
-	 * printed, tells that pass whose body the gate is in */
-	tree gate(tree rec_addr)
+	/* meter.h's METER__VSTORE32(): a volatile 32-bit store at an
+	 * indexed address in one instruction (a volatile store's address
+	 * stays out of it) */
+	void store32_asm(tree base, HOST_WIDE_INT off, tree val)
 	{
-		tree t = tmp(long_integer_type_node, "meter_gate");
 		vec<tree, va_gc> *in = NULL, *out = NULL;
-		vec_safe_push(out, asm_operand("=r", t));
-		vec_safe_push(in, asm_operand("0", build_int_cst(
-					long_integer_type_node,
-					METER_GATE_PUSH)));
-		vec_safe_push(in, asm_operand("X", rec_addr));
-		add(gimple_build_asm_vec(METER_GATE_ASM, in, out, NULL, NULL));
-		return t;
+
+		vec_safe_push(out, asm_operand("=m",
+					       mem(base, unsigned_type_node,
+						   off)));
+		vec_safe_push(in, asm_operand("r", val));
+		gasm *a = gimple_build_asm_vec(METER__STORE32_ASM, in, out,
+					       NULL, NULL);
+
+		gimple_asm_set_volatile(a, true);
+		add(a);
 	}
 
 	/* meter.h's METER__PLUS_ONE(out, v): the new depth in one
@@ -290,6 +278,21 @@ void build_count(builder &b, tree page, tree id)
 	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
 }
 
+/*
+ * __builtin_dwarf_cfa, declared a leaf (it calls nothing): GCC's own
+ * declaration is not, and in a function that calls setjmp a call that is
+ * not a leaf may return abnormally, which would need an edge of its own
+ * in the graph that plugin/leaf_gates.cc builds the entry into.
+ */
+tree cfa_builtin(void)
+{
+	tree fn = copy_node(builtin_decl_explicit(BUILT_IN_DWARF_CFA));
+
+	DECL_ATTRIBUTES(fn) = tree_cons(get_identifier("leaf"), NULL_TREE,
+					DECL_ATTRIBUTES(fn));
+	return fn;
+}
+
 /* __builtin_return_address(0), as an integer */
 tree return_address(builder &b)
 {
@@ -299,20 +302,10 @@ tree return_address(builder &b)
 	return b.convert(pointer_sized_int_node, ra, "meter_site");
 }
 
-/*
- * The flat path of a gated entry: the function made current above (the
- * page and cd as the stacked path has them), counted, nothing pushed; an
- * unregistered thread goes to the stacked slow path, whose push the
- * return's 64-bit store of cd takes back as it does a stacked frame's.
- */
-void build_flat_path(builder &b, tree page, tree d, tree id, tree cd,
-		     tree page_out, tree cd_out, tree slow, tree done)
+/* Counted, nothing pushed: the frame is the page and the word as found. */
+void build_counted(builder &b, tree page, tree id, tree cd, tree page_out,
+		   tree cd_out, tree done)
 {
-	tree fast = create_artificial_label(UNKNOWN_LOCATION);
-
-	b.cond(EQ_EXPR, d, build_int_cst(pointer_sized_int_node, UINT32_MAX),
-	       slow, fast);
-	b.label(fast);
 	build_count(b, page, id);
 	b.add(gimple_build_assign(page_out, page));
 	b.add(gimple_build_assign(cd_out, cd));
@@ -320,77 +313,22 @@ void build_flat_path(builder &b, tree page, tree d, tree id, tree cd,
 }
 
 /*
- * meter__enter(): see include/meter.h for why each store is where it is.
- * gated: behind a gate whose value plugin/leaf_gates.cc chooses once
- * inlining has shown what the body calls and where it lies
- * (METER_GATE_*): the flat path, the push, or the push without the
- * stale-frame test.
+ * A frame at or below ours on top: this function is inlined into the one
+ * on top (its frame and return address, another function: pushed), or
+ * the top frame is stale (longjmp, exception): the slow path pops it.
  */
-void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
+void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
+		      tree rec_addr, tree check, tree fast, tree slow)
 {
 	tree u32 = unsigned_type_node, uptr = pointer_sized_int_node;
-	tree slow = create_artificial_label(UNKNOWN_LOCATION);
-	tree check = create_artificial_label(UNKNOWN_LOCATION);
-	tree tested = create_artificial_label(UNKNOWN_LOCATION);
-	tree fast = create_artificial_label(UNKNOWN_LOCATION);
 	tree same = create_artificial_label(UNKNOWN_LOCATION);
 	tree same_site = create_artificial_label(UNKNOWN_LOCATION);
 	tree same_id = create_artificial_label(UNKNOWN_LOCATION);
-	tree done = create_artificial_label(UNKNOWN_LOCATION);
-	tree rec_addr = build_fold_addr_expr(rec);
 
-	tree page = b.page();
-	tree d = load_word(b, page, OFF_DEPTH, "meter_depth");
-	tree id = load_word(b, rec_addr, 0, "meter_id");
-	tree cfa = b.tmp(ptr_type_node, "meter_cfa");
-	gcall *c = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA),
-				     0);
-	gimple_call_set_lhs(c, cfa);
-	b.add(c);
-	tree sp = b.convert(uptr, cfa, "meter_sp");
-	/* &sps[d - 1], as meter.h's slot */
-	tree dd = b.op(PLUS_EXPR, uptr, d,
-		       build_int_cst(uptr, METER__BLOCK_SPS / 8), "meter_dd");
-	tree slot = b.index(page, dd, 8, "meter_slot");
-	sp = b.pin(sp);
-	id = b.pin(id);
-	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
-	b.fence();
-	/* current first, even on the shared page: what follows is sampled
-	 * as the callee's */
-	tree id32 = b.convert(u32, id, "meter_id32");
-	b.store(page, u32, OFF_CURRENT, id32);
-	b.fence();
-
-	tree g = NULL_TREE;
-
-	if (gated) {
-		tree stacked = create_artificial_label(UNKNOWN_LOCATION);
-		tree flat = create_artificial_label(UNKNOWN_LOCATION);
-
-		g = b.gate(rec_addr);
-		b.cond(NE_EXPR, g, build_int_cst(long_integer_type_node,
-						  METER_GATE_FLAT), stacked, flat);
-		b.label(flat);
-		build_flat_path(b, page, d, id, cd, page_out, cd_out, slow,
-				done);
-		b.label(stacked);
-	}
-	/* not registered (depth UINT32_MAX) or deep: slot is not ours */
-	b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP), slow,
-	       gated ? tested : check);
-	if (gated) {
-		b.label(tested);
-		b.cond(EQ_EXPR, g, build_int_cst(long_integer_type_node,
-						  METER_GATE_PUSH_UNTESTED),
-		       fast, check);
-	}
 	b.label(check);
 	tree below = b.load(slot, uptr, 0, "meter_below");
 	b.cond_unlikely(GE_EXPR, sp, below, same, fast);
 
-	/* inlined into the function on top: its frame and return address,
-	 * another function (else a stale frame, for the slow path) */
 	b.label(same);
 	b.cond(NE_EXPR, sp, below, slow, same_site);
 	b.label(same_site);
@@ -406,23 +344,82 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, bool gated)
 	 * test, as in meter.h */
 	tree rec_id = b.load(rec_addr, u32, 0, "meter_rid");
 	b.cond(EQ_EXPR, below_id, rec_id, slow, fast);
+}
 
-	b.label(fast);
-	tree d1 = b.plus_one(d, u32, "meter_d1");
-	build_count(b, page, id);
-	b.store(slot, uptr, 8, sp);
-	b.store(slot, uptr, METER__SITE_SLOT * 8, return_address(b));
-	tree stk = b.index(page, d, 4, "meter_stk");
-	b.store(stk, u32, OFF_STACK, id32);
-	b.fence();
-	b.store(page, u32, OFF_DEPTH, d1);
-	b.add(gimple_build_assign(page_out, page));
-	b.add(gimple_build_assign(cd_out, cd));
-	b.jump(done);
+/*
+ * meter__enter(): see include/meter.h for why each store is where it is,
+ * in the form (METER_FORM_*) plugin/leaf_gates.cc chose once inlining
+ * had shown what the body calls and where it lies: pushed with the
+ * stale-frame test (a function's own body, or a copy in a host that may
+ * be resumed abnormally), without it, or not pushed at all.
+ */
+void build_enter(builder &b, tree rec, tree page_out, tree cd_out, int form)
+{
+	tree u32 = unsigned_type_node, uptr = pointer_sized_int_node;
+	tree slow = create_artificial_label(UNKNOWN_LOCATION);
+	tree check = create_artificial_label(UNKNOWN_LOCATION);
+	tree fast = create_artificial_label(UNKNOWN_LOCATION);
+	tree counted = create_artificial_label(UNKNOWN_LOCATION);
+	tree done = create_artificial_label(UNKNOWN_LOCATION);
+	tree rec_addr = build_fold_addr_expr(rec);
+	bool flat = form == METER_FORM_FLAT || form == METER_FORM_FLAT_COPY;
 
-	b.label(slow);
-	b.cold();
-	b.thunk("meter__enter_thunk", rec_addr, sp, page_out, cd_out);
+	tree page = b.page();
+	tree d = load_word(b, page, OFF_DEPTH, "meter_depth");
+	tree id = load_word(b, rec_addr, 0, "meter_id");
+	tree cfa = b.tmp(ptr_type_node, "meter_cfa");
+	gcall *c = gimple_build_call(cfa_builtin(), 0);
+	gimple_call_set_lhs(c, cfa);
+	b.add(c);
+	tree sp = b.convert(uptr, cfa, "meter_sp");
+	/* &sps[d - 1], as meter.h's slot */
+	tree dd = b.op(PLUS_EXPR, uptr, d,
+		       build_int_cst(uptr, METER__BLOCK_SPS / 8), "meter_dd");
+	tree slot = b.index(page, dd, 8, "meter_slot");
+	sp = b.pin(sp);
+	id = b.pin(id);
+	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
+	/* current first, even on the shared page: what follows is sampled
+	 * as the callee's */
+	tree id32 = b.convert(u32, id, "meter_id32");
+	b.store(page, u32, OFF_CURRENT, id32, true);
+
+	if (form == METER_FORM_FLAT)
+		/* not registered: the stacked slow path, whose push the
+		 * return's 64-bit store takes back */
+		b.cond(EQ_EXPR, d, build_int_cst(uptr, UINT32_MAX), slow,
+		       counted);
+	else if (!flat)
+		/* not registered (depth UINT32_MAX) or deep: slot is not
+		 * ours; a copy in an entered host is then counted only */
+		b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP),
+		       form == METER_FORM_PUSH_COPY ? counted : slow,
+		       form == METER_FORM_PUSH ? check : fast);
+	if (form != METER_FORM_PUSH && form != METER_FORM_PUSH_UNTESTED) {
+		b.label(counted);
+		build_counted(b, page, id, cd, page_out, cd_out, done);
+	}
+	if (form == METER_FORM_PUSH)
+		build_stale_test(b, page, d, slot, sp, rec_addr, check, fast,
+				 slow);
+	if (!flat) {
+		b.label(fast);
+		tree d1 = b.plus_one(d, u32, "meter_d1");
+		build_count(b, page, id);
+		b.store(slot, uptr, 8, sp, true);
+		b.store(slot, uptr, METER__SITE_SLOT * 8, return_address(b),
+			true);
+		tree stk = b.index(page, d, 4, "meter_stk");
+		b.store32_asm(stk, OFF_STACK, id32);
+		b.store(page, u32, OFF_DEPTH, d1, true);
+		b.add(gimple_build_assign(page_out, page));
+		b.add(gimple_build_assign(cd_out, cd));
+		b.jump(done);
+	}
+	if (form != METER_FORM_FLAT_COPY && form != METER_FORM_PUSH_COPY) {
+		b.unlikely_label(slow);
+		b.thunk("meter__enter_thunk", rec_addr, sp, page_out, cd_out);
+	}
 	b.label(done);
 }
 
@@ -438,9 +435,7 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
 	tree page = b.page();
 	tree id = load_word(b, rec_addr, 0, "meter_id");
 	tree cur = b.load(page, u32, OFF_CURRENT, "meter_cur");
-	b.fence();
-	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"));
-	b.fence();
+	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"), true);
 	tree d32 = b.load(page, u32, OFF_DEPTH, "meter_depth");
 	b.cond(EQ_EXPR, d32, build_int_cst(u32, UINT32_MAX), slow, fast);
 
@@ -450,8 +445,7 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
 	b.add(gimple_build_assign(cd_out, NOP_EXPR, cur));
 	b.jump(done);
 
-	b.label(slow);
-	b.cold();
+	b.unlikely_label(slow);
 	b.thunk("meter__enter_flat_thunk", rec_addr, NULL_TREE, page_out,
 		cd_out);
 	b.label(done);
@@ -459,13 +453,12 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
 
 void build_leave(builder &b, tree page, tree cd, bool flat)
 {
-	b.fence();
 	if (flat) {
 		tree cur = b.convert(unsigned_type_node, cd, "meter_back");
 
 		b.store(page, unsigned_type_node, OFF_CURRENT, cur, true);
 	} else {
-		b.store(page, uint64_type_node, OFF_CURRENT, cd);
+		b.store(page, uint64_type_node, OFF_CURRENT, cd, true);
 	}
 }
 
@@ -473,15 +466,84 @@ void build_leave(builder &b, tree page, tree cd, bool flat)
 } /* namespace */
 
 gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree page_out,
-		     tree cd_out, enum seq_form form)
+		     tree cd_out, int form, std::vector<tree> &unlikely)
 {
 	builder b(d);
 
-	if (form == SEQ_FLAT)
+	if (form == METER_FORM_LEAF)
 		build_enter_flat(b, rec, page_out, cd_out);
 	else
-		build_enter(b, rec, page_out, cd_out, form == SEQ_GATED);
+		build_enter(b, rec, page_out, cd_out, form);
+	unlikely = b.unlikely;
 	return b.seq;
+}
+
+/*
+ * The entry as the inliner sees it: one asm, expanded once inlining is
+ * done, so that instrumentation keeps no function from being inlined that
+ * would be without it (the whole sequence weighs about 70 in GCC's
+ * estimate, a small function 20 to 50).  Its inputs, never printed, say
+ * what the expansion needs: the record, the form asked and meter__tls
+ * (under -flto the mark is expanded in another process, which must use
+ * the declaration the unit streamed).
+ */
+gimple_seq seq_entry_mark(const struct seq_decls &d, tree rec, tree page_out,
+			  tree cd_out, int form)
+{
+	gimple_seq seq = NULL;
+	vec<tree, va_gc> *in = NULL, *out = NULL;
+
+	vec_safe_push(out, asm_operand("=r", page_out));
+	vec_safe_push(out, asm_operand("=r", cd_out));
+	vec_safe_push(in, asm_operand("X", build_fold_addr_expr(rec)));
+	vec_safe_push(in, asm_operand("i", build_int_cst(integer_type_node,
+							  form)));
+	vec_safe_push(in, asm_operand("X", build_fold_addr_expr(d.tls)));
+	gasm *a = gimple_build_asm_vec(METER_ENTRY_ASM, in, out, NULL, NULL);
+
+	gimple_asm_set_volatile(a, true);
+	gimple_seq_add_stmt(&seq, a);
+	return seq;
+}
+
+bool seq_read_mark(const gimple *g, struct seq_decls *d, tree *rec,
+		   int *form)
+{
+	const gasm *a = dyn_cast<const gasm *>(g);
+	tree r, f, t;
+
+	if (!a || strcmp(gimple_asm_string(a), METER_ENTRY_ASM) ||
+	    gimple_asm_ninputs(a) != 3 || gimple_asm_noutputs(a) != 2)
+		return false;
+	r = TREE_VALUE(gimple_asm_input_op(a, 0));
+	f = TREE_VALUE(gimple_asm_input_op(a, 1));
+	t = TREE_VALUE(gimple_asm_input_op(a, 2));
+	if (TREE_CODE(r) != ADDR_EXPR || TREE_CODE(f) != INTEGER_CST ||
+	    TREE_CODE(t) != ADDR_EXPR)
+		return false;
+	*rec = TREE_OPERAND(r, 0);
+	*form = (int)tree_to_shwi(f);
+	d->tls = TREE_OPERAND(t, 0);
+	return true;
+}
+
+/*
+ * The type the sequences reach the page and the records through: bytes in
+ * an alias set of their own, which conflicts with no access of the
+ * program's (with -fno-strict-aliasing, new_alias_set() gives 0: every
+ * access may alias).  Only the sequences touch these words in the
+ * program's code, so its loads may be kept in registers and moved out of
+ * loops across an inlined entry, as they are without meter; what orders
+ * the page's words among themselves is that the stores the sampler reads
+ * are volatile.  One type for every sequence of the unit: the page's words
+ * must alias each other.
+ */
+tree seq_page_pointer_type(void)
+{
+	tree t = build_distinct_type_copy(unsigned_char_type_node);
+
+	TYPE_ALIAS_SET(t) = new_alias_set();
+	return build_pointer_type(t);
 }
 
 gimple_seq seq_leave(const struct seq_decls &d, tree page, tree cd, bool flat)

@@ -9,32 +9,57 @@
 /* What the sequences reach, declared once per translation unit. */
 struct seq_decls {
 	tree tls;		/* meter__tls (its first word: the page) */
-	tree char_ptr;		/* the alias-everything pointer type */
+	tree page_ptr;		/* the page's and records' words (an alias
+				   set of their own) */
 };
 
 /*
- * The forms of an entry: flat (counted and made current, nothing pushed),
- * stacked, or stacked with a flat path behind a gate (METER_GATE_ASM)
- * that plugin/leaf_gates.cc sets once inlining is done.  The return of
- * the last two is the same 64-bit store.
+ * The forms of an entry.  The plugin's pass marks each function's entry
+ * (seq_entry_mark) with the form the source allows: LEAF (the leaf rule:
+ * counted and made current, nothing pushed; the return stores current
+ * alone), or PUSH; plugin/leaf_gates.cc expands each mark once inlining
+ * is done, in the form the body it lies in then allows.  The return of
+ * every form but LEAF is the same 64-bit store.
  */
-enum seq_form { SEQ_FLAT, SEQ_STACKED, SEQ_GATED };
-
-/* The gate's asm: its output is METER_GATE_PUSH until leaf_gates.cc
- * replaces it with the value it chooses. */
-#define METER_GATE_ASM "# meter: push unless a leaf"
-#define METER_GATE_FLAT 0		/* a leaf: the flat path */
-#define METER_GATE_PUSH 1		/* the stacked entry, as ever */
-#define METER_GATE_PUSH_UNTESTED 2	/* pushed without the stale-frame
+#define METER_FORM_LEAF 0
+#define METER_FORM_FLAT 1		/* a body that became a leaf: counted
+					   and current (a thread not yet
+					   registered: the slow path) */
+#define METER_FORM_PUSH 2		/* the stacked entry, stale-frame
+					   test and all */
+#define METER_FORM_PUSH_UNTESTED 3	/* pushed without the stale-frame
 					   test: an inlined copy whose host
 					   no longjmp or catch re-enters */
+/* Copies in a function whose own entry comes first (and has taken the
+ * slow path if the thread was not registered): no slow path, so no call
+ * in the copy (unregistered, they count into libmeter's meter_no_block). */
+#define METER_FORM_FLAT_COPY 4		/* as FLAT */
+#define METER_FORM_PUSH_COPY 5		/* as PUSH_UNTESTED; past the
+					   stack's capacity (or not
+					   registered) counted and current,
+					   not pushed */
 
-/*
- * The entry of a function whose record is rec: its frame's page and saved
- * word into the variables page_out and cd_out.
- */
+/* A mark's form: plugin/leaf_gates.cc chooses (a stacked function). */
+#define METER_FORM_AUTO 6
+
+/* The mark's asm (never printed: it is replaced before code is made). */
+#define METER_ENTRY_ASM "# meter: entry"
+
+/* The mark of a function's entry: its frame's page and saved word into the
+ * variables page_out and cd_out. */
+gimple_seq seq_entry_mark(const struct seq_decls &d, tree rec, tree page_out,
+			  tree cd_out, int form);
+/* What seq_enter() needs, from a mark made by seq_entry_mark(); false if
+ * the statement is not one. */
+bool seq_read_mark(const gimple *g, struct seq_decls *d, tree *rec,
+		   int *form);
+/* The entry of a function whose record is rec, in a form; unlikely: the
+ * labels of its blocks that are entered rarely (the graph's builder
+ * gives their edges their probabilities). */
 gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree page_out,
-		     tree cd_out, enum seq_form form);
+		     tree cd_out, int form, std::vector<tree> &unlikely);
+/* The type of seq_decls' page_ptr, made once per unit (a GC root). */
+tree seq_page_pointer_type(void);
 /* The return: the saved word back into the page. */
 gimple_seq seq_leave(const struct seq_decls &d, tree page, tree cd,
 		     bool flat);

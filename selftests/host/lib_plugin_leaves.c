@@ -122,7 +122,11 @@ NOINLINE static unsigned host_plain(unsigned i)
 
 NOINLINE static unsigned host_setjmp(unsigned i)
 {
-	unsigned mine = depth_now(), seen = 0, r;
+	/* read after longjmp: volatile, as C asks of a local that lives
+	 * across setjmp (GCC's -Wclobbered says so where it is kept in a
+	 * register) */
+	volatile unsigned mine = depth_now();
+	unsigned seen = 0, r;
 
 	if (!setjmp(jb))
 		deep_jump(3);

@@ -309,6 +309,73 @@ check "records of the bodies that all became leaves: flat at -O2, stacked with -
 	test "$(flat_names "$tmp/ord.json")/$(flat_names "$tmp/noreorder.json")" = \
 	     "became_leaf inlined_leaf/" || diag "$tmp/ord.err"
 
+# --- an inlined copy costs its own instructions, not its host's -----------
+# The page's words have an alias set of their own and the stores the
+# sampler reads are volatile (no fence), and a copy in a function whose own
+# entry comes first has no slow path (no call in the loop): the loop keeps
+# the plain build's code, its invariant loads out of it, plus the copy's
+# four instructions (load the word, make current, count, store the word
+# back).  With fences, or a slow path in the loop, o's four fields are
+# loaded again on every turn (eleven more).
+cat > "$tmp/loop.c" <<'SRC'
+struct opt { unsigned *lit; unsigned lsum; unsigned *ml; unsigned msum; };
+
+static unsigned weight(unsigned x) { return x * 256 / (x + 1); }
+
+/* an inlined copy in a loop, which the plain build keeps free of the
+ * loop's invariant loads (o's fields) */
+static unsigned price(const struct opt *o, unsigned k)
+{
+	unsigned p = o->lsum - weight(o->lit[k & 63]);
+
+	return p + o->msum - weight(o->ml[k & 31]);
+}
+
+unsigned loop(const struct opt *o, unsigned n)
+{
+	unsigned s = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		s += price(o, i);
+	return s;
+}
+SRC
+loop_body() { # object: the instructions of loop()'s loop, the one that divides
+	python3 - "$1" <<'PY'
+import re, subprocess, sys
+out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", sys.argv[1]],
+                     capture_output=True, text=True).stdout
+addrs, mn, best, on = [], [], 0, False
+for line in out.splitlines():
+    if line.endswith("<loop>:"):
+        on = True
+        continue
+    if on and not line.strip():
+        break
+    m = re.match(r"\s+([0-9a-f]+):\s+(\S+)(.*)", line)
+    if not on or not m:
+        continue
+    addrs.append(int(m.group(1), 16))
+    mn.append(m.group(2))
+    j = re.search(r"\s([0-9a-f]+) <loop\+", m.group(3))
+    if m.group(2).startswith("j") and j and int(j.group(1), 16) < addrs[-1]:
+        body = [k for a, k in zip(addrs, mn) if a >= int(j.group(1), 16)]
+        if "div" in body and (not best or len(body) < best):
+            best = len(body)
+print(best)
+PY
+}
+"$CC" -O2 -c "$tmp/loop.c" -o "$tmp/loop-plain.o"
+"$CC" -O2 -c -fplugin="$PLUGIN" -fplugin-arg-meter-verbose -I"$ROOT/include" \
+	"$tmp/loop.c" -o "$tmp/loop-plugin.o" 2> "$tmp/loop.err"
+plain_n=$(loop_body "$tmp/loop-plain.o")
+plugin_n=$(loop_body "$tmp/loop-plugin.o")
+check "an inlined copy in a loop adds its 4 instructions to it, no more (plain $plain_n, plugin $plugin_n)" \
+	test "$plain_n" -gt 0 -a "$plugin_n" -le $((plain_n + 4)) -a \
+	     "$plugin_n" -gt "$plain_n" || diag "$tmp/loop.err"
+check "that copy is flat once inlining is done" \
+	grep -q "‘price’ flat once inlining is done (an inlined copy)" "$tmp/loop.err"
+
 # --- one sequence: the plugin's code is the macro's ------------------------
 # The same function instrumented by METER_FUNCTION() (or _FLAT) and by the
 # plugin: the instructions from entry to the first return, mnemonics only
