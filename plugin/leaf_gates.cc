@@ -244,13 +244,13 @@ void weigh_entry(function *fun, basic_block first, basic_block last,
  * pass's TODO_update_ssa, the mark's outputs set at the end.
  */
 void expand_mark(function *fun, gimple *mark, const struct seq_decls &sd,
-		 tree rec, int form)
+		 tree rec, tree cfa, int form)
 {
 	gasm *a = as_a<gasm *>(mark);
 	tree page = create_tmp_var(ptr_type_node, "meter_fpage");
 	tree cd = create_tmp_var(uint64_type_node, "meter_fcd");
 	std::vector<tree> unlikely;
-	gimple_seq seq = seq_enter(sd, rec, page, cd, form, unlikely);
+	gimple_seq seq = seq_enter(sd, rec, cfa, page, cd, form, unlikely);
 	gimple_stmt_iterator i;
 
 	gimple_seq_add_stmt(&seq, gimple_build_assign(
@@ -305,7 +305,7 @@ unsigned int leaf_gates::execute(function *fun)
 	struct seq_decls sd;
 	bool entered = false;
 	basic_block bb;
-	tree rec;
+	tree rec, cfa;
 	int form;
 
 	FOR_EACH_BB_FN(bb, fun) {
@@ -313,7 +313,7 @@ unsigned int leaf_gates::execute(function *fun)
 		     gsi_next(&i)) {
 			gimple *g = gsi_stmt(i);
 
-			bool mark = seq_read_mark(g, &sd, &rec, &form);
+			bool mark = seq_read_mark(g, &sd, &rec, &cfa, &form);
 
 			if (mark) {
 				marks.push_back(g);
@@ -337,7 +337,7 @@ unsigned int leaf_gates::execute(function *fun)
 	for (gimple *g : marks) {
 		tree body = copy_of(gimple_block(g));
 
-		seq_read_mark(g, &sd, &rec, &form);
+		seq_read_mark(g, &sd, &rec, &cfa, &form);
 		if (form == METER_FORM_AUTO) {
 			form = body_form(body, pushing.count(body), resumed,
 					 entered);
@@ -353,7 +353,7 @@ unsigned int leaf_gates::execute(function *fun)
 						       fun->decl, 2),
 				       body ? " (an inlined copy)" : "");
 		}
-		expand_mark(fun, g, sd, rec, form);
+		expand_mark(fun, g, sd, rec, cfa, form);
 	}
 	/* the blocks changed under them */
 	free_dominance_info(fun, CDI_DOMINATORS);

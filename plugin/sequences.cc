@@ -42,6 +42,9 @@ tree asm_operand(const char *constraint, tree value)
 					       asm_string(constraint)), value);
 }
 
+gasm *thunk_asm(const char *name, tree rec_addr, tree sp, tree page,
+		tree cd, tree form, tree tls);
+
 struct builder {
 	const struct seq_decls &d;
 	gimple_seq seq = NULL;
@@ -232,26 +235,45 @@ struct builder {
 	 */
 	void thunk(const char *name, tree rec_addr, tree sp, tree page, tree cd)
 	{
-		std::string text = std::string("mov %2, %%r11\n\t"
-			"lea 1f(%%rip), %%r10\n\t"
-			"jmp *") + name + "@GOTPCREL(%%rip)\n"
-			"1:\n\tmov %%r11, %0\n\tmov %%r10, %1";
-		vec<tree, va_gc> *in = NULL, *out = NULL, *clob = NULL;
-		vec_safe_push(out, asm_operand("=r", page));
-		vec_safe_push(out, asm_operand("=r", cd));
-		vec_safe_push(in, asm_operand("r", rec_addr));
-		if (sp)
-			vec_safe_push(in, asm_operand("a", sp));
-		for (const char *c : { "r10", "r11", "memory", "cc" })
-			vec_safe_push(clob, build_tree_list(NULL_TREE,
-							    asm_string(c)));
-		gasm *a = gimple_build_asm_vec(ggc_strdup(text.c_str()), in,
-					       out, clob, NULL);
-
-		gimple_asm_set_volatile(a, true);
-		add(a);
+		add(thunk_asm(name, rec_addr, sp, page, cd, NULL_TREE,
+			      NULL_TREE));
 	}
 };
+
+/*
+ * The thunk's asm (builder::thunk); with a form, an entry's mark: the same
+ * code, what runs if nothing expands the mark (-flto without the plugin
+ * at the link: every call then takes the slow path, counted and pushed,
+ * and the profile's slow-path count says so), and the inputs the
+ * expansion reads, never printed: the form and meter__tls.
+ */
+gasm *thunk_asm(const char *name, tree rec_addr, tree sp, tree page,
+		tree cd, tree form, tree tls)
+{
+	std::string text = std::string(form ? METER_ENTRY_ASM "\n\t" : "") +
+		"mov %2, %%r11\n\t"
+		"lea 1f(%%rip), %%r10\n\t"
+		"jmp *" + name + "@GOTPCREL(%%rip)\n"
+		"1:\n\tmov %%r11, %0\n\tmov %%r10, %1";
+	vec<tree, va_gc> *in = NULL, *out = NULL, *clob = NULL;
+
+	vec_safe_push(out, asm_operand("=r", page));
+	vec_safe_push(out, asm_operand("=r", cd));
+	vec_safe_push(in, asm_operand("r", rec_addr));
+	if (form) {
+		vec_safe_push(in, asm_operand("i", form));
+		vec_safe_push(in, asm_operand("X", tls));
+	}
+	if (sp)
+		vec_safe_push(in, asm_operand("a", sp));
+	for (const char *c : { "r10", "r11", "memory", "cc" })
+		vec_safe_push(clob, build_tree_list(NULL_TREE, asm_string(c)));
+	gasm *a = gimple_build_asm_vec(ggc_strdup(text.c_str()), in, out,
+				       clob, NULL);
+
+	gimple_asm_set_volatile(a, true);
+	return a;
+}
 
 /* The page header's words, as in struct meter__page_hdr. */
 const HOST_WIDE_INT OFF_CURRENT = offsetof(struct meter__page_hdr, current_id);
@@ -276,21 +298,6 @@ void build_count(builder &b, tree page, tree id)
 		       build_int_cst(uint64_type_node, 1), "meter_n1");
 
 	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
-}
-
-/*
- * __builtin_dwarf_cfa, declared a leaf (it calls nothing): GCC's own
- * declaration is not, and in a function that calls setjmp a call that is
- * not a leaf may return abnormally, which would need an edge of its own
- * in the graph that plugin/leaf_gates.cc builds the entry into.
- */
-tree cfa_builtin(void)
-{
-	tree fn = copy_node(builtin_decl_explicit(BUILT_IN_DWARF_CFA));
-
-	DECL_ATTRIBUTES(fn) = tree_cons(get_identifier("leaf"), NULL_TREE,
-					DECL_ATTRIBUTES(fn));
-	return fn;
 }
 
 /* __builtin_return_address(0), as an integer */
@@ -353,7 +360,8 @@ void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
  * stale-frame test (a function's own body, or a copy in a host that may
  * be resumed abnormally), without it, or not pushed at all.
  */
-void build_enter(builder &b, tree rec, tree page_out, tree cd_out, int form)
+void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
+		 int form)
 {
 	tree u32 = unsigned_type_node, uptr = pointer_sized_int_node;
 	tree slow = create_artificial_label(UNKNOWN_LOCATION);
@@ -367,10 +375,6 @@ void build_enter(builder &b, tree rec, tree page_out, tree cd_out, int form)
 	tree page = b.page();
 	tree d = load_word(b, page, OFF_DEPTH, "meter_depth");
 	tree id = load_word(b, rec_addr, 0, "meter_id");
-	tree cfa = b.tmp(ptr_type_node, "meter_cfa");
-	gcall *c = gimple_build_call(cfa_builtin(), 0);
-	gimple_call_set_lhs(c, cfa);
-	b.add(c);
 	tree sp = b.convert(uptr, cfa, "meter_sp");
 	/* &sps[d - 1], as meter.h's slot */
 	tree dd = b.op(PLUS_EXPR, uptr, d,
@@ -465,55 +469,64 @@ void build_leave(builder &b, tree page, tree cd, bool flat)
 
 } /* namespace */
 
-gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree page_out,
-		     tree cd_out, int form, std::vector<tree> &unlikely)
+gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree cfa,
+		     tree page_out, tree cd_out, int form,
+		     std::vector<tree> &unlikely)
 {
 	builder b(d);
 
 	if (form == METER_FORM_LEAF)
 		build_enter_flat(b, rec, page_out, cd_out);
 	else
-		build_enter(b, rec, page_out, cd_out, form);
+		build_enter(b, rec, cfa, page_out, cd_out, form);
 	unlikely = b.unlikely;
 	return b.seq;
 }
 
 /*
- * The entry as the inliner sees it: one asm, expanded once inlining is
- * done, so that instrumentation keeps no function from being inlined that
- * would be without it (the whole sequence weighs about 70 in GCC's
- * estimate, a small function 20 to 50).  Its inputs, never printed, say
- * what the expansion needs: the record, the form asked and meter__tls
- * (under -flto the mark is expanded in another process, which must use
- * the declaration the unit streamed).
+ * The entry as the inliner sees it: one asm (and the frame's address),
+ * expanded once inlining is done, so that instrumentation keeps no
+ * function from being inlined that would be without it: the whole
+ * sequence weighs about 70 in GCC's estimate, a small function 20 to 50.
+ * An "asm inline" weighs 1.  The frame's address is taken here, where a
+ * call that may return abnormally (in a function that calls setjmp) gets
+ * its edge as the graph is built; in an inlined copy it is the host's.
  */
 gimple_seq seq_entry_mark(const struct seq_decls &d, tree rec, tree page_out,
 			  tree cd_out, int form)
 {
 	gimple_seq seq = NULL;
-	vec<tree, va_gc> *in = NULL, *out = NULL;
+	tree cfa = NULL_TREE;
 
-	vec_safe_push(out, asm_operand("=r", page_out));
-	vec_safe_push(out, asm_operand("=r", cd_out));
-	vec_safe_push(in, asm_operand("X", build_fold_addr_expr(rec)));
-	vec_safe_push(in, asm_operand("i", build_int_cst(integer_type_node,
-							  form)));
-	vec_safe_push(in, asm_operand("X", build_fold_addr_expr(d.tls)));
-	gasm *a = gimple_build_asm_vec(METER_ENTRY_ASM, in, out, NULL, NULL);
+	if (form != METER_FORM_LEAF) {
+		cfa = create_tmp_var(ptr_type_node, "meter_cfa");
+		gcall *c = gimple_build_call(
+			builtin_decl_explicit(BUILT_IN_DWARF_CFA), 0);
 
-	gimple_asm_set_volatile(a, true);
+		gimple_call_set_lhs(c, cfa);
+		gimple_seq_add_stmt(&seq, c);
+	}
+	gasm *a = thunk_asm(form == METER_FORM_LEAF ?
+			    "meter__enter_flat_thunk" : "meter__enter_thunk",
+			    build_fold_addr_expr(rec), cfa, page_out, cd_out,
+			    build_int_cst(integer_type_node, form),
+			    build_fold_addr_expr(d.tls));
+
+	gimple_asm_set_inline(a, true);
 	gimple_seq_add_stmt(&seq, a);
 	return seq;
 }
 
 bool seq_read_mark(const gimple *g, struct seq_decls *d, tree *rec,
-		   int *form)
+		   tree *cfa, int *form)
 {
 	const gasm *a = dyn_cast<const gasm *>(g);
+	size_t n = strlen(METER_ENTRY_ASM);
 	tree r, f, t;
 
-	if (!a || strcmp(gimple_asm_string(a), METER_ENTRY_ASM) ||
-	    gimple_asm_ninputs(a) != 3 || gimple_asm_noutputs(a) != 2)
+	if (!a || strncmp(gimple_asm_string(a), METER_ENTRY_ASM, n) ||
+	    gimple_asm_string(a)[n] != '\n' || gimple_asm_ninputs(a) < 3 ||
+	    gimple_asm_noutputs(a) != 2)
 		return false;
 	r = TREE_VALUE(gimple_asm_input_op(a, 0));
 	f = TREE_VALUE(gimple_asm_input_op(a, 1));
@@ -524,6 +537,8 @@ bool seq_read_mark(const gimple *g, struct seq_decls *d, tree *rec,
 	*rec = TREE_OPERAND(r, 0);
 	*form = (int)tree_to_shwi(f);
 	d->tls = TREE_OPERAND(t, 0);
+	*cfa = gimple_asm_ninputs(a) > 3 ?
+	       TREE_VALUE(gimple_asm_input_op(a, 3)) : NULL_TREE;
 	return true;
 }
 

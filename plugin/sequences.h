@@ -42,7 +42,7 @@ struct seq_decls {
 /* A mark's form: plugin/leaf_gates.cc chooses (a stacked function). */
 #define METER_FORM_AUTO 6
 
-/* The mark's asm (never printed: it is replaced before code is made). */
+/* The first line of a mark's asm (a comment; the rest is the slow path). */
 #define METER_ENTRY_ASM "# meter: entry"
 
 /* The mark of a function's entry: its frame's page and saved word into the
@@ -52,12 +52,13 @@ gimple_seq seq_entry_mark(const struct seq_decls &d, tree rec, tree page_out,
 /* What seq_enter() needs, from a mark made by seq_entry_mark(); false if
  * the statement is not one. */
 bool seq_read_mark(const gimple *g, struct seq_decls *d, tree *rec,
-		   int *form);
-/* The entry of a function whose record is rec, in a form; unlikely: the
- * labels of its blocks that are entered rarely (the graph's builder
- * gives their edges their probabilities). */
-gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree page_out,
-		     tree cd_out, int form, std::vector<tree> &unlikely);
+		   tree *cfa, int *form);
+/* The entry of a function whose record is rec and frame address cfa (the
+ * mark's), in a form; unlikely: the labels of its blocks that are entered
+ * rarely (the graph's builder gives their edges their probabilities). */
+gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree cfa,
+		     tree page_out, tree cd_out, int form,
+		     std::vector<tree> &unlikely);
 /* The type of seq_decls' page_ptr, made once per unit (a GC root). */
 tree seq_page_pointer_type(void);
 /* The return: the saved word back into the page. */

@@ -295,6 +295,24 @@ else
 	nok "-flto: the records registered"
 	nok "-flto: the records of leaves flat"
 fi
+# Without the plugin at the link nothing expands the entries' marks: each
+# runs the slow path it holds (counted and pushed, exact), and the
+# profile says every call took it.
+if "$CC" -O2 -flto -o "$tmp/lto-nolink" "$tmp/lto.o" "${LINK[@]}" \
+	2>> "$tmp/lto.err"; then
+	METER_BACKEND=signal METER_QUIET=1 METER_OUTPUT="$tmp/lto-nolink.json" \
+		"$tmp/lto-nolink" 10 10 > "$tmp/lto-nolink.out" 2>> "$tmp/lto.err"
+	calls_table "$tmp/lto-nolink.json" > "$tmp/lto-nolink.tab"
+	check "-flto without the plugin at the link: the counts exact, every call through the slow path" \
+		bash -c "grep -qP '^11\tbecame_leaf\$' '$tmp/lto-nolink.tab' &&
+			 grep -qP '^22\tinlined_leaf\$' '$tmp/lto-nolink.tab' &&
+			 '$STAT' -i '$tmp/lto-nolink.json' -f flat 2>&1 |
+			 grep -q '(100.00 % of calls)'" ||
+		{ diag "$tmp/lto-nolink.tab"; diag "$tmp/lto.err"; }
+else
+	nok "-flto without the plugin at the link: built"
+	diag "$tmp/lto.err"
+fi
 
 # where the records may be written before a clone's body is compiled
 # (-fno-toplevel-reorder: in the order symbols were made), a body that
