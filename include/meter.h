@@ -348,13 +348,15 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	 * function: pushed here, as -O2 makes this the common case), or the
 	 * top frame is stale (longjmp, exception): the slow path pops it.
 	 * The id and the return address are loaded again for the test: held
-	 * in registers across it, they cost the fast path a saved register.
+	 * in registers across it, they cost the fast path a saved register
+	 * (the id's load volatile, or GCC reuses the first one's register).
 	 */
 	if (__builtin_expect(sp >= slot[0], 0) &&
 	    (__builtin_expect(sp != slot[0], 0) ||
 	     __builtin_expect(slot[METER__SITE_SLOT - 1] !=
 			      (uintptr_t)__builtin_return_address(0), 0) ||
-	     __builtin_expect(h->stack[d - 1] == rec->id, 0)))
+	     __builtin_expect(h->stack[d - 1] ==
+			      *(volatile uint32_t *)&rec->id, 0)))
 		goto slow;
 	METER__PLUS_ONE(d1, d);
 	METER__COUNTS(f.page)[id]++;
