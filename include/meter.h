@@ -166,11 +166,12 @@ struct meter__tls {
 	/*
 	 * The thread's block: its page, then the shadow stack's frame
 	 * addresses and return addresses, then its call counts (offsets
-	 * below).  Until the thread is registered, a page shared by all
-	 * such threads whose depth is UINT32_MAX, so that the depth check
-	 * sends the first call to the slow path (one test fewer per call).
-	 * It is writable: the entries store current before that test, and
-	 * nothing reads the current word of that page.
+	 * below).  Until the thread is registered, a whole block shared by
+	 * all such threads whose depth is UINT32_MAX, so that the depth
+	 * check sends a function's own entry to the slow path (one test
+	 * fewer per call).  It is writable: the entries store current
+	 * before that test, and the plugin's inlined copies, which have no
+	 * slow path, count into it; nobody reads it.
 	 */
 	struct meter_page *page;
 };
@@ -182,7 +183,7 @@ struct meter__tls {
  * misreading the thread block.  Bump it with any change to the structures
  * above or to what the inline code does with them.
  */
-#define METER__ABI_SYMBOL "meter__tls_abi3"
+#define METER__ABI_SYMBOL "meter__tls_abi4"
 
 extern __thread struct meter__tls meter__tls __asm__(METER__ABI_SYMBOL)
 	__attribute__((tls_model("initial-exec")));
@@ -265,6 +266,16 @@ struct meter__page_hdr {
 
 /* current (low address) and depth as one 64-bit word */
 typedef uint64_t __attribute__((may_alias, aligned(8))) meter__cd_t;
+/*
+ * The page's words are read through types that alias everything: a body
+ * built by the plugin (which stores them in an alias set of its own) may
+ * be inlined into one built by the macro, or the other way round, and
+ * each must read what the other stored.
+ */
+typedef uint32_t __attribute__((may_alias)) meter__w32_t;
+typedef uintptr_t __attribute__((may_alias)) meter__wptr_t;
+#define METER__READ32(lvalue)	(*(const meter__w32_t *)&(lvalue))
+#define METER__READPTR(lvalue)	(*(const meter__wptr_t *)&(lvalue))
 #define METER__CD_WORD(pg)	(*(meter__cd_t *)(void *)	\
 				 &((struct meter__page_hdr *)(pg))->current_id)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -327,7 +338,7 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	 */
 	struct meter__frame f = { meter__tls.page, 0 };
 	struct meter__page_hdr *h = (struct meter__page_hdr *)f.page;
-	uintptr_t d = h->depth, id = rec->id;
+	uintptr_t d = METER__READ32(h->depth), id = rec->id;
 	/* the calling function's frame: inlined into its caller, the caller's */
 	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
 	/* slot[0] is sps[d - 1], slot[1] sps[d] */
@@ -351,11 +362,11 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	 * in registers across it, they cost the fast path a saved register
 	 * (the id's load volatile, or GCC reuses the first one's register).
 	 */
-	if (__builtin_expect(sp >= slot[0], 0) &&
-	    (__builtin_expect(sp != slot[0], 0) ||
-	     __builtin_expect(slot[METER__SITE_SLOT - 1] !=
+	if (__builtin_expect(sp >= METER__READPTR(slot[0]), 0) &&
+	    (__builtin_expect(sp != METER__READPTR(slot[0]), 0) ||
+	     __builtin_expect(METER__READPTR(slot[METER__SITE_SLOT - 1]) !=
 			      (uintptr_t)__builtin_return_address(0), 0) ||
-	     __builtin_expect(h->stack[d - 1] ==
+	     __builtin_expect(METER__READ32(h->stack[d - 1]) ==
 			      *(volatile uint32_t *)&rec->id, 0)))
 		goto slow;
 	METER__PLUS_ONE(d1, d);
@@ -384,9 +395,9 @@ struct meter__frame meter__enter_flat(struct meter_record *rec)
 	struct meter__page_hdr *h = (struct meter__page_hdr *)f.page;
 	uintptr_t id = rec->id;
 
-	f.cd = h->current_id;
+	f.cd = METER__READ32(h->current_id);
 	METER__VSTORE(uint32_t, h->current_id, (uint32_t)id);
-	if (__builtin_expect(h->depth == UINT32_MAX, 0))
+	if (__builtin_expect(METER__READ32(h->depth) == UINT32_MAX, 0))
 #ifdef METER__THUNKS
 		return METER__THUNK_CALL("meter__enter_flat_thunk", rec, );
 #else

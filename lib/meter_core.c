@@ -40,9 +40,10 @@ _Static_assert(METER__BLOCK_SITES + 8 * (METER_STACK_CAP + 1) <=
 	       METER__BLOCK_COUNTS, "block layout");
 
 /*
- * The page of threads not (yet) registered: its depth sends every call to
- * the slow path; the entries store current into it first, for nobody to
- * read (<meter.h>, struct meter__tls).  Zeroes, not to be 8 MB of the
+ * The block of threads not (yet) registered: its depth sends a function's
+ * own entry to the slow path; the entries store current into it first and
+ * the plugin's inlined copies count into it, for nobody to read
+ * (<meter.h>, struct meter__tls).  Zeroes, not to be 8 MB of the
  * library's file: meter_loaded() gives it its depth.
  */
 union meter_no_block meter_no_block __attribute__((aligned(4096)));
@@ -467,9 +468,10 @@ fail:
  */
 static void __attribute__((constructor)) meter_loaded(void)
 {
-	/* Until now a stacked entry found sps[-1] zero and took the slow
-	 * path, which left the call unprofiled; a flat one counted into
-	 * the block, for nobody. */
+	/* Until now (.preinit_array) the block's depth was 0: a function's
+	 * own stacked entry found sps[-1] zero and took the slow path,
+	 * which left the call unprofiled; flat entries and inlined copies
+	 * counted, and copies pushed, into the block, for nobody. */
 	meter_no_block.page.magic = METER_PAGE_MAGIC;
 	meter_no_block.page.version = METER_PAGE_VERSION;
 	meter_no_block.page.depth = UINT32_MAX;

@@ -1,36 +1,41 @@
 // SPDX-License-Identifier: MIT
 /*
- * After inlining: the bodies that became leaves take the flat form.
+ * After inlining: each entry expanded in the form its body then allows.
  *
  * meter's pass decides flat or stacked before any inlining, from the
- * calls in the source (the leaf rule, plugin/body_shape.cc).  At -O2 many
- * of those calls are gone by the time code is made: a call to a tiny
- * function (left alone by the tiny rule) is inlined, and what remains of
- * the caller calls nothing.  Such a body pushes a frame that no sampled
- * stack needs: nothing can run above it but a signal handler, whose own
- * frames hang from whatever is on top.  zstd's hottest instrumented
- * functions (ZSTD_count, ZSTD_getMatchPrice, ZSTD_readMINMATCH) are
- * such bodies, most of them inlined copies.
+ * calls in the source (the leaf rule, plugin/body_shape.cc), and leaves a
+ * mark (plugin/sequences.cc, seq_entry_mark) that the inliner weighs as
+ * one statement.  At -O2 many of a body's calls are gone by the time code
+ * is made: a call to a tiny function (left alone by the tiny rule) is
+ * inlined, and what remains of the caller calls nothing.  Such a body
+ * would push a frame that no sampled stack needs: nothing can run above
+ * it but a signal handler, whose own frames hang from whatever is on top.
+ * zstd's hottest instrumented functions (ZSTD_count, ZSTD_getMatchPrice,
+ * ZSTD_readMINMATCH) are such bodies, most of them inlined copies.
  *
- * So a stacked entry carries its push behind a gate (plugin/sequences.cc,
- * SEQ_GATED): an opaque 1 that this pass, placed after the IPA passes
- * (inlining included) and before the optimisations, replaces per body:
+ * So this pass, placed after the IPA passes (inlining included) and
+ * before the optimisations, expands each mark of a stacked function per
+ * body (METER_FORM_* in plugin/sequences.h):
  *
- * - 0 (the flat path: counted and current, nothing pushed) when the body
- *   holds no call that may reach instrumented code and no other
- *   instrumented body inlined into it, so that its samples have the
- *   stacks they would have had;
- * - 1 (the push, as before) otherwise; for an inlined copy, 2: the push
- *   without the stale-frame test, unless its host may be resumed by
- *   longjmp, a nonlocal goto or a catch (resumed_abnormally()).  A copy's
- *   frame address is its host's, so the test could only tell frames left
- *   above the host, and only such a resumption leaves them.
+ * - flat (counted and current, nothing pushed) when the body holds no
+ *   call that may reach instrumented code and no other instrumented body
+ *   inlined into it, so that its samples have the stacks they would have
+ *   had;
+ * - the push, as before, otherwise; for an inlined copy the push without
+ *   the stale-frame test, unless its host may be resumed by longjmp, a
+ *   nonlocal goto or a catch (resumed_abnormally()).  A copy's frame
+ *   address is its host's, so the test could only tell frames left above
+ *   the host, and only such a resumption leaves them;
+ * - for a copy in a function whose own entry comes first, either form
+ *   without a slow path: that entry took it if the thread was not
+ *   registered.  (A forked child's thread is not registered again until a
+ *   function's own entry runs: calls in copies of the functions already
+ *   running when it forked count into libmeter's meter_no_block until
+ *   then.)
  *
  * A body is the function's own, or an inlined copy: the statements under
  * the copy's outermost BLOCK, whose abstract origin is the inlined
- * function (tree-inline.cc's expand_call_inline).  The constant is then
- * propagated into the gate's test, and the CFG cleanup removes the path
- * not taken.
+ * function (tree-inline.cc's expand_call_inline).
  */
 #include "gcc-plugin.h"
 #include "tree.h"
@@ -191,7 +196,8 @@ void note_body(tree rec, bool leaf)
  * The form of a body (NULL_TREE: the function's own) that keeps its push
  * or not, in a function resumed abnormally or not, whose own entry has run
  * before its copies (entered) or not.  A copy in an entered function needs
- * no slow path: the thread was registered there if it could be.
+ * no slow path: the thread was registered there if it could be (but for a
+ * forked child: see the top of this file).
  */
 int body_form(tree body, bool push, bool resumed, bool entered)
 {

@@ -64,18 +64,26 @@ struct builder {
 		gimple_seq_add_stmt(&seq, g);
 	}
 
-	/* *(type *)((char *)base + off), aliasing everything */
-	tree mem(tree base, tree type, HOST_WIDE_INT off)
+	/* *(type *)((char *)base + off), in the sequences' alias set, or
+	 * (any) in alias set 0 */
+	tree mem(tree base, tree type, HOST_WIDE_INT off, bool any = false)
 	{
-		return build2(MEM_REF, type, base,
-			      build_int_cst(d.page_ptr, off));
+		tree ptr = any ? build_pointer_type(char_type_node) :
+				 d.page_ptr;
+
+		return build2(MEM_REF, type, base, build_int_cst(ptr, off));
 	}
 
-	tree load(tree base, tree type, HOST_WIDE_INT off, const char *n)
+	/* A load of the page's words, which <meter.h>'s macro stores too (a
+	 * body it built may be inlined into one of ours, or the other way
+	 * round): in alias set 0, so that it sees every store; own: a word
+	 * only the sequences reach (a count, a record's id), in theirs. */
+	tree load(tree base, tree type, HOST_WIDE_INT off, const char *n,
+		  bool own = false)
 	{
 		tree t = tmp(type, n);
 
-		add(gimple_build_assign(t, mem(base, type, off)));
+		add(gimple_build_assign(t, mem(base, type, off, !own)));
 		return t;
 	}
 
@@ -282,9 +290,10 @@ const HOST_WIDE_INT OFF_STACK = offsetof(struct meter__page_hdr, stack);
 
 /* A 32-bit word of the page or record, widened at once: one zero-extending
  * load, as meter.h's uintptr_t locals get (the stores narrow for free). */
-tree load_word(builder &b, tree base, HOST_WIDE_INT off, const char *n)
+tree load_word(builder &b, tree base, HOST_WIDE_INT off, const char *n,
+	       bool own = false)
 {
-	tree w = b.load(base, unsigned_type_node, off, n);
+	tree w = b.load(base, unsigned_type_node, off, n, own);
 
 	return b.convert(pointer_sized_int_node, w, n);
 }
@@ -293,7 +302,8 @@ tree load_word(builder &b, tree base, HOST_WIDE_INT off, const char *n)
 void build_count(builder &b, tree page, tree id)
 {
 	tree cnt = b.index(page, id, 8, "meter_cnt");
-	tree n = b.load(cnt, uint64_type_node, METER__BLOCK_COUNTS, "meter_n");
+	tree n = b.load(cnt, uint64_type_node, METER__BLOCK_COUNTS, "meter_n",
+			true);
 	tree n1 = b.op(PLUS_EXPR, uint64_type_node, n,
 		       build_int_cst(uint64_type_node, 1), "meter_n1");
 
@@ -349,7 +359,7 @@ void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
 	tree below_id = b.load(stk_below, u32, OFF_STACK, "meter_bid");
 	/* the record's id loaded again: one register fewer across the
 	 * test, as in meter.h */
-	tree rec_id = b.load(rec_addr, u32, 0, "meter_rid");
+	tree rec_id = b.load(rec_addr, u32, 0, "meter_rid", true);
 	b.cond(EQ_EXPR, below_id, rec_id, slow, fast);
 }
 
@@ -374,7 +384,7 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 
 	tree page = b.page();
 	tree d = load_word(b, page, OFF_DEPTH, "meter_depth");
-	tree id = load_word(b, rec_addr, 0, "meter_id");
+	tree id = load_word(b, rec_addr, 0, "meter_id", true);
 	tree sp = b.convert(uptr, cfa, "meter_sp");
 	/* &sps[d - 1], as meter.h's slot */
 	tree dd = b.op(PLUS_EXPR, uptr, d,
@@ -437,7 +447,7 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
 	tree rec_addr = build_fold_addr_expr(rec);
 
 	tree page = b.page();
-	tree id = load_word(b, rec_addr, 0, "meter_id");
+	tree id = load_word(b, rec_addr, 0, "meter_id", true);
 	tree cur = b.load(page, u32, OFF_CURRENT, "meter_cur");
 	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"), true);
 	tree d32 = b.load(page, u32, OFF_DEPTH, "meter_depth");
@@ -543,15 +553,17 @@ bool seq_read_mark(const gimple *g, struct seq_decls *d, tree *rec,
 }
 
 /*
- * The type the sequences reach the page and the records through: bytes in
- * an alias set of their own, which conflicts with no access of the
- * program's (with -fno-strict-aliasing, new_alias_set() gives 0: every
- * access may alias).  Only the sequences touch these words in the
- * program's code, so its loads may be kept in registers and moved out of
- * loops across an inlined entry, as they are without meter; what orders
- * the page's words among themselves is that the stores the sampler reads
- * are volatile.  One type for every sequence of the unit: the page's words
- * must alias each other.
+ * The type the sequences store the page's words and reach the counts and
+ * the records through: bytes in an alias set of their own, which conflicts
+ * with no access of the program's (with -fno-strict-aliasing,
+ * new_alias_set() gives 0: every access may alias).  So the program's
+ * loads may be kept in registers and moved out of loops across an inlined
+ * entry, as they are without meter.  The page's words are loaded in alias
+ * set 0 (builder::load), which sees these stores and the macro's; what
+ * orders the stores the sampler reads is that they are volatile.  One type
+ * for the unit's sequences, the returns built before inlining included
+ * (under -flto the link reads the returns' type back as a plain byte, in
+ * alias set 0: correct, and no better than a fence at each return).
  */
 tree seq_page_pointer_type(void)
 {

@@ -32,7 +32,8 @@ struct seq_decls {
 					   no longjmp or catch re-enters */
 /* Copies in a function whose own entry comes first (and has taken the
  * slow path if the thread was not registered): no slow path, so no call
- * in the copy (unregistered, they count into libmeter's meter_no_block). */
+ * in the copy (unregistered, they count into libmeter's meter_no_block:
+ * a forked child until a function's own entry registers it). */
 #define METER_FORM_FLAT_COPY 4		/* as FLAT */
 #define METER_FORM_PUSH_COPY 5		/* as PUSH_UNTESTED; past the
 					   stack's capacity (or not

@@ -210,6 +210,61 @@ for o in -O0 -O2; do
 		bash -c "grep -qP '^50\tby_hand$' '$tmp/mixed.tab' && grep -qP '^50\tby_plugin$' '$tmp/mixed.tab' && grep -qP '^1\tmain$' '$tmp/mixed.tab'"
 done
 
+# A body each mode built, inlined into the other's: each must read the
+# current the other stored (the plugin stores the page's words in an alias
+# set of its own; both load them in alias set 0).  Reading a stale word,
+# the inner body restored it at its return, and the outer function's time
+# went to its caller (main 100 %, the function 0).
+cat > "$tmp/nested.c" <<'SRC'
+#include <time.h>
+#include <meter.h>
+volatile unsigned long sink;
+__attribute__((no_instrument_function)) static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+#ifdef PLUGIN_INSIDE
+/* the plugin's (a leaf: flat), inlined into the macro's */
+static inline void inner(int n) { for (int k = 0; k < n; k++) sink += k; }
+#define OUTER_ENTRY() METER_FUNCTION_FLAT()
+#else
+/* the macro's, inlined into the plugin's */
+static inline __attribute__((always_inline)) void inner(int n)
+{
+	METER_FUNCTION_FLAT();
+	sink += n;
+}
+#define OUTER_ENTRY() do { } while (0)
+#endif
+__attribute__((noinline)) void outer(double s)
+{
+	OUTER_ENTRY();
+	inner(10);
+	double end = cpu_s() + s;
+
+	while (cpu_s() < end)
+		sink++;
+}
+int main(void) { outer(0.3); return 0; }
+SRC
+self_pct() { # json name: its self samples, % of all
+	python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+s = sum(f["self_samples"] for f in p["functions"]) or 1
+print(round(100 * sum(f["self_samples"] for f in p["functions"] if f["name"] == sys.argv[2]) / s))' "$@"
+}
+for way in PLUGIN_INSIDE MACRO_INSIDE; do
+	"$CC" -O2 -D$way -fplugin="$PLUGIN" "$tmp/nested.c" -o "$tmp/nested" \
+		"${LINK[@]}" && METER_BACKEND=signal METER_QUIET=1 \
+		METER_OUTPUT="$tmp/nested.json" "$tmp/nested"
+	pct=$(self_pct "$tmp/nested.json" outer)
+	check "$way: the outer function keeps its time ($pct % self)" \
+		test "${pct:-0}" -ge 90
+done
+
 # --- C++: templates, methods, a namespace; as -finstrument-functions names them
 cat > "$tmp/tmpl.cc" <<'SRC'
 #include <cstdlib>
