@@ -449,6 +449,75 @@ check "an inlined copy in a loop adds its 4 instructions to it, no more (plain $
 check "that copy is flat once inlining is done" \
 	grep -q "‘price’ flat once inlining is done (an inlined copy)" "$tmp/loop.err"
 
+# The inliner weighs an entry as its mark, one statement: a function the
+# plain build inlines is inlined in the plugin's build too.  Whole, the
+# stacked sequence weighed about 70, and common() (51) stayed a call.
+cat > "$tmp/inl.c" <<'SRC'
+void note_empty(void);
+/* a function of about 50 in GCC's estimate, declared inline: the plain
+ * build inlines it into each caller */
+static inline unsigned long common(const unsigned char *a, const unsigned char *b,
+				   const unsigned char *end)
+{
+	const unsigned char *start = a;
+
+	if (a == end)
+		note_empty();
+
+	if (a + 8 <= end) {
+		unsigned long x = *(const unsigned long *)a ^ *(const unsigned long *)b;
+
+		if (x)
+			return (unsigned long)__builtin_ctzl(x) >> 3;
+		a += 8;
+		b += 8;
+	}
+	while (a + 8 <= end) {
+		unsigned long x = *(const unsigned long *)a ^ *(const unsigned long *)b;
+
+		if (x)
+			return (unsigned long)(a - start) + ((unsigned long)__builtin_ctzl(x) >> 3);
+		a += 8;
+		b += 8;
+	}
+	if (a + 4 <= end && *(const unsigned *)a == *(const unsigned *)b) {
+		a += 4;
+		b += 4;
+	}
+	if (a + 2 <= end && *(const unsigned short *)a == *(const unsigned short *)b) {
+		a += 2;
+		b += 2;
+	}
+	if (a < end && *a == *b)
+		a++;
+	return (unsigned long)(a - start);
+}
+
+unsigned long use1(const unsigned char *a, const unsigned char *b, unsigned n)
+{
+	unsigned long s = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		s += common(a + i, b, a + n);
+	return s;
+}
+
+unsigned long use2(const unsigned char *a, const unsigned char *b, unsigned n)
+{
+	return common(a + 1, b, a + n) * 3;
+}
+
+unsigned long use3(const unsigned char *a, unsigned n)
+{
+	return common(a, a + 8, a + n) ^ 5;
+}
+SRC
+"$CC" -O2 -c "$tmp/inl.c" -o "$tmp/inl-plain.o"
+"$CC" -O2 -c -fplugin="$PLUGIN" -I"$ROOT/include" "$tmp/inl.c" -o "$tmp/inl-plugin.o"
+out_of_line() { nm "$1" | grep -c ' t common$'; }
+check "a function the plain build inlines everywhere is inlined by the plugin's build too (out of line: plain $(out_of_line "$tmp/inl-plain.o"), plugin $(out_of_line "$tmp/inl-plugin.o"))" \
+	test "$(out_of_line "$tmp/inl-plain.o")/$(out_of_line "$tmp/inl-plugin.o")" = 0/0
+
 # --- one sequence: the plugin's code is the macro's ------------------------
 # The same function instrumented by METER_FUNCTION() (or _FLAT) and by the
 # plugin: the instructions from entry to the first return, mnemonics only
