@@ -15,7 +15,7 @@ struct body_shape {
 };
 
 /* Whether a call (a GIMPLE_CALL) may reach instrumented code: the leaf
- * rule's test, before inlining and after (plugin/leaf_gates.cc). */
+ * rule's test, before inlining and after (plugin/entry_forms.cc). */
 bool call_reaches_code(const gimple *g);
 
 /* The shape of fn's body (gimple_body(fn)). */

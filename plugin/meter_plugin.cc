@@ -61,7 +61,7 @@
 #include "meter.h"
 
 #include "body_shape.h"
-#include "leaf_gates.h"
+#include "entry_forms.h"
 #include "sequences.h"
 
 int plugin_is_GPL_compatible;
@@ -518,7 +518,7 @@ static struct plugin_info meter_plugin_info = {
 int plugin_init(struct plugin_name_args *info,
 		struct plugin_gcc_version *version)
 {
-	struct register_pass_info pass, leaves;
+	struct register_pass_info pass, entries;
 
 	plugin_name = info->base_name;
 	if (!plugin_default_version_check(version, &gcc_version)) {
@@ -538,11 +538,11 @@ int plugin_init(struct plugin_name_args *info,
 	pass.pos_op = PASS_POS_INSERT_BEFORE;
 	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
 	/* after the IPA passes, the first pass every output function takes */
-	leaves.pass = make_leaf_gates(g, opts.verbose, &d.page_ptr);
-	leaves.reference_pass_name = "ehdisp";
-	leaves.ref_pass_instance_number = 1;
-	leaves.pos_op = PASS_POS_INSERT_AFTER;
+	entries.pass = make_entry_forms(g, opts.verbose, &d.page_ptr);
+	entries.reference_pass_name = "ehdisp";
+	entries.ref_pass_instance_number = 1;
+	entries.pos_op = PASS_POS_INSERT_AFTER;
 	register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL,
-			  &leaves);
+			  &entries);
 	return 0;
 }

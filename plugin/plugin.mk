@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 #
 # meter's GCC plugin (plugin/meter_plugin.cc, plugin/body_shape.cc,
-# plugin/sequences.cc, plugin/leaf_gates.cc) into build/plugin/meter.so,
+# plugin/sequences.cc, plugin/entry_forms.cc) into build/plugin/meter.so,
 # built with $(CXX) against the plugin headers of the GCC that builds the
 # rest ($(CC) -print-file-name=plugin; Debian's gcc-12-plugin-dev).  Use:
 #
@@ -23,10 +23,10 @@ PLUGIN_CXXFLAGS := -std=gnu++17 -fPIC -fno-rtti -O2 -g -Wall -Wextra \
 PLUGIN_LDFLAGS ?=
 
 PLUGIN_SRCS := plugin/meter_plugin.cc plugin/body_shape.cc plugin/sequences.cc \
-	plugin/leaf_gates.cc
+	plugin/entry_forms.cc
 
 $(METER_PLUGIN): $(PLUGIN_SRCS) plugin/body_shape.h plugin/sequences.h \
-		plugin/leaf_gates.h include/meter.h
+		plugin/entry_forms.h include/meter.h
 	@test -f "$(GCC_PLUGIN_DIR)/include/gcc-plugin.h" || { \
 		echo "no GCC plugin headers for $(CC) in $(GCC_PLUGIN_DIR): install gcc-12-plugin-dev (scripts/install-deps)" >&2; \
 		exit 1; }

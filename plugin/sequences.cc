@@ -365,7 +365,7 @@ void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
 
 /*
  * meter__enter(): see include/meter.h for why each store is where it is,
- * in the form (METER_FORM_*) plugin/leaf_gates.cc chose once inlining
+ * in the form (METER_FORM_*) plugin/entry_forms.cc chose once inlining
  * had shown what the body calls and where it lies: pushed with the
  * stale-frame test (a function's own body, or a copy in a host that may
  * be resumed abnormally), without it, or not pushed at all.

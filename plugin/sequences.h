@@ -17,7 +17,7 @@ struct seq_decls {
  * The forms of an entry.  The plugin's pass marks each function's entry
  * (seq_entry_mark) with the form the source allows: LEAF (the leaf rule:
  * counted and made current, nothing pushed; the return stores current
- * alone), or PUSH; plugin/leaf_gates.cc expands each mark once inlining
+ * alone), or PUSH; plugin/entry_forms.cc expands each mark once inlining
  * is done, in the form the body it lies in then allows.  The return of
  * every form but LEAF is the same 64-bit store.
  */
@@ -40,7 +40,7 @@ struct seq_decls {
 					   registered) counted and current,
 					   not pushed */
 
-/* A mark's form: plugin/leaf_gates.cc chooses (a stacked function). */
+/* A mark's form: plugin/entry_forms.cc chooses (a stacked function). */
 #define METER_FORM_AUTO 6
 
 /* The first line of a mark's asm (a comment; the rest is the slow path). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Bodies that become leaves once inlining is done (plugin/leaf_gates.cc),
+ * Bodies that become leaves once inlining is done (plugin/entry_forms.cc),
  * in a program built as people build (-O2, the plugin's default rules;
  * selftests/host/lib.mk):
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Once inlining is done, a body that calls nothing and holds no other
- * instrumented body takes the flat form (plugin/leaf_gates.cc): it is
+ * instrumented body takes the flat form (plugin/entry_forms.cc): it is
  * counted and made current, and pushes nothing; one that still calls out,
  * or holds an inlined instrumented copy, keeps its push, and an inlined
  * copy's push checks for stale frames only where longjmp can re-enter
@@ -71,7 +71,7 @@ TEST_F(leaves, exact_counts_and_the_tiny_function_left_alone)
 
 /*
  * The record of a function whose every body became a leaf says so
- * (plugin/leaf_gates.cc), and the profile charges its calls what the flat
+ * (plugin/entry_forms.cc), and the profile charges its calls what the flat
  * sequence costs, in both backends' profiles (the kernel's through the
  * function's own cost): --correct reads that cost.
  */

@@ -325,7 +325,7 @@ check "C++: a lambda, a local class's member and a throwing function counted 40 
 
 # --- link-time optimisation ----------------------------------------------
 # -flto inlines at the link, so the plugin goes to the link as well, where
-# its pass after inlining (plugin/leaf_gates.cc) runs; the constructor
+# its pass after inlining (plugin/entry_forms.cc) runs; the constructor
 # that registers the records is made as the first record is (made when
 # the IPA passes began, it crashed cc1 under -flto)
 LEAVES=$ROOT/selftests/host/lib_plugin_leaves.c
@@ -551,7 +551,7 @@ mnemonics() { # asm file -> seq_callee's mnemonics up to its first ret
 	     on { print $1; if ($1 == "ret") exit }' "$1"
 }
 # gated: the default rules on a body that still calls out once inlining
-# is done, whose push plugin/leaf_gates.cc keeps (the gate folded away)
+# is done, whose push plugin/entry_forms.cc keeps
 for form in stacked flat gated; do
 	case $form in
 	flat) mflag=-DMETER_FLAT; pflag=all ;;

@@ -60,7 +60,7 @@
 #include "meter.h"
 
 #include "body_shape.h"
-#include "leaf_gates.h"
+#include "entry_forms.h"
 #include "sequences.h"
 
 namespace {
@@ -277,9 +277,9 @@ void expand_mark(function *fun, gimple *mark, const struct seq_decls &sd,
 	weigh_entry(fun, from->next_bb, gimple_bb(last), unlikely);
 }
 
-const pass_data leaf_gates_data = {
+const pass_data entry_forms_data = {
 	GIMPLE_PASS,		/* type */
-	"meter_leaves",		/* name */
+	"meter_entries",		/* name */
 	OPTGROUP_NONE,		/* optinfo_flags */
 	TV_NONE,		/* tv_id */
 	PROP_cfg | PROP_ssa,	/* properties_required */
@@ -289,10 +289,10 @@ const pass_data leaf_gates_data = {
 	0,			/* todo_flags_finish */
 };
 
-class leaf_gates : public gimple_opt_pass {
+class entry_forms : public gimple_opt_pass {
 public:
-	leaf_gates(gcc::context *ctx, bool verbose, tree *page_ptr)
-		: gimple_opt_pass(leaf_gates_data, ctx), verbose(verbose),
+	entry_forms(gcc::context *ctx, bool verbose, tree *page_ptr)
+		: gimple_opt_pass(entry_forms_data, ctx), verbose(verbose),
 		  page_ptr(page_ptr)
 	{
 	}
@@ -304,7 +304,7 @@ private:
 	tree *page_ptr;
 };
 
-unsigned int leaf_gates::execute(function *fun)
+unsigned int entry_forms::execute(function *fun)
 {
 	std::set<tree> pushing;	/* bodies that keep the push */
 	std::vector<gimple *> marks;
@@ -370,7 +370,7 @@ unsigned int leaf_gates::execute(function *fun)
 
 } /* namespace */
 
-opt_pass *make_leaf_gates(gcc::context *ctx, bool verbose, tree *page_ptr)
+opt_pass *make_entry_forms(gcc::context *ctx, bool verbose, tree *page_ptr)
 {
-	return new leaf_gates(ctx, verbose, page_ptr);
+	return new entry_forms(ctx, verbose, page_ptr);
 }
