@@ -98,6 +98,17 @@ struct decls {
 	int nrecords;
 } d;
 
+/*
+ * Where meter's own instructions say they come from: lines of a file of
+ * their own, "<meter>", in the debug information's line table (1: the
+ * entries, 2: the returns).  A sample's address in one of them is
+ * meter's time, not the function's (Documentation/gcc-plugin.md, "Lines
+ * of its own").  Made in plugin_init, before the front end enters the
+ * main file, as a main file of its own that is left at once: made later,
+ * the map would take the locations that -flto's reader makes next.
+ */
+location_t entry_location, return_location;
+
 #define ROOT(field) \
 	{ &d.field, 1, sizeof(tree), gt_ggc_mx_tree_node, gt_pch_nx_tree_node }
 const struct ggc_root_tab meter_roots[] = {
@@ -448,8 +459,11 @@ unsigned int meter_pass::execute(function *fun)
 	int form = flat ? METER_FORM_LEAF :
 		   opts.flat == FLAT_AUTO ? METER_FORM_AUTO : METER_FORM_PUSH;
 	gimple_seq seq = seq_entry_mark(sd, rec, page, cd, form);
-	gtry *t = gimple_build_try(gimple_body(fn),
-				   seq_leave(sd, page, cd, flat),
+	gimple_seq leave = seq_leave(sd, page, cd, flat);
+
+	gimple_seq_set_location(seq, entry_location);
+	gimple_seq_set_location(leave, return_location);
+	gtry *t = gimple_build_try(gimple_body(fn), leave,
 				   GIMPLE_TRY_FINALLY);
 
 	gimple_seq_add_stmt(&seq, t);
@@ -515,6 +529,14 @@ static struct plugin_info meter_plugin_info = {
 	"verbose",
 };
 
+static void make_locations(void)
+{
+	linemap_add(line_table, LC_ENTER, false, "<meter>", 1);
+	entry_location = linemap_line_start(line_table, 1, 1);
+	return_location = linemap_line_start(line_table, 2, 1);
+	linemap_add(line_table, LC_LEAVE, false, NULL, 0);
+}
+
 int plugin_init(struct plugin_name_args *info,
 		struct plugin_gcc_version *version)
 {
@@ -529,6 +551,7 @@ int plugin_init(struct plugin_name_args *info,
 	if (!parse_args(info))
 		return 1;
 	register_callback(plugin_name, PLUGIN_INFO, NULL, &meter_plugin_info);
+	make_locations();
 	register_callback(plugin_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
 			  (void *)meter_roots);
 

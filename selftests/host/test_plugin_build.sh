@@ -574,5 +574,66 @@ for form in stacked flat gated; do
 		{ diff "$tmp/seq-macro.txt" "$tmp/seq-plugin.txt" | diag; }
 done
 
+# ---- lines of its own: what meter adds is on "<meter>" in the line table
+# (1: entries, 2: returns), the program's instructions on its own lines
+cat > "$tmp/lines.c" <<'SRC'
+volatile unsigned long sink;
+__attribute__((noinline)) void lines_leaf(unsigned long i)
+{
+	sink += i;
+}
+__attribute__((noinline)) unsigned long lines_work(unsigned long n)
+{
+	unsigned long i, s = 0, unused_here;
+
+	for (i = 0; i < n; i++) {
+		lines_leaf(i);
+		s += sink;
+	}
+	return s;
+}
+int main(void)
+{
+	return lines_work(100) == 0;
+}
+SRC
+"$CC" -O2 -g -Wall -fplugin="$PLUGIN" $ALL -o "$tmp/lines" "$tmp/lines.c" \
+	"${LINK[@]}" 2> "$tmp/lines.err"
+"$CC" -O2 -g -o "$tmp/lines-plain" "$tmp/lines.c"
+by_line() { # binary function -> "FILE:LINE MNEMONIC" per instruction
+	objdump -d -l --no-show-raw-insn "$1" |
+		awk -v f="<$2>:" '$2 == f { on = 1; next }
+			on && /^$/ { exit }
+			on && /^[^ \t].*:[0-9]+/ { sub(/ .*/, ""); n = split($0, p, "/"); at = p[n]; next }
+			on && /^ +[0-9a-f]+:/ { print at, $2 }'
+}
+by_line "$tmp/lines" lines_leaf > "$tmp/lines_leaf.txt"
+by_line "$tmp/lines" lines_work > "$tmp/lines_work.txt"
+check "lines: the build runs (exit 0)" "$tmp/lines"
+check "lines: the thread's page (%fs) and the count are on <meter>:1 in both functions" \
+	test "$(grep -c '^<meter>:1 ' "$tmp/lines_leaf.txt")" -ge 5 -a \
+	"$(grep -c '^<meter>:1 ' "$tmp/lines_work.txt")" -ge 10
+check "lines: no %fs load or count off <meter>:1" \
+	test -z "$(objdump -d -l --no-show-raw-insn "$tmp/lines" | awk '/^[^ \t].*:[0-9]+/ { at = $0 } /%fs:|addq +\$0x1,0x5000/ { print at }' | grep -v '<meter>:1$')"
+check "lines: each function's return store is on <meter>:2 (one instruction each)" \
+	test "$(grep -c '^<meter>:2 ' "$tmp/lines_leaf.txt")" = 1 -a \
+	"$(grep -c '^<meter>:2 ' "$tmp/lines_work.txt")" = 1
+# the leaf's own instructions, where its source lines say, are the plain
+# build's: nothing of meter's on them
+by_line "$tmp/lines-plain" lines_leaf | grep -v '^<meter>' | awk '{ print $2 }' > "$tmp/leaf-plain.txt"
+grep -v '^<meter>' "$tmp/lines_leaf.txt" | awk '$2 != "nopw" && $2 != "nopl" && $2 != "data16" { print $2 }' > "$tmp/leaf-own.txt"
+sed -i '/^nop/d; /^data16/d' "$tmp/leaf-plain.txt"
+check "lines: lines_leaf's instructions on its own lines are the plain build's ($(tr '\n' ' ' < "$tmp/leaf-plain.txt"))" \
+	cmp -s "$tmp/leaf-plain.txt" "$tmp/leaf-own.txt" ||
+	{ diff "$tmp/leaf-plain.txt" "$tmp/leaf-own.txt" | diag; }
+check "lines: lines_work's loop is on lines.c (lines 10 to 12)" \
+	test "$(grep -c '^lines.c:1[012] ' "$tmp/lines_work.txt")" -ge 5
+check "lines: a warning still names the source file itself, not one included from <meter>" \
+	eval 'grep -q "lines.c:8:.*unused_here" "$tmp/lines.err" && ! grep -q "included from <meter>" "$tmp/lines.err"'
+"$CC" -O2 -g -flto -fplugin="$PLUGIN" $ALL -o "$tmp/lines-lto" "$tmp/lines.c" "${LINK[@]}"
+by_line "$tmp/lines-lto" lines_leaf > "$tmp/lines_lto.txt"
+check "lines: under -flto too (the leaf's count on <meter>:1, its body on lines.c:4)" \
+	eval 'grep -q "^<meter>:1 addq" "$tmp/lines_lto.txt" && grep -q "^lines.c:4 " "$tmp/lines_lto.txt"'
+
 echo "1..$n"
 [ $fails = 0 ]
