@@ -58,8 +58,9 @@ bench-run: all bench-build
 	@bench/html.sh
 	@bench/run.sh
 
-HOST_TESTS += $(BUILD)/selftests/host/test_bench_summary
-$(BUILD)/selftests/host/test_bench_summary: bench/test_bench_summary.sh
+HOST_TESTS += $(BUILD)/selftests/host/test_bench_summary \
+	$(BUILD)/selftests/host/test_bench_byaddress
+$(BUILD)/selftests/host/test_bench_%: bench/test_bench_%.sh
 	@mkdir -p $(dir $@)
 	cp $< $@
 	chmod +x $@

@@ -26,6 +26,7 @@
 #                   address of C strings: two binaries do slightly
 #                   different work)
 #   realprogs_args PROG DIR SCALE   the arguments of one workload run
+#   realprogs_perf_binary DEST      perf's own binary copied to DEST, for a VM
 #
 # The Lua build fixes its hash seed and sort pivot (luai_makeseed,
 # l_randomizePivot), and makes the C API's string cache one set
@@ -148,6 +149,20 @@ realprogs_build() { # dir [prog...]: all three by default
 	# the input of bzip2 and zstd: Lua's sources, about 1 MB, the same on
 	# every machine
 	[ -s "$dir/bzip2/input" ] || cat "$lua"/src/*.c "$lua"/src/*.h > "$dir/bzip2/input"
+}
+
+# perf inside a VM: Debian's /usr/bin/perf may be a wrapper script that
+# execs perf_<version>; the real binary goes next to the workloads
+# (vm-run copies the tree and the libraries its ELF files need)
+realprogs_perf_binary() { # dest
+	local realperf p
+	realperf=$(command -v perf)
+	if ! file -L "$realperf" 2>/dev/null | grep -q ELF; then
+		for p in /usr/bin/perf_6.1 /usr/bin/perf_* /usr/lib/linux-tools*/perf; do
+			[ -x "$p" ] && { realperf=$p; break; }
+		done
+	fi
+	cp -L "$realperf" "$1"
 }
 
 realprogs_args() { # prog dir scale: one run's arguments, a word a line

@@ -493,17 +493,7 @@ all)
 	[ -f /usr/lib/x86_64-linux-gnu/libprofiler.so ] ||
 		[ -n "$(ldconfig -p | grep libprofiler.so)" ] ||
 		die "libprofiler is missing: run bench/install-deps"
-	# perf inside the VM: Debian's /usr/bin/perf may be a wrapper script
-	# that execs perf_<version>; copy the real binary next to the
-	# workloads (vm-run copies the tree and the libraries its ELF files
-	# need).
-	realperf=$(command -v perf)
-	if ! file -L "$realperf" 2>/dev/null | grep -q ELF; then
-		for p in /usr/bin/perf_6.1 /usr/bin/perf_* /usr/lib/linux-tools*/perf; do
-			[ -x "$p" ] && { realperf=$p; break; }
-		done
-	fi
-	cp -L "$realperf" "$B/perf"
+	realprogs_perf_binary "$B/perf"
 	PERF=perf
 	if want real; then
 		echo "== host: building bzip2 and lua5.4 from apt-get source (bench/realprogs.sh)" >&2

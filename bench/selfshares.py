@@ -39,16 +39,54 @@ def base_name(sym):
         sym = s
 
 
-def perf_shares(program, path, names=None):
-    """Shares by innermost program function; names: the program's own
-    functions (None: every frame in PROGRAM counts, inlined or not)."""
-    counts, total = {}, 0
-    prog = os.path.realpath(program)
+def perf_samples(path):
+    """Each sample's frames, leaf first, as [symbol, dso, srcline], from
+    `perf script -F ip,sym,dso --inline` (an inlined frame's dso is
+    "inlined") or `-F ip,sym,dso,srcline --inline` (there the line under
+    an inlined frame ends in "(inlined)")."""
     frames = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.strip():
+                if frames:
+                    yield frames
+                frames = []
+                continue
+            m = re.match(r"^\t\s*[0-9a-f]+\s+(.*?)(?:\s+\(([^()]*)\))?$", line)
+            if m:
+                sym, dso = m.group(1), m.group(2) or "inlined"
+                if dso != "inlined" and dso.startswith("/"):
+                    dso = os.path.realpath(dso)
+                frames.append([sym, dso, ""])
+            elif frames and line.startswith("  "):
+                src = line.strip()
+                if src.endswith(" (inlined)"):
+                    frames[-1][1], src = "inlined", src[:-len(" (inlined)")]
+                frames[-1][2] = src
+    if frames:
+        yield frames
 
-    def flush():
-        nonlocal total
-        for sym, dso in frames:
+
+def meters_own(frames):
+    """Whether a sample's address is one of meter's own instructions: on
+    a line of the plugin's "<meter>" (gcc-plugin.md, "Lines of its own")
+    or in one of <meter.h>'s inline functions."""
+    leaf = frames[0]
+    return (os.path.basename(leaf[2].rsplit(":", 1)[0]) == "<meter>" or
+            leaf[0].startswith("meter__"))
+
+
+def perf_counts(program, path, names=None, meter_apart=False):
+    """Samples by innermost program function, their total, and (with
+    meter_apart) those on meter's own instructions, left out of both."""
+    counts, total, meter = {}, 0, 0
+    prog = os.path.realpath(program)
+    for frames in perf_samples(path):
+        if meter_apart and meters_own(frames):
+            meter += 1
+            continue
+        for sym, dso, _ in frames:
             if dso != prog and dso != "inlined":
                 continue
             name = base_name(sym)
@@ -57,22 +95,13 @@ def perf_shares(program, path, names=None):
             counts[name] = counts.get(name, 0) + 1
             total += 1
             break
-        frames.clear()
+    return counts, total, meter
 
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line.strip():
-                flush()
-                continue
-            m = re.match(r"^\s*[0-9a-f]+\s+(.*?)\s+\((.*)\)$", line)
-            if not m:
-                continue
-            sym, dso = m.group(1), m.group(2)
-            if dso != "inlined" and dso.startswith("/"):
-                dso = os.path.realpath(dso)
-            frames.append((sym, dso))
-    flush()
+
+def perf_shares(program, path, names=None):
+    """Shares by innermost program function; names: the program's own
+    functions (None: every frame in PROGRAM counts, inlined or not)."""
+    counts, total, _ = perf_counts(program, path, names)
     return {k: 100.0 * v / total for k, v in counts.items()} if total else {}, total
 
 
