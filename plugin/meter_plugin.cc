@@ -103,11 +103,23 @@ struct decls {
  * their own, "<meter>", in the debug information's line table (1: the
  * entries, 2: the returns).  A sample's address in one of them is
  * meter's time, not the function's (Documentation/gcc-plugin.md, "Lines
- * of its own").  Made in plugin_init, before the front end enters the
- * main file, as a main file of its own that is left at once: made later,
- * the map would take the locations that -flto's reader makes next.
+ * of its own").  Made by the first function's pass, once the source is
+ * parsed (a precompiled header read while parsing replaces the line
+ * table), as a file entered and left at once.  Only the lowering passes
+ * make sequences, and lto1 does not run them: its reader makes the
+ * locations it reads, and a map made among them would take theirs.
  */
 location_t entry_location, return_location;
+
+void make_locations(void)
+{
+	if (entry_location)
+		return;
+	linemap_add(line_table, LC_ENTER, false, "<meter>", 1);
+	entry_location = linemap_line_start(line_table, 1, 1);
+	return_location = linemap_line_start(line_table, 2, 1);
+	linemap_add(line_table, LC_LEAVE, false, NULL, 0);
+}
 
 #define ROOT(field) \
 	{ &d.field, 1, sizeof(tree), gt_ggc_mx_tree_node, gt_pch_nx_tree_node }
@@ -449,6 +461,7 @@ unsigned int meter_pass::execute(function *fun)
 		flat = false;
 
 	init_decls();
+	make_locations();
 	if (!d.nrecords)
 		make_module_constructor();
 	tree rec = make_record(fn, flat);
@@ -529,14 +542,6 @@ static struct plugin_info meter_plugin_info = {
 	"verbose",
 };
 
-static void make_locations(void)
-{
-	linemap_add(line_table, LC_ENTER, false, "<meter>", 1);
-	entry_location = linemap_line_start(line_table, 1, 1);
-	return_location = linemap_line_start(line_table, 2, 1);
-	linemap_add(line_table, LC_LEAVE, false, NULL, 0);
-}
-
 int plugin_init(struct plugin_name_args *info,
 		struct plugin_gcc_version *version)
 {
@@ -551,7 +556,6 @@ int plugin_init(struct plugin_name_args *info,
 	if (!parse_args(info))
 		return 1;
 	register_callback(plugin_name, PLUGIN_INFO, NULL, &meter_plugin_info);
-	make_locations();
 	register_callback(plugin_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
 			  (void *)meter_roots);
 

@@ -635,5 +635,17 @@ by_line "$tmp/lines-lto" lines_leaf > "$tmp/lines_lto.txt"
 check "lines: under -flto too (the leaf's count on <meter>:1, its body on lines.c:4)" \
 	eval 'grep -q "^<meter>:1 addq" "$tmp/lines_lto.txt" && grep -q "^lines.c:4 " "$tmp/lines_lto.txt"'
 
+# a precompiled header read while parsing replaces the line table: one
+# built without the plugin must not move meter's lines into a header
+mkdir -p "$tmp/pch"
+printf 'extern volatile unsigned long sink;\nstatic inline unsigned long twice(unsigned long x) { return 2 * x; }\n' > "$tmp/pch/pch.h"
+printf '#include "pch.h"\nvolatile unsigned long sink;\n__attribute__((noinline)) void lines_leaf(unsigned long i)\n{\n\tsink += twice(i);\n}\nint main(void) { lines_leaf(3); return sink != 6; }\n' > "$tmp/pch/main.c"
+"$CC" -O2 -g -x c-header "$tmp/pch/pch.h" -o "$tmp/pch/pch.h.gch"
+"$CC" -O2 -g -Winvalid-pch -fplugin="$PLUGIN" $ALL -o "$tmp/pch/main" "$tmp/pch/main.c" "${LINK[@]}"
+by_line "$tmp/pch/main" lines_leaf > "$tmp/lines_pch.txt"
+check "lines: with a precompiled header built without the plugin (the count on <meter>:1, the body on main.c:5)" \
+	eval '"$tmp/pch/main" && grep -q "^<meter>:1 addq" "$tmp/lines_pch.txt" && grep -q "^main.c:5 " "$tmp/lines_pch.txt"' ||
+	diag "$tmp/lines_pch.txt"
+
 echo "1..$n"
 [ $fails = 0 ]
