@@ -53,7 +53,9 @@ def perf_samples(path):
                     yield frames
                 frames = []
                 continue
-            m = re.match(r"^\t\s*[0-9a-f]+\s+(.*?)(?:\s+\(([^()]*)\))?$", line)
+            # the dso: a path (which may hold parentheses, or end in
+            # " (deleted)"), [kernel.kallsyms], [unknown], or "inlined"
+            m = re.match(r"^\t\s*[0-9a-f]+\s+(.*?)(?:\s+\((/.*|\[[^\]]*\]|inlined)\))?$", line)
             if m:
                 sym, dso = m.group(1), m.group(2) or "inlined"
                 if dso != "inlined" and dso.startswith("/"):
@@ -68,13 +70,18 @@ def perf_samples(path):
         yield frames
 
 
-def meters_own(frames):
-    """Whether a sample's address is one of meter's own instructions: on
-    a line of the plugin's "<meter>" (gcc-plugin.md, "Lines of its own")
-    or in one of <meter.h>'s inline functions."""
-    leaf = frames[0]
-    return (os.path.basename(leaf[2].rsplit(":", 1)[0]) == "<meter>" or
-            leaf[0].startswith("meter__"))
+def meters_own(frames, prog):
+    """Whether a sample is meter's own: in libmeter, or, at the first frame
+    in the program, on a line of the plugin's "<meter>" (gcc-plugin.md,
+    "Lines of its own"; a call to the slow path is on one too) or in one
+    of <meter.h>'s inline functions."""
+    for sym, dso, src in frames:
+        if os.path.basename(dso).startswith("libmeter."):
+            return True
+        if dso == prog or dso == "inlined":
+            return (os.path.basename(src.rsplit(":", 1)[0]) == "<meter>" or
+                    sym.startswith("meter__"))
+    return False
 
 
 def perf_counts(program, path, names=None, meter_apart=False):
@@ -83,7 +90,7 @@ def perf_counts(program, path, names=None, meter_apart=False):
     counts, total, meter = {}, 0, 0
     prog = os.path.realpath(program)
     for frames in perf_samples(path):
-        if meter_apart and meters_own(frames):
+        if meter_apart and meters_own(frames, prog):
             meter += 1
             continue
         for sym, dso, _ in frames:

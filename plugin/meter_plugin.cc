@@ -111,14 +111,28 @@ struct decls {
  */
 location_t entry_location, return_location;
 
-void make_locations(void)
+/*
+ * Unoptimised code and coverage builds keep the sequences without a line
+ * (each instruction takes the line before it, as before): at -O0 every
+ * line is a statement, and a debugger's breakpoint on a function would
+ * stop at <meter>:1, a file that does not exist; gcov would list it.
+ */
+bool own_lines(void)
 {
+	bool tracing = line_table->trace_includes;
+
+	if (!optimize || flag_test_coverage)
+		return false;
 	if (entry_location)
-		return;
+		return true;
+	/* not a header: -H lists the files the line table enters */
+	line_table->trace_includes = false;
 	linemap_add(line_table, LC_ENTER, false, "<meter>", 1);
 	entry_location = linemap_line_start(line_table, 1, 1);
 	return_location = linemap_line_start(line_table, 2, 1);
 	linemap_add(line_table, LC_LEAVE, false, NULL, 0);
+	line_table->trace_includes = tracing;
+	return true;
 }
 
 #define ROOT(field) \
@@ -461,7 +475,6 @@ unsigned int meter_pass::execute(function *fun)
 		flat = false;
 
 	init_decls();
-	make_locations();
 	if (!d.nrecords)
 		make_module_constructor();
 	tree rec = make_record(fn, flat);
@@ -474,8 +487,10 @@ unsigned int meter_pass::execute(function *fun)
 	gimple_seq seq = seq_entry_mark(sd, rec, page, cd, form);
 	gimple_seq leave = seq_leave(sd, page, cd, flat);
 
-	gimple_seq_set_location(seq, entry_location);
-	gimple_seq_set_location(leave, return_location);
+	if (own_lines()) {
+		gimple_seq_set_location(seq, entry_location);
+		gimple_seq_set_location(leave, return_location);
+	}
 	gtry *t = gimple_build_try(gimple_body(fn), leave,
 				   GIMPLE_TRY_FINALLY);
 

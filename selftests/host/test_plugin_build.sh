@@ -647,5 +647,14 @@ check "lines: with a precompiled header built without the plugin (the count on <
 	eval '"$tmp/pch/main" && grep -q "^<meter>:1 addq" "$tmp/lines_pch.txt" && grep -q "^main.c:5 " "$tmp/lines_pch.txt"' ||
 	diag "$tmp/lines_pch.txt"
 
+# none at -O0 (a breakpoint on a function would stop on <meter>:1, a file
+# that does not exist) or under --coverage (gcov would list it); and -H,
+# which lists the headers read, does not name it
+"$CC" -O0 -g -fplugin="$PLUGIN" $ALL -c -o "$tmp/lines-O0.o" "$tmp/lines.c"
+"$CC" -O2 -g --coverage -fplugin="$PLUGIN" $ALL -c -o "$tmp/lines-cov.o" "$tmp/lines.c"
+"$CC" -O2 -H -fplugin="$PLUGIN" $ALL -c -o "$tmp/lines-H.o" "$tmp/lines.c" 2> "$tmp/lines-H.txt"
+check "lines: none of meter's at -O0 or under --coverage, and -H does not list <meter>" \
+	eval '! objdump --dwarf=decodedline "$tmp/lines-O0.o" "$tmp/lines-cov.o" | grep -q "<meter>" &&
+	      ! grep -q "<meter>" "$tmp/lines-H.txt"'
 echo "1..$n"
 [ $fails = 0 ]
