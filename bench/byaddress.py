@@ -19,11 +19,7 @@ difference, and meter's own samples.
 import argparse
 import json
 
-from selfshares import perf_counts, program_functions
-
-
-def shares(counts, total):
-    return {k: 100.0 * v / total for k, v in counts.items()} if total else {}
+from selfshares import perf_counts, program_functions, shares
 
 
 def main():

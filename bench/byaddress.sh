@@ -26,14 +26,7 @@ RP=$ROOT/build/realprogs
 PROGS=${BYADDRESS_PROGS:-bzip2 lua zstd}
 REPS=${BYADDRESS_REPS:-3}
 WHERE=${BYADDRESS_WHERE:-vm}
-# make bench's scales (bench/run.sh: vm_scale, host_real_scale)
-scale() {
-	if [ "$WHERE" = host ]; then
-		case $1 in bzip2) echo 20 ;; lua) echo 12 ;; zstd) echo 3 ;; esac
-	else
-		case $1 in bzip2) echo 2 ;; lua) echo 4 ;; zstd) echo 2 ;; esac
-	fi
-}
+scale() { realprogs_scale "$1" "$WHERE"; }
 
 if [ "${1:-}" = runs ]; then
 	out=$2

@@ -26,6 +26,10 @@
 #                   address of C strings: two binaries do slightly
 #                   different work)
 #   realprogs_args PROG DIR SCALE   the arguments of one workload run
+#   realprogs_scale PROG vm|host    make bench's scale of one program: about
+#                           half a second of TCG in the VM, a second or
+#                           two on the host (the signal backend's samples
+#                           come at the scheduler tick)
 #   realprogs_perf_binary DEST      perf's own binary copied to DEST, for a VM
 #
 # The Lua build fixes its hash seed and sort pivot (luai_makeseed,
@@ -149,6 +153,14 @@ realprogs_build() { # dir [prog...]: all three by default
 	# the input of bzip2 and zstd: Lua's sources, about 1 MB, the same on
 	# every machine
 	[ -s "$dir/bzip2/input" ] || cat "$lua"/src/*.c "$lua"/src/*.h > "$dir/bzip2/input"
+}
+
+realprogs_scale() { # prog vm|host
+	if [ "$2" = host ]; then
+		case $1 in bzip2) echo 20 ;; lua) echo 12 ;; zstd) echo 3 ;; esac
+	else
+		case $1 in bzip2) echo 2 ;; lua) echo 4 ;; zstd) echo 2 ;; esac
+	fi
 }
 
 # perf inside a VM: Debian's /usr/bin/perf may be a wrapper script that

@@ -188,11 +188,9 @@ if [ "$quick" = 1 ]; then
 	vm_scale() { case $1 in spin) echo 10 ;; tree) echo 1 ;; matrix) echo 1 ;; threads) echo 1 ;; split) echo 2 ;; appel) echo 1 ;; bzip2) echo 1 ;; lua) echo 1 ;; zstd) echo 1 ;; esac; }
 else
 	host_scale() { case $1 in spin) echo 200 ;; tree) echo 40 ;; matrix) echo 60 ;; threads) echo 30 ;; split) echo 200 ;; appel) echo 40 ;; esac; }
-	vm_scale() { case $1 in spin) echo 300 ;; tree) echo 10 ;; matrix) echo 6 ;; threads) echo 4 ;; split) echo 30 ;; appel) echo 4 ;; bzip2) echo 2 ;; lua) echo 4 ;; zstd) echo 2 ;; esac; }
+	vm_scale() { case $1 in spin) echo 300 ;; tree) echo 10 ;; matrix) echo 6 ;; threads) echo 4 ;; split) echo 30 ;; appel) echo 4 ;; bzip2|lua|zstd) realprogs_scale "$1" vm ;; esac; }
 fi
-# the real programs on the host: a second or two each (the signal
-# backend's samples come at the scheduler tick)
-host_real_scale() { case $1 in bzip2) echo 20 ;; lua) echo 12 ;; zstd) echo 3 ;; esac; }
+host_real_scale() { realprogs_scale "$1" host; }
 
 n=0
 next_id() { n=$((n + 1)); id=$(printf '%s%04d' "$1" $n); }

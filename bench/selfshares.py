@@ -109,7 +109,12 @@ def perf_shares(program, path, names=None):
     """Shares by innermost program function; names: the program's own
     functions (None: every frame in PROGRAM counts, inlined or not)."""
     counts, total, _ = perf_counts(program, path, names)
-    return {k: 100.0 * v / total for k, v in counts.items()} if total else {}, total
+    return shares(counts, total), total
+
+
+def shares(counts, total):
+    """Counts as percentages of total."""
+    return {k: 100.0 * v / total for k, v in counts.items()} if total else {}
 
 
 def program_functions(meter_json, tiny_file=None):
