@@ -61,7 +61,7 @@ NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 # What the analysis library needs beyond libnl: json-c reads JSON profiles,
 # libstdc++ demangles the C++ names a program could not.
-ANALYSIS_LIBS := $(NL_LIBS) -ljson-c -lstdc++
+ANALYSIS_LIBS := $(NL_LIBS) -ljson-c -ldw -lelf -lstdc++
 
 # The $ORIGIN rpath that lets the shared objects loaded from the build tree
 # (the alloc preload, the Python and Lua modules) find build/lib/libmeter.so;

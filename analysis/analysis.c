@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "addrs.h"
 #include "analysis.h"
 #include "names.h"
 
@@ -627,19 +628,46 @@ double an_share_se(const struct analysis *an, double s)
 
 /* --- correction --- */
 
-struct meter_profile *profile_corrected_copy(const struct meter_profile *p,
-					    bool *failed)
+/* c's samples by address (c: a copy); 0, or -1 on ENOMEM */
+static int by_address(struct meter_profile *c)
+{
+	struct addr_where *w = calloc(c->naddrs, sizeof(*w));
+	struct byaddr_result r;
+	int ret;
+
+	if (!w)
+		return -1;
+	ret = addr_resolve(c, w);
+	if (!ret)
+		ret = byaddr_apply(c, w, &r);
+	addr_where_free(w, c->naddrs);
+	free(w);
+	return ret;
+}
+
+struct meter_profile *profile_attributed_copy(const struct meter_profile *p,
+					      enum attribution how,
+					      bool *failed)
 {
 	struct meter_profile *c;
+	int ret;
 
 	*failed = false;
-	if (!p->call_cost_ps || !p->period_ns || !p->samples)
+	if (how == ATTRIB_AS_TAKEN || !p->period_ns || !p->samples)
+		return NULL;
+	if (how == ATTRIB_CORRECTED && !p->call_cost_ps)
+		return NULL;
+	if (how == ATTRIB_BY_ADDRESS && (!p->naddrs || !p->nmaps))
 		return NULL;
 	c = meter_profile_new();
-	if (!c || meter_profile_merge(c, p) || profile_correct(c)) {
-		meter_profile_free(c);
-		*failed = true;
-		return NULL;
-	}
+	if (!c || meter_profile_merge(c, p))
+		goto nomem;
+	ret = how == ATTRIB_CORRECTED ? profile_correct(c) : by_address(c);
+	if (ret)
+		goto nomem;
 	return c;
+nomem:
+	meter_profile_free(c);
+	*failed = true;
+	return NULL;
 }

@@ -141,11 +141,24 @@ double an_share_se(const struct analysis *an, double s);
  */
 int profile_correct(struct meter_profile *p);
 /*
- * A copy of p with the correction applied, or NULL when there is nothing
- * to correct (*failed on ENOMEM).
+ * How a report gives out the samples (Documentation/user-guide.md,
+ * "Where the samples go").
  */
-struct meter_profile *profile_corrected_copy(const struct meter_profile *p,
-					     bool *failed);
+enum attribution {
+	/* by where each was taken (byaddr.c), where the profile has
+	 * addresses and their files can be read; else as taken
+	 */
+	ATTRIB_BY_ADDRESS,
+	ATTRIB_AS_TAKEN,	/* each to the function current at it */
+	ATTRIB_CORRECTED,	/* as taken, less the calls' calibrated cost */
+};
+/*
+ * A copy of p with the samples given out as how says (one row per name),
+ * or NULL when that is p as it is (*failed on ENOMEM).
+ */
+struct meter_profile *profile_attributed_copy(const struct meter_profile *p,
+					      enum attribution how,
+					      bool *failed);
 void profile_correction_line(const struct meter_profile *p, FILE *out,
 			     const char *prefix);
 /* The mean cost of p's calls in ns, each at its own

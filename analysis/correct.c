@@ -209,9 +209,33 @@ double profile_call_cost_ns(const struct meter_profile *p)
 	return calls ? ps / calls / 1e3 : (double)p->call_cost_ps / 1e3;
 }
 
+/* The line of a profile given out by address (byaddr.c). */
+static void by_address_line(const struct meter_profile *p, FILE *out,
+			    const char *prefix)
+{
+	double whole = p->samples ? (double)p->samples : 1;
+
+	fprintf(out, "%sBy address: meter's own instructions %.3f s (%.1f%% "
+		"of the samples), taken out; %.1f%% moved to the function "
+		"they were in (inlined ones too); %.1f%% not read, left with "
+		"the current function", prefix,
+		p->corrected_samples * (double)p->period_ns / 1e9,
+		100.0 * p->corrected_samples / whole,
+		100.0 * (double)p->addr_moved / whole,
+		100.0 * (double)p->addr_unresolved / whole);
+	fprintf(out, "; the totals are as measured, the functions' shares "
+		"are of the %.3f s left.\n",
+		((double)p->samples - p->corrected_samples) *
+		(double)p->period_ns / 1e9);
+}
+
 void profile_correction_line(const struct meter_profile *p, FILE *out,
 			     const char *prefix)
 {
+	if (p->by_address) {
+		by_address_line(p, out, prefix);
+		return;
+	}
 	if (!p->corrected) {
 		double est = estimate_samples(p);
 

@@ -159,7 +159,7 @@ static void finish_row(struct diff *d, struct diff_row *r)
 
 int diff_build(struct diff *d, const struct meter_profile *base,
 	       const struct meter_profile *new, const struct an_opts *o,
-	       bool correct)
+	       enum attribution how)
 {
 	struct an_opts ro = *o;
 	struct name_ix *bx = NULL, *nx = NULL;
@@ -167,13 +167,11 @@ int diff_build(struct diff *d, const struct meter_profile *base,
 	size_t i, cap;
 
 	memset(d, 0, sizeof(*d));
-	if (correct) {
-		d->base_c = profile_corrected_copy(base, &failed);
-		if (!failed)
-			d->new_c = profile_corrected_copy(new, &failed);
-		if (failed)
-			goto nomem;
-	}
+	d->base_c = profile_attributed_copy(base, how, &failed);
+	if (!failed)
+		d->new_c = profile_attributed_copy(new, how, &failed);
+	if (failed)
+		goto nomem;
 	/* every function, whatever the thresholds say */
 	ro.hide_self = ro.hide_subs = 0;
 	d->base = analysis_new(d->base_c ? d->base_c : base, &ro, ORDER_NAME);

@@ -46,12 +46,12 @@ struct diff {
 };
 
 /*
- * Builds d from two profiles (the correction applied if o->correct).  Rows are sorted by the largest real change first,
+ * Builds d from two profiles, their samples given out as how says.  Rows are sorted by the largest real change first,
  * then by the size of the change.  0 or -1 (ENOMEM); diff_free either way.
  */
 int diff_build(struct diff *d, const struct meter_profile *base,
 	       const struct meter_profile *new, const struct an_opts *o,
-	       bool correct);
+	       enum attribution how);
 void diff_free(struct diff *d);
 
 /*

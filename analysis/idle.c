@@ -121,6 +121,9 @@ struct meter_profile *profile_without_idle(const struct meter_profile *p,
 	 */
 	c->corrected = p->corrected;
 	c->corrected_samples = p->corrected_samples;
+	c->by_address = p->by_address;
+	c->addr_moved = p->addr_moved;
+	c->addr_unresolved = p->addr_unresolved;
 	/* c's threads are p's, in order (the merge appends them) */
 	for (t = 0; t < c->nthreads; t++)
 		idle[t] = is_idle(c, &c->threads[t], pct);

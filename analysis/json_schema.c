@@ -188,3 +188,30 @@ struct json_object *js_get_array(struct schema *sc,
 	}
 	return v;
 }
+
+size_t js_opt_array_len(struct schema *sc, struct json_object *obj,
+			const char *key, struct json_object **arr)
+{
+	*arr = js_get(obj, key);
+	if (sc->failed || !*arr)
+		return 0;
+	if (!js_is_type(*arr, json_type_array)) {
+		js_serr(sc, "\"%s\" must be an array, not %s", key,
+			js_type_name(*arr));
+		return 0;
+	}
+	return json_object_array_length(*arr);
+}
+
+struct json_object *js_object_at(struct schema *sc, struct json_object *arr,
+				 size_t i, const char *ctx)
+{
+	struct json_object *o = json_object_array_get_idx(arr, i);
+
+	if (!js_is_type(o, json_type_object)) {
+		js_serr(sc, "%s must be an object, not %s", ctx,
+			js_type_name(o));
+		return NULL;
+	}
+	return o;
+}

@@ -64,4 +64,15 @@ bool js_get_bool(struct schema *sc, struct json_object *obj,
 struct json_object *js_get_array(struct schema *sc,
 				     struct json_object *obj, const char *key);
 
+/*
+ * obj's optional array key: its length, *arr the array (NULL, and 0, when
+ * absent); 0 with the error when it is not an array.
+ */
+size_t js_opt_array_len(struct schema *sc, struct json_object *obj,
+			const char *key, struct json_object **arr);
+
+/* arr[i], which must be an object (ctx names it); NULL with the error. */
+struct json_object *js_object_at(struct schema *sc, struct json_object *arr,
+				 size_t i, const char *ctx);
+
 #endif /* METER_JSON_SCHEMA_H */

@@ -349,6 +349,7 @@ static void merge_counters(struct meter_profile *dst,
 	dst->slow_entries += src->slow_entries;
 	dst->stretched_ticks += src->stretched_ticks;
 	dst->unsampled_ns += src->unsampled_ns;
+	dst->addrs_lost += src->addrs_lost;
 	for (k = 0; k < METER_OFF_KINDS; k++)
 		dst->samples_off[k] += src->samples_off[k];
 }
@@ -441,6 +442,76 @@ static int merge_funcs(struct meter_profile *dst,
 	return 0;
 }
 
+/* src's process row proc (0: none) as dst numbers it. */
+static uint32_t proc_in_dst(const struct meter_profile *src, uint32_t proc,
+			    size_t base)
+{
+	return (uint32_t)(src->nprocs ? (proc ? base + proc : 0) : base + 1);
+}
+
+/*
+ * src's function id as dst numbers it (map: src's function index -> dst
+ * id); an id src does not name is named in dst.  0 on ENOMEM.
+ */
+static uint32_t id_in_dst(struct meter_profile *dst,
+			  const struct meter_profile *src,
+			  struct index_table *names, const uint32_t *map,
+			  uint32_t id, uint32_t *next_id)
+{
+	const struct meter_func *sf = meter_profile_find(src, id);
+
+	if (sf)
+		return map[sf - src->funcs];
+	return unnamed_id(dst, names, id, next_id);
+}
+
+/*
+ * src's addresses into dst's, their functions renamed through map and
+ * their process as dst numbers it: an address means something only in
+ * its own process, so none adds up with another's.
+ */
+static int merge_addrs(struct meter_profile *dst,
+		       const struct meter_profile *src, size_t base,
+		       struct index_table *names, const uint32_t *map,
+		       uint32_t *next_id)
+{
+	size_t i;
+
+	for (i = 0; i < src->naddrs; i++) {
+		const struct meter_addr *sa = &src->addrs[i];
+		uint32_t id = id_in_dst(dst, src, names, map, sa->func,
+					next_id);
+		struct meter_addr *da;
+
+		if (!id)
+			return -1;
+		da = meter_profile_add_addr(dst, sa->ip, id, sa->samples);
+		if (!da)
+			return -1;
+		da->proc = proc_in_dst(src, sa->proc, base);
+	}
+	return 0;
+}
+
+/* src's mappings into dst's, with their process as dst numbers it. */
+static int merge_maps(struct meter_profile *dst,
+		      const struct meter_profile *src, size_t base)
+{
+	size_t i;
+
+	for (i = 0; i < src->nmaps; i++) {
+		const struct meter_map_row *sm = &src->maps[i];
+		struct meter_map_row *dm;
+
+		dm = meter_profile_add_map(dst, sm->start, sm->end, sm->pgoff,
+					   sm->path);
+		if (!dm)
+			return -1;
+		dm->proc = proc_in_dst(src, sm->proc, base);
+	}
+	return 0;
+}
+
 /*
  * src's stacks into dst's, their frames renamed through map; identical
  * stacks (same frames, thread, program, state) add up.  base: dst's
@@ -457,8 +528,7 @@ static int merge_stacks(struct meter_profile *dst,
 
 	for (i = 0; i < src->nstacks; i++) {
 		const struct meter_stack *ss = &src->stacks[i];
-		uint32_t proc = (uint32_t)(src->nprocs ?
-			(ss->proc ? base + ss->proc : 0) : base + 1);
+		uint32_t proc = proc_in_dst(src, ss->proc, base);
 		/* src's own program, as dst's row proc names it */
 		uint32_t prog = prog_key(dst, proc);
 		struct meter_stack *ds;
@@ -468,16 +538,9 @@ static int merge_stacks(struct meter_profile *dst,
 			 sizeof(*frames)))
 			goto out;
 		for (k = 0; k < ss->depth; k++) {
-			const struct meter_func *sf =
-				meter_profile_find(src, ss->frames[k]);
-
-			if (sf) {
-				frames[k] = map[sf - src->funcs];
-				continue;
-			}
-			/* An id src does not name: name it, keep the frame. */
-			frames[k] = unnamed_id(dst, names, ss->frames[k],
-					       next_id);
+			/* an id src does not name is named, the frame kept */
+			frames[k] = id_in_dst(dst, src, names, map,
+					      ss->frames[k], next_id);
 			if (!frames[k])
 				goto out;
 		}
@@ -547,6 +610,8 @@ int meter_profile_merge(struct meter_profile *dst,
 	next_id = next_free_id(dst);
 	if (merge_funcs(dst, src, &names, map, &next_id) ||
 	    merge_stacks(dst, src, base, &names, &stacks, map, &next_id) ||
+	    merge_addrs(dst, src, base, &names, map, &next_id) ||
+	    merge_maps(dst, src, base) ||
 	    merge_threads(dst, src))
 		goto out;
 	ret = 0;

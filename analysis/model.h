@@ -11,6 +11,12 @@
 #include "profile.h"
 
 struct meter_profile *meter_profile_new(void);
+
+/*
+ * A copy of a function's name as reports show it: demangled where it is
+ * a mangled C++ name (a record, a DWARF linkage name).  NULL on ENOMEM.
+ */
+char *meter_name_demangled(const char *name);
 void meter_profile_free(struct meter_profile *p);
 
 /* Grows *arr (elements of size sz) to hold at least need; 0, or -1 on
@@ -28,12 +34,19 @@ struct meter_stack *meter_profile_add_stack(struct meter_profile *p,
 					    uint32_t depth, uint64_t samples);
 struct meter_thread_row *meter_profile_add_thread(struct meter_profile *p,
 						  uint32_t tid, uint64_t samples);
+struct meter_addr *meter_profile_add_addr(struct meter_profile *p,
+					  uint64_t ip, uint32_t func,
+					  uint64_t samples);
+struct meter_map_row *meter_profile_add_map(struct meter_profile *p,
+					   uint64_t start, uint64_t end,
+					   uint64_t pgoff, const char *path);
 struct meter_proc_row *meter_profile_add_proc(struct meter_profile *p,
 					      int32_t pid, const char *command);
 
 /*
- * 0 when the parts add up to no more than the whole: the stacks' samples
- * and the functions' self samples each at most the profile's samples.
+ * 0 when the parts add up to no more than the whole: the stacks' samples,
+ * the functions' self samples and the addresses' samples each at most the
+ * profile's samples.
  * Else -1 and why in err.
  */
 int meter_profile_check_sums(const struct meter_profile *p, char *err,

@@ -126,7 +126,10 @@ static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
 {
 	struct meter_session_row r = { 0 };
 	int ret = meter_nl_parse_row(&r, tb);
+	uint64_t addrs_lost = meter_nl_get_u64(tb[METER_A_ADDRS_LOST]);
 
+	if (!ret && !meter_nl_counts_ok(&addrs_lost, 1))
+		ret = -EPROTO;
 	if (ret) {
 		free(r.command);
 		return ret;
@@ -154,6 +157,7 @@ static int meter_nl_fill_session(struct meter_profile *p, struct nlattr **tb)
 	p->call_cost_ps = r.call_cost_ps;
 	p->slow_entries = r.slow_entries;
 	p->stretched_ticks = r.stretched_ticks;
+	p->addrs_lost = addrs_lost;
 	return 0;
 }
 
@@ -334,6 +338,53 @@ static int meter_nl_parse_thread(struct meter_profile *p, struct nlattr *nest)
 	return 0;
 }
 
+static int meter_nl_parse_addr(struct meter_profile *p, struct nlattr *nest)
+{
+	struct nlattr *tb[METER_A_ADDR_MAX + 1];
+	uint64_t samples;
+	uint32_t func;
+
+	if (nla_parse_nested(tb, METER_A_ADDR_MAX, nest, NULL) < 0 ||
+	    !tb[METER_A_ADDR_IP] || !tb[METER_A_ADDR_FUNC])
+		return -EPROTO;
+	samples = meter_nl_get_u64(tb[METER_A_ADDR_SAMPLES]);
+	func = meter_nl_get_u32(tb[METER_A_ADDR_FUNC]);
+	/* CPU clock only (meter.h); id 0 is "no function" */
+	if (!meter_nl_counts_ok(&samples, 1) || !func || p->wall)
+		return -EPROTO;
+	if (!meter_profile_add_addr(p, meter_nl_get_u64(tb[METER_A_ADDR_IP]),
+				    func, samples))
+		return -ENOMEM;
+	return 0;
+}
+
+static int meter_nl_parse_map(struct meter_profile *p, struct nlattr *nest)
+{
+	struct nlattr *tb[METER_A_MAP_MAX + 1];
+	uint64_t start, end;
+	int bad = 0;
+	char *path;
+	int ret = 0;
+
+	if (nla_parse_nested(tb, METER_A_MAP_MAX, nest, NULL) < 0 ||
+	    !tb[METER_A_MAP_START] || !tb[METER_A_MAP_END] ||
+	    !tb[METER_A_MAP_PATH])
+		return -EPROTO;
+	start = meter_nl_get_u64(tb[METER_A_MAP_START]);
+	end = meter_nl_get_u64(tb[METER_A_MAP_END]);
+	path = meter_nl_get_str(tb[METER_A_MAP_PATH], &bad);
+	if (bad)
+		return -ENOMEM;
+	if (start >= end || !path || !path[0])
+		ret = -EPROTO;
+	else if (!meter_profile_add_map(p, start, end,
+					meter_nl_get_u64(tb[METER_A_MAP_PGOFF]),
+					path))
+		ret = -ENOMEM;
+	free(path);
+	return ret;
+}
+
 static int meter_nl_parse_profile(struct nlattr **tb, void *arg)
 {
 	struct meter_profile *p = arg;
@@ -341,7 +392,8 @@ static int meter_nl_parse_profile(struct nlattr **tb, void *arg)
 
 	if (tb[METER_A_SESSION]) {
 		/* first (meter.h): its clock judged what came after it */
-		if (p->nfuncs || p->nstacks || p->nthreads ||
+		if (p->nfuncs || p->nstacks || p->nthreads || p->naddrs ||
+		    p->nmaps ||
 		    nla_parse_nested(stb, METER_A_MAX, tb[METER_A_SESSION],
 				     NULL) < 0)
 			return -EPROTO;
@@ -353,6 +405,10 @@ static int meter_nl_parse_profile(struct nlattr **tb, void *arg)
 		return meter_nl_parse_stack(p, tb[METER_A_STACK]);
 	if (tb[METER_A_THREAD])
 		return meter_nl_parse_thread(p, tb[METER_A_THREAD]);
+	if (tb[METER_A_ADDR])
+		return meter_nl_parse_addr(p, tb[METER_A_ADDR]);
+	if (tb[METER_A_MAP])
+		return meter_nl_parse_map(p, tb[METER_A_MAP]);
 	return 0;	/* newer kernel, unknown nest: skip */
 }
 
@@ -364,7 +420,7 @@ static int meter_nl_parse_profile(struct nlattr **tb, void *arg)
  */
 static int at_least_the_parts(struct meter_profile *p)
 {
-	uint64_t stacks = 0, self = 0;
+	uint64_t stacks = 0, self = 0, addrs = 0;
 	size_t i;
 
 	for (i = 0; i < p->nstacks; i++) {
@@ -372,6 +428,13 @@ static int at_least_the_parts(struct meter_profile *p)
 			return -EPROTO;
 		stacks += p->stacks[i].samples;
 	}
+	for (i = 0; i < p->naddrs; i++) {
+		if (p->addrs[i].samples >= UINT64_MAX - addrs)
+			return -EPROTO;
+		addrs += p->addrs[i].samples;
+	}
+	if (addrs > p->samples)
+		p->samples = addrs;
 	for (i = 0; i < p->nfuncs; i++) {
 		if (p->funcs[i].self_samples >= UINT64_MAX - self)
 			return -EPROTO;
@@ -387,11 +450,22 @@ static int at_least_the_parts(struct meter_profile *p)
 /*
  * The end of a dump.  Ids that a stack holds and no record names are
  * named first (as the tools would name them): their self samples are
- * parts of the total too.
+ * parts of the total too.  An address of a function with no row (the
+ * kernel dumps a row for every function it counted) is dropped as lost.
  */
 static int meter_nl_profile_end(struct meter_profile *p)
 {
+	size_t i, kept = 0;
+
 	meter_profile_name_unknown_ids(p);
+	/* an address's function must be a row: else its samples are lost */
+	for (i = 0; i < p->naddrs; i++) {
+		if (meter_profile_find(p, p->addrs[i].func))
+			p->addrs[kept++] = p->addrs[i];
+		else if (p->addrs[i].samples < UINT64_MAX - p->addrs_lost)
+			p->addrs_lost += p->addrs[i].samples;
+	}
+	p->naddrs = kept;
 	return at_least_the_parts(p);
 }
 

@@ -45,6 +45,10 @@ void meter_profile_free(struct meter_profile *p)
 	for (i = 0; i < p->nprocs; i++)
 		free(p->procs[i].command);
 	free(p->procs);
+	free(p->addrs);
+	for (i = 0; i < p->nmaps; i++)
+		free(p->maps[i].path);
+	free(p->maps);
 	free(p->command);
 	free(p);
 }
@@ -81,7 +85,7 @@ char *__cxa_demangle(const char *mangled, char *out, size_t *len,
  * program that has none loaded (C++ that uses only header templates)
  * sends its names mangled, and they are demangled here.
  */
-static char *name_copy(const char *name)
+char *meter_name_demangled(const char *name)
 {
 	int status = -1;
 	char *out;
@@ -113,7 +117,7 @@ struct meter_func *meter_profile_add_func(struct meter_profile *p,
 	struct meter_func *f;
 	char *copy;
 
-	copy = name_copy(name ? name : "");
+	copy = meter_name_demangled(name ? name : "");
 	if (!copy)
 		return NULL;
 	if (meter_array_grow((void **)&p->funcs, &p->funcs_cap, p->nfuncs + 1,
@@ -151,6 +155,44 @@ struct meter_stack *meter_profile_add_stack(struct meter_profile *p,
 	s->frames = copy;
 	s->samples = samples;
 	return s;
+}
+
+struct meter_addr *meter_profile_add_addr(struct meter_profile *p,
+					  uint64_t ip, uint32_t func,
+					  uint64_t samples)
+{
+	struct meter_addr *a;
+
+	if (meter_array_grow((void **)&p->addrs, &p->addrs_cap,
+			     p->naddrs + 1, sizeof(*p->addrs)))
+		return NULL;
+	a = &p->addrs[p->naddrs++];
+	memset(a, 0, sizeof(*a));
+	a->ip = ip;
+	a->func = func;
+	a->samples = samples;
+	return a;
+}
+
+struct meter_map_row *meter_profile_add_map(struct meter_profile *p,
+					   uint64_t start, uint64_t end,
+					   uint64_t pgoff, const char *path)
+{
+	struct meter_map_row *m;
+	char *copy = strdup(path);
+
+	if (!copy || meter_array_grow((void **)&p->maps, &p->maps_cap,
+				      p->nmaps + 1, sizeof(*p->maps))) {
+		free(copy);
+		return NULL;
+	}
+	m = &p->maps[p->nmaps++];
+	memset(m, 0, sizeof(*m));
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->path = copy;
+	return m;
 }
 
 struct meter_thread_row *meter_profile_add_thread(struct meter_profile *p,
@@ -276,11 +318,13 @@ static uint64_t sum_sat(uint64_t a, uint64_t b)
 int meter_profile_check_sums(const struct meter_profile *p, char *err,
 			     size_t errlen)
 {
-	uint64_t stacks = 0, self = 0;
+	uint64_t stacks = 0, self = 0, addrs = 0;
 	size_t i;
 
 	for (i = 0; i < p->nstacks; i++)
 		stacks = sum_sat(stacks, p->stacks[i].samples);
+	for (i = 0; i < p->naddrs; i++)
+		addrs = sum_sat(addrs, p->addrs[i].samples);
 	for (i = 0; i < p->nfuncs; i++)
 		self = sum_sat(self, p->funcs[i].self_samples);
 	if (stacks > p->samples) {
@@ -293,6 +337,11 @@ int meter_profile_check_sums(const struct meter_profile *p, char *err,
 		snprintf(err, errlen, "the functions' self samples add up to "
 			 "%" PRIu64 ", more than the profile's %" PRIu64, self,
 			 p->samples);
+		return -1;
+	}
+	if (addrs > p->samples) {
+		snprintf(err, errlen, "the addresses hold %" PRIu64 " samples, "
+			 "more than the profile's %" PRIu64, addrs, p->samples);
 		return -1;
 	}
 	return 0;

@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "json_addrs.h"
 #include "json_schema.h"
 #include "model.h"
 
@@ -193,6 +194,8 @@ static int read_header(struct schema *sc, struct json_object *root,
 				      UINT64_MAX, false);
 	p->unsampled_ns = js_get_uint(sc, root, "", "unsampled_ns", UINT64_MAX,
 				   false);
+	p->addrs_lost = js_get_uint(sc, root, "", "addresses_lost", UINT64_MAX,
+				    false);
 	return sc->failed ? -1 : read_clock(sc, root, p);
 }
 
@@ -480,29 +483,21 @@ static int read_threads(struct schema *sc, struct json_object *root,
 static int read_procs(struct schema *sc, struct json_object *root,
 		      struct meter_profile *p)
 {
-	struct json_object *arr = js_get(root, "processes");
-	size_t i, n = 0;
+	struct json_object *arr;
+	size_t i, n = js_opt_array_len(sc, root, "processes", &arr);
 	char ctx[48];
 
-	if (arr && !js_is_type(arr, json_type_array)) {
-		js_serr(sc, "\"processes\" must be an array, not %s",
-		     js_type_name(arr));
+	if (sc->failed)
 		return -1;
-	}
-	if (arr)
-		n = json_object_array_length(arr);
 	for (i = 0; i < n; i++) {
-		struct json_object *o = json_object_array_get_idx(arr, i);
-		struct json_object *c;
+		struct json_object *o, *c;
 		struct meter_proc_row *r;
 		const char *cmd;
 
 		snprintf(ctx, sizeof(ctx), "processes[%zu]", i);
-		if (!js_is_type(o, json_type_object)) {
-			js_serr(sc, "%s must be an object, not %s", ctx,
-			     js_type_name(o));
+		o = js_object_at(sc, arr, i, ctx);
+		if (!o)
 			return -1;
-		}
 		c = js_get(o, "command");
 		cmd = js_str_value(sc, c);
 		if (sc->failed)
@@ -530,6 +525,20 @@ static int read_procs(struct schema *sc, struct json_object *root,
 			js_serr(sc, "stacks[%zu]: \"proc\" %" PRIu32 " names no "
 			     "process (%zu listed)", i, p->stacks[i].proc,
 			     p->nprocs);
+			return -1;
+		}
+	for (i = 0; i < p->naddrs; i++)
+		if (p->addrs[i].proc > p->nprocs) {
+			js_serr(sc, "addresses[%zu]: \"proc\" %" PRIu32 " names "
+				"no process (%zu listed)", i, p->addrs[i].proc,
+				p->nprocs);
+			return -1;
+		}
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].proc > p->nprocs) {
+			js_serr(sc, "maps[%zu]: \"proc\" %" PRIu32 " names no "
+				"process (%zu listed)", i, p->maps[i].proc,
+				p->nprocs);
 			return -1;
 		}
 	return 0;
@@ -681,6 +690,7 @@ struct meter_profile *meter_profile_read_json(FILE *in, char *err,
 	}
 	if (read_header(&sc, root, p) || read_functions(&sc, root, p) ||
 	    read_stacks(&sc, root, p) || read_threads(&sc, root, p) ||
+	    json_read_addrs(&sc, root, p) || json_read_maps(&sc, root, p) ||
 	    read_procs(&sc, root, p) ||
 	    meter_profile_check_sums(p, err, errlen)) {
 		meter_profile_free(p);

@@ -453,7 +453,7 @@ perf_scripts() {
 	local d
 	for d in "$OUT"/runs/*; do
 		# meter's reports of a real program: as meter reports it by
-		# default (the samples as taken), and with --correct
+		# default (by address, with meter.ko), and with --correct
 		if [ -f "$d/realprog" ] && [ -f "$d/profile.json" ]; then
 			"$ROOT/build/tools/meter-stat" -i "$d/profile.json" -f flat \
 				> "$d/flat.txt" 2>&1 || true

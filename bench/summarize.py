@@ -412,8 +412,13 @@ def flat_shares(path):
         if on and not line.strip():
             break
         f = line.split()
-        if on and len(f) >= 7:
+        # a row with calls has calls and two per-call columns before the
+        # name; one without (a function inlined without a record, which
+        # the reading by address gives its own row) has none
+        if on and len(f) >= 7 and f[3].isdigit():
             rows[" ".join(f[6:])] = float(f[0])
+        elif on and len(f) >= 4 and not f[3].startswith("<"):
+            rows[" ".join(f[3:])] = float(f[0])
     return rows
 
 

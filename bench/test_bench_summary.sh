@@ -7,8 +7,8 @@
 set -u
 root=$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)
 . "$root/selftests/tools_lib.sh" || exit 1
-echo "1..7"
-command -v python3 >/dev/null || { for i in 1 2 3 4 5 6 7; do skip "bench/summarize.py" "no python3"; done; exit 0; }
+echo "1..8"
+command -v python3 >/dev/null || { for i in 1 2 3 4 5 6 7 8; do skip "bench/summarize.py" "no python3"; done; exit 0; }
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 mk() {	# mk ENV ID PHASE TOOL RATE W REP WORK_CPU TREE_CPU [JSON]
 	local d=$t/$1/runs/$2
@@ -82,4 +82,23 @@ python3 "$root/bench/compare.py" "$t/a.out" "$t/b.out" > "$t/diff" 2>&1
 rc=$?
 check "bench/compare.py: a figure 1.5 % apart is reported over 1 % (exit 1)" \
 	bash -c "[ $rc = 1 ] && grep -q '^startup_instr .* over\$' '$t/diff'" || diag "$t/diff"
+
+# a flat report read by address: a row without calls (a function inlined
+# without a record) is a row; "<no current function>" is none
+cat > "$t/flat.txt" <<'FLAT'
+Flat profile:
+
+Each sample counts as 0.001 seconds (period 1 ms).
+     % cumulative      self                self     total
+  time    seconds   seconds     calls   ms/call   ms/call  name
+ 60.00      0.060     0.060                                mix
+ 30.00      0.090     0.030      3000    0.0100    0.0300  work
+  4.00      0.094     0.004                                std::char_traits<char>::copy
+  6.00      0.100     0.006                                <no current function>
+FLAT
+check "summarize.py's flat_shares: rows without calls are rows, <no current function> is not" \
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1] + "/bench")
+import summarize
+r = summarize.flat_shares(sys.argv[2])
+sys.exit(r != {"mix": 60.0, "work": 30.0, "std::char_traits<char>::copy": 4.0})' "$root" "$t/flat.txt"
 exit $((fails > 0))

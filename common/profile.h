@@ -60,6 +60,31 @@ struct meter_stack {
 	uint32_t proc;		/* merged: 1 + its index in procs; 0: none */
 };
 
+/*
+ * meter.ko's CPU-clock samples by where the thread was interrupted: a user
+ * address and the function current then.  With the process's line table
+ * they tell a function's own instructions from the instrumentation's and
+ * from those of a function inlined into it without a record.
+ */
+struct meter_addr {
+	uint64_t ip;
+	uint64_t samples;
+	uint32_t func;		/* the current function's id */
+	uint32_t proc;		/* merged: 1 + its index in procs; 0: none */
+};
+
+/*
+ * An executable file mapping of the profiled process (meter.ko): an
+ * address in [start, end) is at file offset pgoff + (address - start) of
+ * path.
+ */
+struct meter_map_row {
+	uint64_t start, end;
+	uint64_t pgoff;
+	char *path;
+	uint32_t proc;		/* merged: 1 + its index in procs; 0: none */
+};
+
 #define METER_THREAD_NAME_MAX	16	/* the kernel's TASK_COMM_LEN */
 
 struct meter_thread_row {
@@ -131,9 +156,16 @@ struct meter_profile {
 					   user's tick budget delayed */
 	uint64_t unsampled_ns;	/* signal backend: CPU time of ended
 				   threads that no tick covered */
+	uint64_t addrs_lost;	/* CPU-clock samples with no address row */
 	/* set by the reports' correction (analysis/correct.c), never stored */
 	bool corrected;
 	double corrected_samples;	/* samples taken out */
+	/* ... or by their reading by address (analysis/byaddr.c): then
+	 * corrected_samples were on meter's own instructions
+	 */
+	bool by_address;
+	uint64_t addr_moved;		/* samples given to another function */
+	uint64_t addr_unresolved;	/* samples whose address was not read */
 	/* set by --hide-idle (analysis/idle.c), never stored */
 	size_t idle_threads;		/* threads set aside */
 	uint64_t idle_samples;		/* their samples */
@@ -146,6 +178,10 @@ struct meter_profile {
 	size_t nthreads, threads_cap;
 	struct meter_proc_row *procs;
 	size_t nprocs, procs_cap;
+	struct meter_addr *addrs;
+	size_t naddrs, addrs_cap;
+	struct meter_map_row *maps;
+	size_t nmaps, maps_cap;
 };
 
 /*

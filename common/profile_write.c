@@ -113,6 +113,9 @@ static void write_header(const struct meter_profile *p, FILE *out)
 	if (p->unsampled_ns)
 		fprintf(out, ",\n  \"unsampled_ns\": %" PRIu64,
 			p->unsampled_ns);
+	if (p->addrs_lost)
+		fprintf(out, ",\n  \"addresses_lost\": %" PRIu64,
+			p->addrs_lost);
 	fputs(",\n", out);
 }
 
@@ -206,6 +209,52 @@ static void write_threads(const struct meter_profile *p, FILE *out)
 	fputs(p->nthreads ? "\n  ]" : "]", out);
 }
 
+/*
+ * meter.ko's samples by address (absent: none); an address is a decimal
+ * string, as a cookie is, exact where numbers are doubles
+ */
+static void write_addrs(const struct meter_profile *p, FILE *out)
+{
+	size_t i;
+
+	if (p->naddrs)
+		fputs(",\n  \"addresses\": [", out);
+	for (i = 0; i < p->naddrs; i++) {
+		const struct meter_addr *a = &p->addrs[i];
+
+		fprintf(out, "%s\n    {\"ip\": \"%" PRIu64 "\", \"func\": %"
+			PRIu32 ", \"samples\": %" PRIu64, i ? "," : "", a->ip,
+			a->func, a->samples);
+		if (a->proc)
+			fprintf(out, ", \"proc\": %" PRIu32, a->proc);
+		fputc('}', out);
+	}
+	if (p->naddrs)
+		fputs("\n  ]", out);
+}
+
+/* meter.ko's executable mappings (absent: none); addresses as strings */
+static void write_maps(const struct meter_profile *p, FILE *out)
+{
+	size_t i;
+
+	if (p->nmaps)
+		fputs(",\n  \"maps\": [", out);
+	for (i = 0; i < p->nmaps; i++) {
+		const struct meter_map_row *m = &p->maps[i];
+
+		fprintf(out, "%s\n    {\"start\": \"%" PRIu64 "\", \"end\": \"%"
+			PRIu64 "\", \"pgoff\": \"%" PRIu64 "\", \"path\": ",
+			i ? "," : "", m->start, m->end, m->pgoff);
+		put_string(out, m->path);
+		if (m->proc)
+			fprintf(out, ", \"proc\": %" PRIu32, m->proc);
+		fputc('}', out);
+	}
+	if (p->nmaps)
+		fputs("\n  ]", out);
+}
+
 /* a merged profile's processes; a single process's file has none */
 static void write_procs(const struct meter_profile *p, FILE *out)
 {
@@ -233,6 +282,8 @@ int meter_profile_write_json(const struct meter_profile *p, FILE *out)
 	write_functions(p, out);
 	write_stacks(p, out);
 	write_threads(p, out);
+	write_addrs(p, out);
+	write_maps(p, out);
 	write_procs(p, out);
 	if (fflush(out) || ferror(out))
 		return -1;

@@ -97,6 +97,9 @@ static void session(const struct meter_profile *p)
 	put_u64(METER_A_SAMPLES_BLOCKED, METER_A_PAD, p->samples_off[1]);
 	put_u64(METER_A_SLOW_ENTRIES, METER_A_PAD, p->slow_entries);
 	put_u64(METER_A_STRETCHED_TICKS, METER_A_PAD, p->stretched_ticks);
+	nla_put_u32(msg, METER_A_NADDRS, (uint32_t)p->naddrs);
+	put_u64(METER_A_ADDRS_LOST, METER_A_PAD, p->addrs_lost);
+	nla_put_u32(msg, METER_A_NMAPS, (uint32_t)p->nmaps);
 }
 
 static void profile(const struct meter_profile *p, FILE *out)
@@ -157,6 +160,29 @@ static void profile(const struct meter_profile *p, FILE *out)
 			    METER_THREAD_EXITED : METER_THREAD_LIVE);
 		if (t->folded)
 			nla_put_u32(msg, METER_A_THREAD_FOLDED, t->folded);
+		nla_nest_end(msg, nest);
+		end(out);
+	}
+	for (i = 0; i < p->naddrs; i++) {
+		const struct meter_addr *a = &p->addrs[i];
+
+		begin(METER_CMD_PROFILE_GET);
+		nest = nla_nest_start(msg, METER_A_ADDR);
+		put_u64(METER_A_ADDR_IP, METER_A_ADDR_PAD, a->ip);
+		nla_put_u32(msg, METER_A_ADDR_FUNC, a->func);
+		put_u64(METER_A_ADDR_SAMPLES, METER_A_ADDR_PAD, a->samples);
+		nla_nest_end(msg, nest);
+		end(out);
+	}
+	for (i = 0; i < p->nmaps; i++) {
+		const struct meter_map_row *m = &p->maps[i];
+
+		begin(METER_CMD_PROFILE_GET);
+		nest = nla_nest_start(msg, METER_A_MAP);
+		put_u64(METER_A_MAP_START, METER_A_MAP_PAD, m->start);
+		put_u64(METER_A_MAP_END, METER_A_MAP_PAD, m->end);
+		put_u64(METER_A_MAP_PGOFF, METER_A_MAP_PAD, m->pgoff);
+		nla_put_string(msg, METER_A_MAP_PATH, m->path);
 		nla_nest_end(msg, nest);
 		end(out);
 	}

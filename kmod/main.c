@@ -17,6 +17,8 @@
  *   max_session_mb        memory of one session's tables (64 MB)
  *   stack_entries         distinct stacks kept per session (8192)
  *   stack_frames          frames kept per session (262144)
+ *   addr_entries          distinct (function, address) pairs kept per
+ *                         session (16384)
  *   max_sessions          live sessions, all users (1024, 0: no limit)
  *   max_threads           registered threads (pinned pages), all users
  *                         (16384, 0: no limit)
@@ -112,6 +114,11 @@ MODULE_PARM_DESC(stack_entries, "Distinct stacks kept per session");
 unsigned int meter_stack_frames = 262144;
 module_param_named(stack_frames, meter_stack_frames, uint, 0444);
 MODULE_PARM_DESC(stack_frames, "Frames of stacks kept per session");
+
+unsigned int meter_addr_entries = 16384;
+module_param_named(addr_entries, meter_addr_entries, uint, 0444);
+MODULE_PARM_DESC(addr_entries,
+		 "Distinct (function, address) pairs kept per session");
 
 unsigned int meter_max_user_snap_mb = 64;
 module_param_named(max_user_snap_mb, meter_max_user_snap_mb, uint, 0644);

@@ -31,6 +31,7 @@
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/hrtimer.h>
+#include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/nospec.h>
@@ -63,6 +64,7 @@ extern bool meter_tick_floor;
 extern bool meter_cpu_timer;
 extern unsigned int meter_stack_entries;
 extern unsigned int meter_stack_frames;
+extern unsigned int meter_addr_entries;
 extern unsigned int meter_max_sessions;
 extern unsigned int meter_max_threads;
 extern unsigned int meter_max_user_threads;
@@ -153,6 +155,44 @@ void meter_stacks_grow(struct meter_stacks *st, raw_spinlock_t *lock,
 		       size_t room, size_t *grown);
 size_t meter_stacks_bytes(const struct meter_stacks *st);
 
+/*
+ * The address table is a stack table whose key is three words: the
+ * current function's id and the user address the thread was interrupted
+ * at (low, high), in no thread and always on a CPU.
+ */
+#define METER_ADDR_KEY_WORDS	3
+static inline enum meter_stack_added
+meter_addrs_add(struct meter_stacks *st, u32 cur, u64 ip, u64 weight)
+{
+	u32 key[METER_ADDR_KEY_WORDS] = {
+		cur, lower_32_bits(ip), upper_32_bits(ip)
+	};
+
+	return meter_stacks_add(st, 0, key, METER_ADDR_KEY_WORDS, false,
+				METER_SAMPLE_ONCPU, weight);
+}
+
+/* maps.c: the session's executable file mappings. */
+#define METER_MAPS_MAX		4096
+struct meter_map {
+	u64 start, end;
+	u64 pgoff;		/* the file offset at start, bytes */
+	u32 path_off;		/* into text */
+};
+
+struct meter_maps {
+	u32 n;
+	u64 sum;		/* of the VMAs read: has anything changed */
+	struct meter_map *v;
+	char *text;		/* the paths, NUL-terminated */
+	size_t text_len, text_cap;
+};
+
+void meter_maps_update(void);
+int meter_maps_copy(const struct meter_maps *m, struct meter_maps *out);
+size_t meter_maps_bytes(const struct meter_maps *m);
+void meter_maps_free(struct meter_maps *m);
+
 /* session.c: one profiled process. */
 #define METER_CHUNK_SHIFT	10
 #define METER_CHUNK_IDS		BIT(METER_CHUNK_SHIFT)
@@ -215,6 +255,10 @@ struct meter_session {
 	u32 threads_total;
 	struct list_head threads;	/* meter_thread, until released */
 	struct meter_stacks stacks;
+	struct meter_stacks addrs;	/* CPU clock: (function, address) */
+	struct meter_maps maps;		/* maps.c: under live_lock, and
+					 * meter_mutex to change
+					 */
 
 	atomic64_t samples;
 	atomic64_t ticks;		/* interrupts taken */
@@ -222,6 +266,7 @@ struct meter_session {
 	atomic64_t invalid;
 	atomic64_t lost;
 	atomic64_t truncated;
+	atomic64_t addrs_lost;		/* samples with no address kept */
 	atomic64_t samples_off[2];	/* RUNQ, BLOCKED (wall clock) */
 	u64 slow_entries;		/* ADD_CALLS; under meter_mutex */
 	atomic64_t stretched;		/* ticks the user's budget delayed */
@@ -443,9 +488,10 @@ struct meter_session_info {
 	u64 samples, ticks, no_current, invalid, lost, truncated;
 	u64 samples_off[2];
 	u64 call_cost_ps, slow_entries;
-	u64 stretched;
+	u64 stretched, addrs_lost;
 	u32 clock;
-	u32 pid, uid, state, threads, threads_total, nfuncs, nstacks;
+	u32 pid, uid, state, threads, threads_total, nfuncs, nstacks, naddrs;
+	u32 nmaps;
 	char comm[TASK_COMM_LEN];
 };
 
@@ -474,11 +520,14 @@ struct meter_snap {
 	int err;			/* deferred error of the dump start */
 	const char *errmsg;
 	struct meter_session_info si;
-	u32 nfuncs, nstacks, nthreads;
+	u32 nfuncs, nstacks, nthreads, naddrs;
 	struct meter_snap_func *funcs;	/* sorted by id */
 	char *names;
 	struct meter_stack_entry *stacks;
 	u32 *pool;
+	struct meter_stack_entry *addrs;	/* keys in addr_pool */
+	u32 *addr_pool;
+	struct meter_maps maps;
 	struct meter_snap_thread *threads;
 	struct meter_live_set live;	/* while it is taken */
 	kuid_t uid;			/* charged: max_user_snap_mb */
@@ -502,6 +551,9 @@ int meter_put_stack(struct sk_buff *skb, const struct meter_snap *sn,
 		    const struct meter_stack_entry *e);
 int meter_put_thread(struct sk_buff *skb,
 		     const struct meter_snap_thread *th);
+int meter_put_addr(struct sk_buff *skb, const struct meter_snap *sn,
+		   const struct meter_stack_entry *e);
+int meter_put_map(struct sk_buff *skb, const struct meter_maps *m, u32 i);
 
 /* sample.c: the ticks: CPU clock (perf, or cpu_timer), wall clock. */
 void meter_sample_tick(struct perf_event *event,

@@ -199,6 +199,7 @@ static int meter_genl_register(struct sk_buff *skb, struct genl_info *info)
 	ret = meter_thread_register(&reg, info->extack);
 	if (ret)
 		goto err_free;
+	meter_maps_update();
 	if (nla_put_u64_64bit(msg, METER_A_COOKIE, reg.cookie, METER_A_PAD) ||
 	    nla_put_u64_64bit(msg, METER_A_PERIOD_NS, reg.period_ns,
 			      METER_A_PAD) ||
@@ -323,6 +324,9 @@ static int meter_genl_add_funcs(struct sk_buff *skb, struct genl_info *info)
 	else
 		ret = -ENOENT;
 	mutex_unlock(&meter_mutex);
+	/* new records, new code perhaps (a dlopen): where it is mapped */
+	if (!ret)
+		meter_maps_update();
 out_free:
 	for (i = 0; i < n; i++)
 		kfree(fn[i].t);
@@ -576,7 +580,8 @@ static int meter_genl_profile_start(struct netlink_callback *cb)
 		sn->errmsg = local._msg;
 	}
 	cb->args[0] = (long)sn;
-	cb->args[1] = 0;	/* phase: session, funcs, stacks, threads */
+	/* phase: session, funcs, stacks, threads, addresses, maps */
+	cb->args[1] = 0;
 	cb->args[2] = 0;	/* position within the phase */
 	return 0;
 }
@@ -605,13 +610,15 @@ static int meter_profile_put_one(struct sk_buff *skb,
 
 	while ((phase == 1 && pos >= sn->nfuncs) ||
 	       (phase == 2 && pos >= sn->nstacks) ||
-	       (phase == 3 && pos >= sn->nthreads)) {
+	       (phase == 3 && pos >= sn->nthreads) ||
+	       (phase == 4 && pos >= sn->naddrs) ||
+	       (phase == 5 && pos >= sn->maps.n)) {
 		phase++;
 		pos = 0;
 	}
 	cb->args[1] = phase;
 	cb->args[2] = pos;
-	if (phase > 3)
+	if (phase > 5)
 		return 1;
 
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
@@ -633,8 +640,14 @@ static int meter_profile_put_one(struct sk_buff *skb,
 	case 2:
 		ret = meter_put_stack(skb, sn, &sn->stacks[pos]);
 		break;
-	default:
+	case 3:
 		ret = meter_put_thread(skb, &sn->threads[pos]);
+		break;
+	case 4:
+		ret = meter_put_addr(skb, sn, &sn->addrs[pos]);
+		break;
+	default:
+		ret = meter_put_map(skb, &sn->maps, pos);
 		break;
 	}
 	if (ret) {

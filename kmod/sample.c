@@ -19,6 +19,11 @@
  * requested rate.  The interrupts actually taken are counted apart
  * (METER_A_TICKS), so that a reader can see how many periods were
  * weighed in rather than observed.
+ *
+ * The CPU ticks also count the sample at the user address the thread was
+ * interrupted at (the address it returns to, when the tick came in the
+ * kernel), with the current function: the wall tick does not, as a thread
+ * it samples may be running on another CPU.
  */
 #include <linux/perf_event.h>
 #include <linux/math64.h>
@@ -114,15 +119,27 @@ static u64 meter_sample_weight(struct meter_thread *t, struct perf_event *event)
 }
 
 /*
+ * The user address the interrupted thread resumes at: regs are the
+ * interrupt's, which hold it only when the tick came in user mode.
+ */
+static __always_inline u64 meter_user_ip(struct pt_regs *regs)
+{
+	if (!regs || !user_mode(regs))
+		regs = task_pt_regs(current);
+	return instruction_pointer(regs);
+}
+
+/*
  * Charges w periods to the thread's current function and stack, in the
- * thread's state at the tick (always on a CPU for the CPU clock).  Every
+ * thread's state at the tick (always on a CPU for the CPU clock), and to
+ * the pair of the current function and ip (0: no address).  Every
  * tick is a hard interrupt (perf's hrtimer and meter's own expire in hard
  * IRQ context, also on PREEMPT_RT): interrupts are off, so the raw lock
  * is taken without saving them.  Inlined into each tick: the call, its
  * saves and restores are a tenth of what the tick adds to its floor.
  */
 static __always_inline void meter_sample_charge(struct meter_thread *t, u64 w,
-						u8 state)
+						u8 state, u64 ip)
 {
 	/* only frames[0..n) are read: the kernel's stack zeroing would clear
 	 * 512 bytes on every tick
@@ -132,7 +149,7 @@ static __always_inline void meter_sample_charge(struct meter_thread *t, u64 w,
 	const struct meter_page *pg = t->kpage;
 	struct meter_func_slot *slot;
 	u32 cur, depth, max_id, n;
-	enum meter_stack_added added;
+	enum meter_stack_added added, at = METER_STACK_COUNTED;
 	bool truncated, grow;
 
 	lockdep_assert_irqs_disabled();
@@ -178,9 +195,16 @@ static __always_inline void meter_sample_charge(struct meter_thread *t, u64 w,
 				 state, w);
 	grow = added != METER_STACK_COUNTED &&
 	       meter_stacks_want_grow(&s->stacks);
+	if (ip) {
+		at = meter_addrs_add(&s->addrs, cur, ip, w);
+		grow |= at != METER_STACK_COUNTED &&
+			meter_stacks_want_grow(&s->addrs);
+	}
 	raw_spin_unlock(&s->lock);
 	if (added == METER_STACK_LOST)
 		atomic64_add(w, &s->lost);
+	if (at == METER_STACK_LOST)
+		atomic64_add(w, &s->addrs_lost);
 	if (unlikely(grow))
 		meter_session_want_grow(s);
 }
@@ -208,7 +232,8 @@ void meter_sample_tick(struct perf_event *event,
 	atomic64_inc(&t->session->ticks);
 	w = meter_sample_weight(t, event);
 	if (w)
-		meter_sample_charge(t, w, METER_SAMPLE_ONCPU);
+		meter_sample_charge(t, w, METER_SAMPLE_ONCPU,
+				    meter_user_ip(regs));
 }
 
 /*
@@ -243,7 +268,8 @@ enum hrtimer_restart meter_sample_cpu_timer_tick(struct hrtimer *timer)
 		}
 		return HRTIMER_RESTART;
 	}
-	meter_sample_charge(t, w, METER_SAMPLE_ONCPU);
+	meter_sample_charge(t, w, METER_SAMPLE_ONCPU,
+			    meter_user_ip(get_irq_regs()));
 	return HRTIMER_RESTART;
 }
 
@@ -295,6 +321,6 @@ enum hrtimer_restart meter_sample_wall_tick(struct hrtimer *timer)
 		}
 		return HRTIMER_RESTART;
 	}
-	meter_sample_charge(t, w, meter_task_sample_state(tsk));
+	meter_sample_charge(t, w, meter_task_sample_state(tsk), 0);
 	return HRTIMER_RESTART;
 }

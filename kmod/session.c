@@ -102,7 +102,7 @@ static bool meter_cookie_used(u64 cookie)
 }
 
 /*
- * Grows the stack table that the tick found filling up, charged to the
+ * Grows the stack and address tables the tick found filling up, charged to the
  * memory cgroup of the process that created the session, within
  * max_session_mb.  Holds meter_mutex so that no snapshot or reset sees
  * the table halfway.
@@ -111,13 +111,16 @@ static void meter_session_grow_work(struct work_struct *work)
 {
 	struct meter_session *s = container_of(work, struct meter_session,
 					       grow_work);
-	size_t limit = (size_t)meter_max_session_mb << 20, grown = 0;
+	size_t limit = (size_t)meter_max_session_mb << 20, grown = 0, room;
 	struct mem_cgroup *old_memcg;
 
 	mutex_lock(&meter_mutex);
 	old_memcg = set_active_memcg(s->memcg);
 	meter_stacks_grow(&s->stacks, &s->lock,
 			  limit > s->bytes ? limit - s->bytes : 0, &grown);
+	room = s->bytes + grown;
+	meter_stacks_grow(&s->addrs, &s->lock, limit > room ? limit - room : 0,
+			  &grown);
 	set_active_memcg(old_memcg);
 	s->bytes += grown;
 	clear_bit(0, &s->grow_queued);
@@ -155,6 +158,9 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 	if (meter_stacks_init(&s->stacks, meter_stack_entries,
 			      meter_stack_frames))
 		goto err_chunks;
+	if (meter_stacks_init(&s->addrs, meter_addr_entries,
+			      meter_addr_entries * METER_ADDR_KEY_WORDS))
+		goto err_stacks;
 
 	refcount_set(&s->ref, 1);	/* the session list's reference */
 	raw_spin_lock_init(&s->lock);
@@ -190,7 +196,8 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 	s->start_ns = ktime_get_boottime_ns();
 	s->state = METER_STATE_LIVE;
 	s->bytes = sizeof(*s) + METER_NCHUNKS * sizeof(*s->chunks) +
-		   meter_stacks_bytes(&s->stacks);
+		   meter_stacks_bytes(&s->stacks) +
+		   meter_stacks_bytes(&s->addrs);
 	list_add_tail_rcu(&s->node, &meter_sessions);
 	hash_add_rcu(meter_tgid_hash, &s->tgid_node, (unsigned long)s->tgid);
 	return s;
@@ -199,6 +206,8 @@ err_ns:
 	put_user_ns(s->user_ns);
 	put_pid(s->tgid);
 	mem_cgroup_put(s->memcg);
+	meter_stacks_free(&s->addrs);
+err_stacks:
 	meter_stacks_free(&s->stacks);
 err_chunks:
 	kvfree(s->chunks);
@@ -316,6 +325,8 @@ static void meter_session_free_work(struct work_struct *work)
 	}
 	kvfree(s->chunks);
 	meter_stacks_free(&s->stacks);
+	meter_stacks_free(&s->addrs);
+	meter_maps_free(&s->maps);
 	meter_budget_free(s);
 	put_user_ns(s->user_ns);
 	mem_cgroup_put(s->memcg);
@@ -430,25 +441,31 @@ void meter_sessions_destroy(void)
 }
 
 /*
- * Caller holds meter_mutex and s->live_lock.  The stack table is replaced
- * by an empty one made beforehand, not cleared under the lock: the lock
- * (interrupts off) is held for a pointer swap, whatever the table's size.
+ * Caller holds meter_mutex and s->live_lock.  The stack and address tables
+ * are replaced by empty ones made beforehand, not cleared under the lock:
+ * the lock (interrupts off) is held for pointer swaps, whatever the
+ * tables' size.
  */
 static int meter_session_reset_locked(struct meter_session *s)
 {
-	struct meter_stacks fresh;
+	struct meter_stacks fresh, fresh_addrs;
 	struct meter_thread *t;
 	unsigned long flags;
 	u32 c, i, nfuncs = 0;
 
 	if (meter_stacks_init_like(&fresh, &s->stacks))
 		return -ENOMEM;
+	if (meter_stacks_init_like(&fresh_addrs, &s->addrs)) {
+		meter_stacks_free(&fresh);
+		return -ENOMEM;
+	}
 	atomic64_set(&s->samples, 0);
 	atomic64_set(&s->ticks, 0);
 	atomic64_set(&s->no_current, 0);
 	atomic64_set(&s->invalid, 0);
 	atomic64_set(&s->lost, 0);
 	atomic64_set(&s->truncated, 0);
+	atomic64_set(&s->addrs_lost, 0);
 	s->slow_entries = 0;
 	atomic64_set(&s->stretched, 0);
 	atomic64_set(&s->samples_off[0], 0);
@@ -473,11 +490,13 @@ static int meter_session_reset_locked(struct meter_session *s)
 	s->nfuncs = nfuncs;
 	raw_spin_lock_irqsave(&s->lock, flags);
 	swap(s->stacks, fresh);
+	swap(s->addrs, fresh_addrs);
 	list_for_each_entry(t, &s->threads, node)
 		t->samples_reset = READ_ONCE(t->samples);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	meter_ended_reset(s);
 	meter_stacks_free(&fresh);
+	meter_stacks_free(&fresh_addrs);
 	return 0;
 }
 

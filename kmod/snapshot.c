@@ -48,6 +48,7 @@ void meter_session_info_fill(struct meter_session *s,
 	si->call_cost_ps = s->call_cost_ps;
 	si->slow_entries = s->slow_entries;
 	si->stretched = atomic64_read(&s->stretched);
+	si->addrs_lost = atomic64_read(&s->addrs_lost);
 	/* As the reader's pid namespace sees it; 0 if it cannot. */
 	si->pid = pid_nr_ns(s->tgid, task_active_pid_ns(current));
 	si->uid = from_kuid_munged(current_user_ns(), s->uid);
@@ -56,6 +57,8 @@ void meter_session_info_fill(struct meter_session *s,
 	si->threads_total = s->threads_total;
 	si->nfuncs = s->nfuncs;
 	si->nstacks = s->stacks.nused;
+	si->naddrs = s->addrs.nused;
+	si->nmaps = s->maps.n;
 	memcpy(si->comm, s->comm, sizeof(si->comm));
 }
 
@@ -140,6 +143,9 @@ void meter_snap_clear(struct meter_snap *sn)
 	kvfree(sn->names);
 	kvfree(sn->stacks);
 	kvfree(sn->pool);
+	kvfree(sn->addrs);
+	kvfree(sn->addr_pool);
+	meter_maps_free(&sn->maps);
 	kvfree(sn->threads);
 	meter_live_set_free(&sn->live);
 	memset(sn, 0, sizeof(*sn));
@@ -276,23 +282,23 @@ static int meter_snap_live(struct meter_snap *sn)
 }
 
 /*
- * Copies the stacks that existed when the copy began (their frames lie
- * below pool_used then: the pool only grows until a reset, and a reset
- * takes meter_mutex), a bounded piece per lock hold, their frames packed
- * into sn->pool.
+ * Copies the entries of st that existed when the copy began (their keys
+ * lie below pool_used then: the pool only grows until a reset, and a
+ * reset takes meter_mutex), a bounded piece per lock hold, their keys
+ * packed into pool; returns how many.
  */
-static void meter_snap_stacks(struct meter_session *s, struct meter_snap *sn,
-			      u32 nused, u32 pool_used)
+static u32 meter_snap_table(struct meter_session *s, struct meter_stacks *st,
+			    struct meter_stack_entry *out, u32 *pool,
+			    u32 nused, u32 pool_used)
 {
-	struct meter_stacks *st = &s->stacks;
 	unsigned long flags;
-	u32 i = 0, packed = 0;
+	u32 i = 0, packed = 0, n = 0;
 
-	while (i < st->nslots && sn->nstacks < nused) {
+	while (i < st->nslots && n < nused) {
 		u32 end = min(st->nslots, i + METER_SNAP_SLOTS), frames = 0;
 
 		raw_spin_lock_irqsave(&s->lock, flags);
-		for (; i < end && sn->nstacks < nused; i++) {
+		for (; i < end && n < nused; i++) {
 			const struct meter_stack_entry *e = &st->slots[i];
 			struct meter_stack_entry *d;
 
@@ -300,10 +306,10 @@ static void meter_snap_stacks(struct meter_session *s, struct meter_snap *sn,
 				continue;
 			if (frames + e->depth > METER_SNAP_FRAMES)
 				break;
-			d = &sn->stacks[sn->nstacks++];
+			d = &out[n++];
 			*d = *e;
 			d->off = packed;
-			memcpy(&sn->pool[packed], &st->pool[e->off],
+			memcpy(&pool[packed], &st->pool[e->off],
 			       e->depth * sizeof(u32));
 			packed += e->depth;
 			frames += e->depth;
@@ -311,6 +317,7 @@ static void meter_snap_stacks(struct meter_session *s, struct meter_snap *sn,
 		raw_spin_unlock_irqrestore(&s->lock, flags);
 		cond_resched();
 	}
+	return n;
 }
 
 static int meter_tid_cmp(const void *a, const void *b)
@@ -389,8 +396,8 @@ static void meter_snap_ended(struct meter_session *s, struct meter_snap *sn,
 static int meter_snap_copy(struct meter_session *s, struct meter_snap *sn)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
-	struct meter_stacks *st = &s->stacks;
-	u32 nfuncs, nused, pool_used, nthreads = 0;
+	struct meter_stacks *st = &s->stacks, *at = &s->addrs;
+	u32 nfuncs, nused, pool_used, naddrs, addr_words, nthreads = 0;
 	struct meter_thread *t;
 	unsigned long flags;
 	size_t names_len;
@@ -403,6 +410,8 @@ static int meter_snap_copy(struct meter_session *s, struct meter_snap *sn)
 	raw_spin_lock_irqsave(&s->lock, flags);
 	nused = st->nused;
 	pool_used = st->pool_used;
+	naddrs = at->nused;
+	addr_words = at->pool_used;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	ret = meter_live_collect(s, &sn->live);
 	if (ret)
@@ -412,6 +421,9 @@ static int meter_snap_copy(struct meter_session *s, struct meter_snap *sn)
 				names_len +
 				(size_t)nused * sizeof(*sn->stacks) +
 				(size_t)pool_used * sizeof(u32) +
+				(size_t)naddrs * sizeof(*sn->addrs) +
+				(size_t)addr_words * sizeof(u32) +
+				meter_maps_bytes(&s->maps) +
 				(size_t)nthreads * sizeof(*sn->threads) +
 				(size_t)sn->live.n * sizeof(*sn->live.t) +
 				((size_t)sn->live.max_id + 1) * sizeof(u64));
@@ -426,11 +438,19 @@ static int meter_snap_copy(struct meter_session *s, struct meter_snap *sn)
 				    GFP_KERNEL_ACCOUNT);
 	sn->pool = kvmalloc_array(max(pool_used, 1U), sizeof(u32),
 				  GFP_KERNEL_ACCOUNT);
+	sn->addrs = kvmalloc_array(max(naddrs, 1U), sizeof(*sn->addrs),
+				   GFP_KERNEL_ACCOUNT);
+	sn->addr_pool = kvmalloc_array(max(addr_words, 1U), sizeof(u32),
+				       GFP_KERNEL_ACCOUNT);
 	if (!sn->funcs || !sn->names || !sn->threads || !sn->stacks ||
-	    !sn->pool)
+	    !sn->pool || !sn->addrs || !sn->addr_pool ||
+	    meter_maps_copy(&s->maps, &sn->maps))
 		return -ENOMEM;
 	meter_snap_funcs(s, sn, nfuncs);
-	meter_snap_stacks(s, sn, nused, pool_used);
+	sn->nstacks = meter_snap_table(s, st, sn->stacks, sn->pool, nused,
+				       pool_used);
+	sn->naddrs = meter_snap_table(s, at, sn->addrs, sn->addr_pool, naddrs,
+				      addr_words);
 
 	/* the counters last, so that they cover the stacks copied */
 	raw_spin_lock_irqsave(&s->lock, flags);
@@ -454,6 +474,7 @@ static int meter_snap_copy(struct meter_session *s, struct meter_snap *sn)
 
 	sn->si.nfuncs = sn->nfuncs;
 	sn->si.nstacks = sn->nstacks;
+	sn->si.naddrs = sn->naddrs;
 	meter_snap_totals(sn);
 	return 0;
 }
@@ -521,6 +542,10 @@ int meter_put_session(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, METER_A_SLOW_ENTRIES, si->slow_entries,
 			      METER_A_PAD) ||
 	    nla_put_u64_64bit(skb, METER_A_STRETCHED_TICKS, si->stretched,
+			      METER_A_PAD) ||
+	    nla_put_u32(skb, METER_A_NADDRS, si->naddrs) ||
+	    nla_put_u32(skb, METER_A_NMAPS, si->nmaps) ||
+	    nla_put_u64_64bit(skb, METER_A_ADDRS_LOST, si->addrs_lost,
 			      METER_A_PAD))
 		return -EMSGSIZE;
 	return 0;
@@ -577,6 +602,46 @@ int meter_put_stack(struct sk_buff *skb, const struct meter_snap *sn,
 	    (e->truncated && nla_put_flag(skb, METER_A_STACK_TRUNCATED)) ||
 	    (e->state && nla_put_u32(skb, METER_A_STACK_STATE, e->state)) ||
 	    nla_put_u32(skb, METER_A_STACK_TID, e->tid)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+int meter_put_addr(struct sk_buff *skb, const struct meter_snap *sn,
+		   const struct meter_stack_entry *e)
+{
+	const u32 *key = &sn->addr_pool[e->off];
+	struct nlattr *nest = nla_nest_start(skb, METER_A_ADDR);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, METER_A_ADDR_IP,
+			      (u64)key[2] << 32 | key[1], METER_A_ADDR_PAD) ||
+	    nla_put_u32(skb, METER_A_ADDR_FUNC, key[0]) ||
+	    nla_put_u64_64bit(skb, METER_A_ADDR_SAMPLES, e->samples,
+			      METER_A_ADDR_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+int meter_put_map(struct sk_buff *skb, const struct meter_maps *m, u32 i)
+{
+	const struct meter_map *mp = &m->v[i];
+	struct nlattr *nest = nla_nest_start(skb, METER_A_MAP);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, METER_A_MAP_START, mp->start,
+			      METER_A_MAP_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_MAP_END, mp->end, METER_A_MAP_PAD) ||
+	    nla_put_u64_64bit(skb, METER_A_MAP_PGOFF, mp->pgoff,
+			      METER_A_MAP_PAD) ||
+	    nla_put_string(skb, METER_A_MAP_PATH, m->text + mp->path_off)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -93,10 +93,10 @@ int cli_report_option(struct cli_report *r, int c, const char *arg)
 		r->ro.threads = true;
 		return 1;
 	case OPT_CORRECT:
-		r->ro.correct = true;
+		r->ro.attrib = ATTRIB_CORRECTED;
 		return 1;
 	case OPT_NO_CORRECTION:
-		r->ro.correct = false;
+		r->ro.attrib = ATTRIB_AS_TAKEN;
 		return 1;
 	case OPT_WHOLE_NAMES:
 		r->ro.an.whole_names = true;

@@ -274,7 +274,7 @@ int render_diff(const struct meter_profile *base,
 			 "the other on wall-clock time: they do not compare");
 		return -1;
 	}
-	if (diff_build(&d, base, new, &o->an, o->correct)) {
+	if (diff_build(&d, base, new, &o->an, o->attrib)) {
 		diff_free(&d);
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -9,7 +9,7 @@
 
 /*
  * base against new in o->format (text; json; html), with the correction
- * if o->correct.  0, or -1 with a one-line reason in err.
+ * as o->attrib says.  0, or -1 with a one-line reason in err.
  */
 int render_diff(const struct meter_profile *base,
 		const struct meter_profile *new, const struct report_opts *o,

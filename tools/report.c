@@ -23,7 +23,7 @@ report_profile(const struct meter_profile *p, const struct report_opts *o,
 {
 	bool failed = false;
 
-	*copy = o->correct ? profile_corrected_copy(p, &failed) : NULL;
+	*copy = profile_attributed_copy(p, o->attrib, &failed);
 	if (!*copy && !failed)
 		*copy = meter_profile_by_name(p, &failed);
 	if (failed)

@@ -28,8 +28,9 @@ struct report_opts {
 	struct an_opts an;
 	double threshold;	/* percent; rows below are not shown */
 	bool threads;		/* a table of the threads' samples */
-	bool correct;		/* take the instrumentation's estimated cost
-				   out (correct.c); off: as taken */
+	enum attribution attrib;	/* where the samples go: by address
+					   (the default), as taken, or
+					   corrected (analysis.h) */
 	double hide_idle;	/* percent: wall clock, threads on a CPU less
 				   than this set aside (idle.h); 0: none */
 };

@@ -33,6 +33,11 @@ static struct meter_profile *appel(uint32_t id_main, uint32_t id_f,
 	meter_profile_add_stack(p, s2, 3, 100);
 	meter_profile_add_stack(p, s3, 1, 10);
 	meter_profile_add_thread(p, 42, 1010);
+	/* one address past 2^53: exact only as a string */
+	meter_profile_add_addr(p, 0x555555554000 + id_p, id_p, 990);
+	meter_profile_add_addr(p, 0xffffffffff600400ull, id_main, 10);
+	meter_profile_add_map(p, 0x555555554000, 0x555555600000, 0x1000,
+			      "/usr/bin/appel \"quoted\"\n");
 	meter_profile_compute_totals(p);
 	return p;
 }
@@ -157,6 +162,32 @@ TEST_F(model, merge_adds_runs_counters_and_threads)
 	EXPECT_EQ(2, self->m->runs);
 	EXPECT_EQ(2020, self->m->samples);
 	EXPECT_EQ(2, self->m->nthreads);
+}
+
+/* an address means something in its own process only */
+TEST_F(model, merge_keeps_each_process_addresses_apart_renumbered)
+{
+	const struct meter_func *prime = by_name(self->m, "is_prime");
+	const struct meter_func *main_f = by_name(self->m, "main");
+
+	ASSERT_EQ(4, self->m->naddrs);
+	ASSERT_NE(NULL, prime);
+	ASSERT_NE(NULL, main_f);
+	EXPECT_EQ(0x555555554000 + 4, self->m->addrs[0].ip);
+	EXPECT_EQ(0x555555554000 + 2, self->m->addrs[2].ip);
+	EXPECT_EQ(prime->id, self->m->addrs[0].func);
+	EXPECT_EQ(prime->id, self->m->addrs[2].func);
+	EXPECT_EQ(main_f->id, self->m->addrs[3].func);
+	EXPECT_EQ(990, self->m->addrs[2].samples);
+	EXPECT_EQ(1, self->m->addrs[0].proc);
+	EXPECT_EQ(1, self->m->addrs[1].proc);
+	EXPECT_EQ(2, self->m->addrs[2].proc);
+	EXPECT_EQ(2, self->m->addrs[3].proc);
+	ASSERT_EQ(2, self->m->nmaps);
+	EXPECT_EQ(1, self->m->maps[0].proc);
+	EXPECT_EQ(2, self->m->maps[1].proc);
+	EXPECT_EQ(0x1000, self->m->maps[1].pgoff);
+	EXPECT_STREQ("/usr/bin/appel \"quoted\"\n", self->m->maps[1].path);
 }
 
 TEST_F(model, merge_adds_new_names_and_keeps_ids_unique)
@@ -424,6 +455,55 @@ TEST(json_frame_naming_no_function_refused)
 	r = from_json(dangling, strlen(dangling), err, sizeof(err));
 	EXPECT_EQ(NULL, r);
 	EXPECT_NE(NULL, strstr(err, "not in \"functions\"")) TH_LOG("%s", err);
+	meter_profile_free(r);
+}
+
+/* an address is of a function listed, CPU time only, within the total */
+TEST(json_addresses_checked_against_functions_clock_and_total)
+{
+	const char *head = "{\"format\":\"meter-profile\",\"version\":1,"
+		"\"period_ns\":1,\"samples\":3,";
+	const char *tail = "\"functions\":[{\"id\":1,\"name\":\"a\"}],"
+		"\"stacks\":[],\"addresses\":[{\"ip\":\"4096\",";
+	const struct {
+		const char *clock, *rest, *said;
+	} bad[] = {
+		{ "", "\"func\":2,\"samples\":1}]}",
+		  "addresses[0]: \"func\" 2 is not in \"functions\"" },
+		{ "\"clock\":\"wall\",", "\"func\":1,\"samples\":1}]}",
+		  "\"addresses\" in a wall-clock profile" },
+		{ "", "\"func\":1,\"samples\":4}]}",
+		  "the addresses hold 4 samples, more than the profile's 3" },
+		{ "", "\"func\":1,\"samples\":1,\"proc\":1}]}",
+		  "addresses[0]: \"proc\" 1 names no process" },
+		{ "", "\"func\":1}]}", "addresses[0]: \"samples\"" },
+		{ "", "\"func\":1,\"samples\":1}],\"maps\":[{\"start\":\"8\","
+		  "\"end\":\"8\",\"path\":\"/a\"}]}",
+		  "maps[0]: \"start\" must be below \"end\"" },
+		{ "", "\"func\":1,\"samples\":1}],\"maps\":[{\"start\":\"8\","
+		  "\"end\":\"9\",\"path\":\"\"}]}",
+		  "maps[0]: \"path\" must be a non-empty string" },
+	};
+	char json[512], err[300];
+	struct meter_profile *r;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(json, sizeof(json), "%s%s%s%s", head, bad[i].clock,
+			 tail, bad[i].rest);
+		r = from_json(json, strlen(json), err, sizeof(err));
+		EXPECT_EQ(NULL, r) TH_LOG("read: %s", json);
+		EXPECT_NE(NULL, strstr(err, bad[i].said))
+			TH_LOG("%s: said %s", bad[i].said, err);
+		meter_profile_free(r);
+	}
+	snprintf(json, sizeof(json), "%s%s\"func\":1,\"samples\":3}]}", head,
+		 tail);
+	r = from_json(json, strlen(json), err, sizeof(err));
+	ASSERT_NE(NULL, r) TH_LOG("%s", err);
+	ASSERT_EQ(1, r->naddrs);
+	EXPECT_EQ(4096, r->addrs[0].ip);
+	EXPECT_EQ(3, r->addrs[0].samples);
 	meter_profile_free(r);
 }
 

@@ -34,12 +34,21 @@ $(TOOLS_SPLIT_CHANGED): $(BUILD)/selftests/split_light%: examples/split.c \
 	$(CC) $(CFLAGS) -DSPLIT_LIGHT_UNITS=$* -o $@ $< -L$(BUILD)/lib \
 		-Wl,-rpath,'$$ORIGIN/../lib' -lmeter $(LDFLAGS)
 
+# a tiny function inlined into an instrumented one, built as people build
+# (-O2 -g) with the plugin: test_tools_byaddr
+TOOLS_INLINED := $(BUILD)/selftests/tools_inlined
+$(TOOLS_INLINED): selftests/host/tools_inlined.c $(LIBMETER_SO) $(METER_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fplugin=$(METER_PLUGIN) -o $@ $< -L$(BUILD)/lib \
+		-Wl,-rpath,'$$ORIGIN/../lib' -lmeter $(LDFLAGS)
+
 TOOLS_TEST_DEPS := $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO) $(TOOLS_SPLIT_CHANGED) \
-	$(BUILD)/examples/split \
+	$(TOOLS_INLINED) $(BUILD)/examples/split \
 	$(BUILD)/tools/meter-run $(BUILD)/tools/meter-stat
 
 $(patsubst selftests/host/%.sh,$(BUILD)/selftests/host/%,$(wildcard selftests/host/test_tools_*.sh)): $(TOOLS_TEST_DEPS)
 
-ALL_TARGETS += $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO) $(TOOLS_SPLIT_CHANGED)
+ALL_TARGETS += $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO) $(TOOLS_SPLIT_CHANGED) \
+	$(TOOLS_INLINED)
 
 endif

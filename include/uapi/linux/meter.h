@@ -131,7 +131,7 @@
  *        THREADS_TOTAL, PERIOD_NS, START_NS, END_NS, SAMPLES, NO_CURRENT,
  *        INVALID, LOST, TRUNCATED, NFUNCS, NSTACKS, CALL_COST_PS, TICKS,
  *        CLOCK, SAMPLES_RUNQ, SAMPLES_BLOCKED, SLOW_ENTRIES,
- *        STRETCHED_TICKS
+ *        STRETCHED_TICKS, NADDRS, ADDRS_LOST, NMAPS
  *   SAMPLES counts periods of the thread's CPU time: a late interrupt
  *   weighs the whole periods that passed since the previous one, so
  *   SAMPLES per CPU-second is the requested rate.  TICKS counts the
@@ -145,6 +145,9 @@
  *   period because the owner's threads together asked for more ticks a
  *   second than the module's user_wall_ticks budget (unprivileged users
  *   only); each weighs the periods it stands for, so SAMPLES stays whole.
+ *   NADDRS counts the session's distinct (address, current function)
+ *   pairs, ADDRS_LOST the CPU-clock samples whose pair was not kept (the
+ *   module's addr_entries reached).  NMAPS counts the MAP nests.
  *
  * METER_CMD_PROFILE_GET (dump)
  *   in:  METER_A_COOKIE or METER_A_PID
@@ -170,11 +173,26 @@
  *                                max_thread_rows, this many ended
  *                                threads with the fewest samples
  *                                together in one nest, TID 0, no COMM)
+ *        METER_A_ADDR     (nest) ADDR_IP (u64, the user address the
+ *                                thread was to resume at), ADDR_FUNC
+ *                                (u32, the current function's id),
+ *                                ADDR_SAMPLES (u64); CPU clock only
+ *        METER_A_MAP      (nest) MAP_START, MAP_END (u64, the range),
+ *                                MAP_PGOFF (u64, the file offset at
+ *                                START), MAP_PATH (string): an
+ *                                executable file mapping of the process
  *   FUNC_TOTAL counts each sample once per function however often the
  *   function recurs in the sampled stack.  FUNC_SELF counts every sample
  *   as current; FUNC_SELF_RUNQ and FUNC_SELF_BLOCKED the part of it taken
  *   off the CPU (wall clock).  A stack is kept once per thread and state:
- *   the same frames may come as several STACK nests.
+ *   the same frames may come as several STACK nests.  The ADDR nests
+ *   split the CPU-clock samples by where the thread was interrupted: with
+ *   the program's line table, they tell a function's own instructions
+ *   from the instrumentation's and from those of an uninstrumented
+ *   function inlined into it.  A sample taken in the kernel counts at the
+ *   address the thread returns to.  The MAP nests are the process's
+ *   executable file mappings as of the last REGISTER or ADD_FUNCS of any
+ *   of its threads (at most 4096; the path as the process saw it).
  *
  * METER_CMD_SESSION_RESET (do)  in: COOKIE or PID.  Zeroes the counters.
  * METER_CMD_SESSION_DEL (do)    in: COOKIE or PID.  Forgets a finished
@@ -313,6 +331,11 @@ enum meter_attr {
 	METER_A_SAMPLES_BLOCKED,	/* u64, wall clock: blocked */
 	METER_A_SLOW_ENTRIES,	/* u64, calls on libmeter's slow path */
 	METER_A_STRETCHED_TICKS,	/* u64, ticks the user's budget delayed */
+	METER_A_NADDRS,		/* u32 */
+	METER_A_ADDRS_LOST,	/* u64, samples whose address was not kept */
+	METER_A_ADDR,		/* nest, enum meter_addr_attr */
+	METER_A_NMAPS,		/* u32 */
+	METER_A_MAP,		/* nest, enum meter_map_attr */
 	__METER_A_MAX
 };
 #define METER_A_MAX (__METER_A_MAX - 1)
@@ -359,5 +382,26 @@ enum meter_thread_attr {
 	__METER_A_THREAD_MAX
 };
 #define METER_A_THREAD_MAX (__METER_A_THREAD_MAX - 1)
+
+enum meter_addr_attr {
+	METER_A_ADDR_UNSPEC,
+	METER_A_ADDR_PAD,
+	METER_A_ADDR_IP,		/* u64, a user address */
+	METER_A_ADDR_FUNC,		/* u32, the current function's id */
+	METER_A_ADDR_SAMPLES,		/* u64 */
+	__METER_A_ADDR_MAX
+};
+#define METER_A_ADDR_MAX (__METER_A_ADDR_MAX - 1)
+
+enum meter_map_attr {
+	METER_A_MAP_UNSPEC,
+	METER_A_MAP_PAD,
+	METER_A_MAP_START,		/* u64 */
+	METER_A_MAP_END,		/* u64 */
+	METER_A_MAP_PGOFF,		/* u64, bytes */
+	METER_A_MAP_PATH,		/* string */
+	__METER_A_MAP_MAX
+};
+#define METER_A_MAP_MAX (__METER_A_MAP_MAX - 1)
 
 #endif /* _UAPI_LINUX_METER_H */

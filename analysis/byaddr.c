@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The samples given by address (addrs.h).  A sample's address is where
+ * the thread was: on meter's own instructions (what the plugin adds, which
+ * the line table puts on "<meter>"; libmeter), in another function of the
+ * program than the one that was current (one inlined without a record, a
+ * callee whose entry had not run yet, a caller's code after a return's
+ * store), or in the current function.  The first are taken out of the
+ * current function, as the correction takes its estimate out; the second
+ * go to that function, as the innermost inline frame names it, a callee
+ * of the current one in the stacks; the rest stay.  What meter counts
+ * exactly stays: the calls, the stacks' shape, the totals of the header
+ * and of the threads.
+ *
+ * A sample moves whole: each address row is counted samples of one
+ * function at one address, so a function's new self time is an exact
+ * count.  The stacks that end in a function are shared out in proportion
+ * (rounded), as the correction scales them (correct.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addrs.h"
+#include "analysis.h"
+
+/* What one function gives: to meter, and to other functions. */
+struct give {
+	uint32_t from, to;	/* function indexes */
+	uint64_t n;
+};
+
+static int cmp_give(const void *a, const void *b)
+{
+	const struct give *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/*
+ * Whether a record's name is the function found by name: the same, or,
+ * for a name read without a linkage name (internal linkage: no mangled
+ * name to demangle), the record's less its parameters and ABI tags.
+ */
+static bool name_is(const char *record, const char *found)
+{
+	size_t n = strlen(found);
+
+	return !strncmp(record, found, n) &&
+	       (!record[n] || record[n] == '(' || record[n] == '[');
+}
+
+/* The index of the function named name, made (no calls) when none is. */
+static int func_named(struct meter_profile *p, const char *name, uint32_t *idx)
+{
+	uint32_t max = 0;
+	size_t i;
+
+	for (i = 0; i < p->nfuncs; i++) {
+		if (name_is(p->funcs[i].name, name)) {
+			*idx = (uint32_t)i;
+			return 0;
+		}
+		if (p->funcs[i].id > max)
+			max = p->funcs[i].id;
+	}
+	if (max == UINT32_MAX || !meter_profile_add_func(p, max + 1, name))
+		return -1;
+	*idx = (uint32_t)(p->nfuncs - 1);
+	return 0;
+}
+
+/*
+ * The program's files: those the plugin instrumented, and those where
+ * some address is in its own current function's code.  prog[k] for
+ * where's obj k (objs of them).
+ */
+static bool *program_files(const struct meter_profile *p,
+			   const struct addr_where *where, int *objs)
+{
+	bool *prog;
+	size_t i;
+
+	*objs = 0;
+	for (i = 0; i < p->naddrs; i++)
+		if (where[i].obj >= *objs)
+			*objs = where[i].obj + 1;
+	prog = calloc(*objs ? (size_t)*objs : 1, sizeof(*prog));
+	if (!prog)
+		return NULL;
+	for (i = 0; i < p->naddrs; i++) {
+		const struct meter_func *f = meter_profile_find(p,
+							p->addrs[i].func);
+
+		if (where[i].obj >= 0 &&
+		    (where[i].plugin || (f && where[i].kind == ADDR_FUNC &&
+					 name_is(f->name, where[i].func))))
+			prog[where[i].obj] = true;
+	}
+	return prog;
+}
+
+/*
+ * The moves of p's address rows, sorted by giver; meter's own are to
+ * UINT32_MAX.  Counts what it finds into r.
+ */
+static struct give *gives_of(struct meter_profile *p,
+			     const struct addr_where *where, size_t *n,
+			     struct byaddr_result *r)
+{
+	struct give *g = calloc(p->naddrs ? p->naddrs : 1, sizeof(*g));
+	int objs;
+	bool *prog = program_files(p, where, &objs);
+	size_t i, k;
+
+	*n = 0;
+	if (!g || !prog) {
+		free(g);
+		free(prog);
+		return NULL;
+	}
+	for (i = 0; i < p->naddrs; i++) {
+		const struct meter_addr *a = &p->addrs[i];
+		const struct meter_func *f = meter_profile_find(p, a->func);
+		uint32_t to;
+
+		/* a library's function: its caller's time, as taken */
+		if (!f || where[i].kind == ADDR_UNRESOLVED ||
+		    (where[i].kind == ADDR_FUNC && !prog[where[i].obj])) {
+			r->unresolved += a->samples;
+			continue;
+		}
+		r->resolved += a->samples;
+		if (where[i].kind == ADDR_METER) {
+			to = UINT32_MAX;
+		} else if (!name_is(f->name, where[i].func)) {
+			if (func_named(p, where[i].func, &to)) {
+				free(g);
+				free(prog);
+				return NULL;
+			}
+			/* the find before may have moved with the array */
+			f = meter_profile_find(p, a->func);
+		} else {
+			continue;
+		}
+		g[*n].from = (uint32_t)(f - p->funcs);
+		g[*n].to = to;
+		g[(*n)++].n = a->samples;
+	}
+	free(prog);
+	qsort(g, *n, sizeof(*g), cmp_give);
+	/* one move per pair: one new stack per pair and stack */
+	for (i = 0, k = 0; i < *n; i++) {
+		if (k && g[k - 1].from == g[i].from && g[k - 1].to == g[i].to)
+			g[k - 1].n += g[i].n;
+		else
+			g[k++] = g[i];
+	}
+	*n = k;
+	return g;
+}
+
+static uint64_t share(uint64_t s, uint64_t part, uint64_t whole)
+{
+	return whole ? (uint64_t)llround((double)s * (double)part /
+					 (double)whole) : 0;
+}
+
+/* s, ending in f, with to as its callee: a new stack of samples. */
+static int stack_to(struct meter_profile *p, size_t s, uint32_t to,
+		    uint64_t samples)
+{
+	struct meter_stack *st = &p->stacks[s], *d;
+	uint32_t *frames = malloc((st->depth + 1) * sizeof(*frames));
+	uint32_t tid = st->tid, proc = st->proc;
+	bool truncated = st->truncated;
+
+	if (!frames)
+		return -1;
+	memcpy(frames, st->frames, st->depth * sizeof(*frames));
+	frames[st->depth] = p->funcs[to].id;
+	d = meter_profile_add_stack(p, frames, st->depth + 1, samples);
+	free(frames);
+	if (!d)
+		return -1;
+	d->tid = tid;
+	d->proc = proc;
+	d->truncated = truncated;
+	return 0;
+}
+
+/* The first of g's moves from f (sorted by giver), or ng. */
+static size_t first_give(const struct give *g, size_t ng, size_t f)
+{
+	size_t lo = 0, hi = ng;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g[mid].from < f)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The stacks that end in a giver, shared out as its self samples were:
+ * on[f] its self samples before, g what each gave.
+ */
+static int share_stacks(struct meter_profile *p, const struct give *g,
+			size_t ng, const uint64_t *on)
+{
+	size_t n0 = p->nstacks, s, k, kept = 0;
+
+	for (s = 0; s < n0; s++) {
+		struct meter_stack *st = &p->stacks[s];
+		const struct meter_func *leaf;
+		uint64_t whole = st->samples, left = whole;
+		size_t f;
+
+		leaf = st->depth && st->state == METER_STATE_ONCPU ?
+			meter_profile_find(p, st->frames[st->depth - 1]) :
+			NULL;
+		if (!leaf)
+			continue;
+		f = (size_t)(leaf - p->funcs);
+		for (k = first_give(g, ng, f); k < ng && g[k].from == f; k++) {
+			uint64_t part;
+
+			part = share(whole, g[k].n, on[f]);
+			left -= part < left ? part : left;
+			if (part && g[k].to != UINT32_MAX &&
+			    stack_to(p, s, g[k].to, part))
+				return -1;
+			st = &p->stacks[s];
+		}
+		st->samples = left;
+	}
+	for (s = 0; s < p->nstacks; s++) {
+		if (p->stacks[s].samples)
+			p->stacks[kept++] = p->stacks[s];
+		else
+			free(p->stacks[s].frames);
+	}
+	p->nstacks = kept;
+	return 0;
+}
+
+int byaddr_apply(struct meter_profile *p, const struct addr_where *where,
+		 struct byaddr_result *r)
+{
+	uint64_t *on = NULL;
+	struct give *g;
+	size_t ng, i;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	g = gives_of(p, where, &ng, r);
+	if (!g)
+		return -1;
+	on = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*on));
+	if (!on)
+		goto out;
+	for (i = 0; i < p->nfuncs; i++)
+		on[i] = p->funcs[i].self_samples;
+	for (i = 0; i < ng; i++) {
+		struct meter_func *from = &p->funcs[g[i].from];
+		uint64_t n = g[i].n < from->self_samples ? g[i].n :
+			     from->self_samples;
+
+		from->self_samples -= n;
+		g[i].n = n;
+		if (g[i].to == UINT32_MAX) {
+			r->meter += n;
+		} else {
+			p->funcs[g[i].to].self_samples += n;
+			r->moved += n;
+		}
+	}
+	if (share_stacks(p, g, ng, on))
+		goto out;
+	meter_profile_compute_totals(p);
+	for (i = 0; i < p->nfuncs; i++)
+		if (p->funcs[i].total_samples < p->funcs[i].self_samples)
+			p->funcs[i].total_samples = p->funcs[i].self_samples;
+	p->corrected = true;
+	p->by_address = true;
+	p->corrected_samples = (double)r->meter;
+	p->addr_moved = r->moved;
+	p->addr_unresolved = r->unresolved;
+	ret = 0;
+out:
+	free(on);
+	free(g);
+	return ret;
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the samples given by address (analysis/byaddr.c), on
+ * profiles whose addresses' places are given: meter's own taken out, a
+ * function inlined without a record given its samples as a callee, a
+ * library's left with its caller, a name read without its parameters
+ * matched to its record.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "addrs.h"
+#include "analysis.h"
+
+/* main (1) calls f (2); f current for 100 samples, main for 10 */
+static struct meter_profile *two(void)
+{
+	struct meter_profile *p = meter_profile_new();
+	const uint32_t s1[] = { 1, 2 }, s2[] = { 1 };
+
+	strcpy(p->backend, "kernel");
+	p->period_ns = 1000000;
+	p->samples = 110;
+	meter_profile_add_func(p, 1, "main")->calls = 1;
+	meter_profile_add_func(p, 2, "f(int)")->calls = 1000;
+	meter_profile_find(p, 1)->self_samples = 10;
+	meter_profile_find(p, 2)->self_samples = 100;
+	meter_profile_add_stack(p, s1, 2, 100);
+	meter_profile_add_stack(p, s2, 1, 10);
+	meter_profile_compute_totals(p);
+	return p;
+}
+
+static const struct meter_func *named(const struct meter_profile *p,
+				      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfuncs; i++)
+		if (!strcmp(p->funcs[i].name, name))
+			return &p->funcs[i];
+	return NULL;
+}
+
+/* the samples of the stacks of these frames (the model allows repeats) */
+static uint64_t stack_samples(const struct meter_profile *p,
+			      const uint32_t *frames, uint32_t depth)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nstacks; i++)
+		if (p->stacks[i].depth == depth &&
+		    !memcmp(p->stacks[i].frames, frames,
+			    depth * sizeof(*frames)))
+			n += p->stacks[i].samples;
+	return n;
+}
+
+/* an address row of f at the place given, in file obj */
+static void at(struct meter_profile *p, struct addr_where *w, uint32_t func,
+	       uint64_t n, enum addr_kind kind, const char *name, int obj)
+{
+	meter_profile_add_addr(p, 0x1000 + p->naddrs, func, n);
+	w[p->naddrs - 1].kind = kind;
+	w[p->naddrs - 1].func = name ? strdup(name) : NULL;
+	w[p->naddrs - 1].obj = obj;
+	w[p->naddrs - 1].plugin = false;
+}
+
+TEST(meter_own_samples_are_taken_out_and_an_inlined_function_gets_its_own)
+{
+	struct meter_profile *p = two();
+	struct addr_where w[3];
+	struct byaddr_result r;
+	const struct meter_func *f, *g;
+	uint32_t fg[3] = { 1, 2, 0 }, f1[2] = { 1, 2 };
+
+	at(p, w, 2, 30, ADDR_METER, NULL, 0);
+	at(p, w, 2, 50, ADDR_FUNC, "f", 0);
+	at(p, w, 2, 20, ADDR_FUNC, "g", 0);
+	ASSERT_EQ(0, byaddr_apply(p, w, &r));
+	f = named(p, "f(int)");
+	g = named(p, "g");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, g);
+	EXPECT_EQ(50, f->self_samples);
+	EXPECT_EQ(20, g->self_samples);
+	EXPECT_EQ(0, g->calls);
+	EXPECT_EQ(1000, f->calls);
+	EXPECT_EQ(30, r.meter);
+	EXPECT_EQ(20, r.moved);
+	EXPECT_EQ(100, r.resolved);
+	EXPECT_TRUE(p->by_address);
+	EXPECT_EQ(30, (uint64_t)p->corrected_samples);
+	/* the totals as measured */
+	EXPECT_EQ(110, p->samples);
+	/* g a callee of f in the stacks, f's stack what f kept */
+	fg[2] = g->id;
+	EXPECT_EQ(50, stack_samples(p, f1, 2));
+	EXPECT_EQ(20, stack_samples(p, fg, 3));
+	EXPECT_EQ(70, f->total_samples);
+	EXPECT_EQ(20, g->total_samples);
+	addr_where_free(w, p->naddrs);
+	meter_profile_free(p);
+}
+
+TEST(a_library_function_leaves_its_samples_with_its_caller)
+{
+	struct meter_profile *p = two();
+	struct addr_where w[2];
+	struct byaddr_result r;
+
+	at(p, w, 2, 60, ADDR_FUNC, "f", 0);
+	/* file 1: no sample of a function in its own code there */
+	at(p, w, 2, 40, ADDR_FUNC, "memcpy", 1);
+	ASSERT_EQ(0, byaddr_apply(p, w, &r));
+	EXPECT_EQ(NULL, named(p, "memcpy"));
+	EXPECT_EQ(100, named(p, "f(int)")->self_samples);
+	EXPECT_EQ(40, r.unresolved);
+	EXPECT_EQ(0, r.moved);
+	addr_where_free(w, p->naddrs);
+	meter_profile_free(p);
+}
+
+TEST(a_file_the_plugin_instrumented_is_the_program_s)
+{
+	struct meter_profile *p = two();
+	struct addr_where w[1];
+	struct byaddr_result r;
+
+	/* every sample of f in an inlined helper: no proof by name */
+	at(p, w, 2, 100, ADDR_FUNC, "helper", 0);
+	w[0].plugin = true;
+	ASSERT_EQ(0, byaddr_apply(p, w, &r));
+	ASSERT_NE(NULL, named(p, "helper"));
+	EXPECT_EQ(100, named(p, "helper")->self_samples);
+	EXPECT_EQ(0, named(p, "f(int)")->self_samples);
+	addr_where_free(w, p->naddrs);
+	meter_profile_free(p);
+}
+
+TEST(a_recorded_function_found_at_another_current_one_takes_the_sample)
+{
+	struct meter_profile *p = two();
+	struct addr_where w[2];
+	struct byaddr_result r;
+	const uint32_t main_f[2] = { 1, 2 };
+
+	/* f's inlined copy in main, before f's entry made it current */
+	at(p, w, 1, 4, ADDR_FUNC, "f", 0);
+	at(p, w, 1, 6, ADDR_FUNC, "main", 0);
+	ASSERT_EQ(0, byaddr_apply(p, w, &r));
+	EXPECT_EQ(6, named(p, "main")->self_samples);
+	EXPECT_EQ(104, named(p, "f(int)")->self_samples);
+	EXPECT_EQ(2, p->nfuncs);	/* no row made */
+	EXPECT_EQ(104, stack_samples(p, main_f, 2));
+	addr_where_free(w, p->naddrs);
+	meter_profile_free(p);
+}
+
+TEST(unread_addresses_stay_with_the_current_function)
+{
+	struct meter_profile *p = two();
+	struct addr_where w[2];
+	struct byaddr_result r;
+
+	at(p, w, 2, 70, ADDR_UNRESOLVED, NULL, -1);
+	at(p, w, 2, 30, ADDR_FUNC, "f", 0);
+	ASSERT_EQ(0, byaddr_apply(p, w, &r));
+	EXPECT_EQ(100, named(p, "f(int)")->self_samples);
+	EXPECT_EQ(70, r.unresolved);
+	EXPECT_EQ(30, r.resolved);
+	EXPECT_EQ(0, (uint64_t)p->corrected_samples);
+	addr_where_free(w, p->naddrs);
+	meter_profile_free(p);
+}
+
+TEST_HARNESS_MAIN
