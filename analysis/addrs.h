@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter.ko's samples by address, read (Documentation/user-guide.md, "By
- * address"): addr_resolve.c finds where each address is through the
- * process's mappings and the files' DWARF line and inline records;
- * byaddr.c gives the samples to what they found.  Internal to meter.
+ * The CPU-clock samples by address, read (Documentation/user-guide.md,
+ * "Where the samples go"): addr_resolve.c finds where each address is
+ * through the process's mappings and the files' DWARF line and inline
+ * records; byaddr.c gives the samples to what they found.  Internal to
+ * meter.
  */
 #ifndef METER_ADDRS_H
 #define METER_ADDRS_H
@@ -41,7 +42,9 @@ struct byaddr_result {
 	uint64_t resolved;	/* samples whose address was found */
 	uint64_t meter;		/* of them, meter's own, taken out */
 	uint64_t moved;		/* of them, moved to another function */
-	uint64_t unresolved;	/* samples left with the current function */
+	uint64_t unresolved;	/* samples left with the current function:
+				 * in a library, or not read
+				 */
 };
 
 /*

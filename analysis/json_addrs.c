@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The JSON reader's "addresses" and "maps" (json-format.md): meter.ko's
+ * The JSON reader's "addresses" and "maps" (json-format.md): the
  * CPU-clock samples by address, and the executable mappings that tell
  * which file and offset an address is at.  Their "proc" is checked
  * against "processes" once those are read (profile_json.c).
@@ -10,7 +10,7 @@
 
 #include "json_addrs.h"
 
-/* meter.ko's samples by address (optional): each of a function listed. */
+/* The samples by address (optional): each of a function listed. */
 int json_read_addrs(struct schema *sc, struct json_object *root,
 		      struct meter_profile *p)
 {
@@ -60,7 +60,7 @@ int json_read_addrs(struct schema *sc, struct json_object *root,
 	return 0;
 }
 
-/* meter.ko's executable mappings (optional). */
+/* The process's executable mappings (optional). */
 int json_read_maps(struct schema *sc, struct json_object *root,
 		     struct meter_profile *p)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The JSON reader's parts for meter.ko's samples by address and the
+ * The JSON reader's parts for the samples by address and the
  * process's mappings (json_addrs.c, json-format.md): called by
  * profile_json.c once the functions are read.  Internal to meter.
  */

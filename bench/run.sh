@@ -453,12 +453,15 @@ perf_scripts() {
 	local d
 	for d in "$OUT"/runs/*; do
 		# meter's reports of a real program: as meter reports it by
-		# default (by address, with meter.ko), and with --correct
+		# default (by address, with meter.ko), with --correct, and as
+		# taken (--no-correction)
 		if [ -f "$d/realprog" ] && [ -f "$d/profile.json" ]; then
 			"$ROOT/build/tools/meter-stat" -i "$d/profile.json" -f flat \
 				> "$d/flat.txt" 2>&1 || true
 			"$ROOT/build/tools/meter-stat" -i "$d/profile.json" -f flat \
 				--correct > "$d/flat-corrected.txt" 2>&1 || true
+			"$ROOT/build/tools/meter-stat" -i "$d/profile.json" -f flat \
+				--no-correction > "$d/flat-taken.txt" 2>&1 || true
 		fi
 		[ -f "$d/perf.data" ] || continue
 		if [ -f "$d/realprog" ]; then

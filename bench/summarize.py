@@ -437,7 +437,8 @@ def insn_ratio(real, prog):
 def real_programs(runs, env="vm"):
     """Per real program: mean self shares of perf (plain build, each sample
     given to its innermost program function by DWARF's inline records) and
-    of meter (plugin build: as reported by default, and with --correct)
+    of meter (plugin build: as reported by default, with --correct, and
+    as taken)
     over the repetitions, and meter's slow-path entries per call."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from selfshares import perf_shares, program_functions
@@ -445,7 +446,8 @@ def real_programs(runs, env="vm"):
     real = pick(runs, env=env, phase="real")
     for r in real:
         prog = os.path.basename(r.w)
-        d = progs.setdefault(prog, {"perf": [], "meter": [], "corr": [], "samples": [0, 0],
+        d = progs.setdefault(prog, {"perf": [], "meter": [], "corr": [], "taken": [],
+                                    "samples": [0, 0],
                                     "names": set(), "slow": 0, "calls": 0})
         j = os.path.join(r.dir, "profile.json")
         if r.tool == "real-meter" and os.path.exists(j):
@@ -470,6 +472,7 @@ def real_programs(runs, env="vm"):
             if c:
                 d["meter"].append(c)
                 d["corr"].append(flat_shares(os.path.join(r.dir, "flat-corrected.txt")))
+                d["taken"].append(flat_shares(os.path.join(r.dir, "flat-taken.txt")))
                 m = re.search(r"^(\d+) samples", read(os.path.join(r.dir, "flat.txt")), re.M)
                 d["samples"][1] += int(m.group(1)) if m else 0
 
@@ -479,19 +482,25 @@ def real_programs(runs, env="vm"):
     out = {}
     for prog, d in sorted(progs.items()):
         ps, ms, rs = mean(d["perf"]), mean(d["meter"]), mean(d["corr"])
-        names = sorted((k for k in set(ps) | set(ms) | set(rs)
-                        if max(ps.get(k, 0), ms.get(k, 0), rs.get(k, 0)) >= 5.0),
+        ts = mean(d["taken"])
+        names = sorted((k for k in set(ps) | set(ms) | set(rs) | set(ts)
+                        if max(ps.get(k, 0), ms.get(k, 0), rs.get(k, 0),
+                               ts.get(k, 0)) >= 5.0),
                        key=lambda k: -ps.get(k, 0))
-        rows = {k: (ps.get(k, 0.0), ms.get(k, 0.0), rs.get(k, 0.0)) for k in names}
+        rows = {k: (ps.get(k, 0.0), ms.get(k, 0.0), rs.get(k, 0.0), ts.get(k, 0.0))
+                for k in names}
         out[prog] = {
             "rows": rows,
-            "max_diff": max((abs(b - a) for a, b, _ in rows.values()), default=None),
-            "max_diff_corrected": max((abs(c - a) for a, _, c in rows.values()), default=None),
-            # the issue's bar: the functions above 5 % in perf's profile
-            "max_diff_perf5": max((abs(b - a) for a, b, _ in rows.values() if a >= 5.0),
-                                  default=None),
-            "max_diff_corrected_perf5": max((abs(c - a) for a, _, c in rows.values() if a >= 5.0),
+            "max_diff": max((abs(b - a) for a, b, _, _ in rows.values()), default=None),
+            "max_diff_corrected": max((abs(c - a) for a, _, c, _ in rows.values()),
                                       default=None),
+            "max_diff_taken": (max((abs(t - a) for a, _, _, t in rows.values()), default=None)
+                               if d["taken"] and any(d["taken"]) else None),
+            # the issue's bar: the functions above 5 % in perf's profile
+            "max_diff_perf5": max((abs(b - a) for a, b, _, _ in rows.values() if a >= 5.0),
+                                  default=None),
+            "max_diff_corrected_perf5": max((abs(c - a) for a, _, c, _ in rows.values()
+                                             if a >= 5.0), default=None),
             "reps": (len(d["perf"]), len(d["meter"])),
             "samples": d["samples"],
             "slow_per_call": d["slow"] / d["calls"] if d["calls"] else None,
@@ -508,11 +517,13 @@ def real_json(real):
         "max_diff_corrected_pp": rnd(d["max_diff_corrected"], 2),
         "max_diff_perf5_pp": rnd(d["max_diff_perf5"], 2),
         "max_diff_corrected_perf5_pp": rnd(d["max_diff_corrected_perf5"], 2),
+        "max_diff_as_taken_pp": rnd(d["max_diff_taken"], 2),
         "slow_entries": d["slow"],
         "insn_ratio": rnd(d["insn_ratio"], 3),
         "slow_entries_per_call": d["slow_per_call"],
-        "self_pct": {k: {"perf": rnd(a, 2), "meter": rnd(b, 2), "meter_corrected": rnd(c, 2)}
-                     for k, (a, b, c) in d["rows"].items()},
+        "self_pct": {k: {"perf": rnd(a, 2), "meter": rnd(b, 2), "meter_corrected": rnd(c, 2),
+                         "meter_as_taken": rnd(t, 2)}
+                     for k, (a, b, c, t) in d["rows"].items()},
     } for prog, d in real.items()}
 
 
@@ -626,8 +637,8 @@ def main():
             continue
         p("Real programs, %s (bench/realprogs.sh, built with Debian's flags:" % title)
         p("  dpkg-buildflags, -O2, inlining on): self share per function >= 5 %,")
-        p("  meter (GCC plugin, %s backend, 4 kHz; as reported by default, and" % backend)
-        p("  with --correct)")
+        p("  meter (GCC plugin, %s backend, 4 kHz; as reported by default (by" % backend)
+        p("  address where the profile has addresses), with --correct, and as taken)")
         p("  beside perf record on the plain build (4 kHz; each sample given to its")
         p("  innermost program function by DWARF's inline records, time in libc and")
         p("  the kernel to the calling program function):")
@@ -637,11 +648,13 @@ def main():
         for prog, d in rp.items():
             p("  %s (%d perf runs, %d meter runs; %d and %d samples):" % (
                 prog, d["reps"][0], d["reps"][1], d["samples"][0], d["samples"][1]))
-            p("    %-28s %8s %8s %8s %8s" % ("function", "perf %", "meter %", "diff pp", "corr %"))
-            for k, (a, b, c) in d["rows"].items():
-                p("    %-28s %8.2f %8.2f %+8.2f %8.2f" % (k[:28], a, b, b - a, c))
-            p("    largest difference: %s pp as reported, %s pp with --correct" % (
-                fmt(d["max_diff"], 2), fmt(d["max_diff_corrected"], 2)))
+            p("    %-28s %8s %8s %8s %8s %8s" % ("function", "perf %", "meter %", "diff pp",
+                                             "corr %", "taken %"))
+            for k, (a, b, c, t) in d["rows"].items():
+                p("    %-28s %8.2f %8.2f %+8.2f %8.2f %8.2f" % (k[:28], a, b, b - a, c, t))
+            p("    largest difference: %s pp as reported, %s pp with --correct, %s pp as taken" % (
+                fmt(d["max_diff"], 2), fmt(d["max_diff_corrected"], 2),
+                fmt(d["max_diff_taken"], 2)))
             p("    among the functions above 5 %% in perf: %s pp as reported, %s pp with --correct" % (
                 fmt(d["max_diff_perf5"], 2), fmt(d["max_diff_corrected_perf5"], 2)))
             if d["insn_ratio"] is not None:

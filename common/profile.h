@@ -61,8 +61,8 @@ struct meter_stack {
 };
 
 /*
- * meter.ko's CPU-clock samples by where the thread was interrupted: a user
- * address and the function current then.  With the process's line table
+ * The CPU-clock samples (meter.ko's, the signal backend's) by where the
+ * thread was interrupted: a user address and the function current then.  With the process's line table
  * they tell a function's own instructions from the instrumentation's and
  * from those of a function inlined into it without a record.
  */

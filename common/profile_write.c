@@ -210,7 +210,7 @@ static void write_threads(const struct meter_profile *p, FILE *out)
 }
 
 /*
- * meter.ko's samples by address (absent: none); an address is a decimal
+ * the samples by address (absent: none); an address is a decimal
  * string, as a cookie is, exact where numbers are doubles
  */
 static void write_addrs(const struct meter_profile *p, FILE *out)
@@ -233,7 +233,7 @@ static void write_addrs(const struct meter_profile *p, FILE *out)
 		fputs("\n  ]", out);
 }
 
-/* meter.ko's executable mappings (absent: none); addresses as strings */
+/* the executable mappings (absent: none); addresses as strings */
 static void write_maps(const struct meter_profile *p, FILE *out)
 {
 	size_t i;

@@ -119,6 +119,7 @@ struct meter_global {
 	_Atomic bool sampling;
 	_Atomic uint64_t *self_samples;	/* the signal backend's, by id */
 	_Atomic uint64_t samples, no_current, invalid, lost, truncated;
+	_Atomic uint64_t addrs_lost;	/* samples with no address slot */
 	_Atomic uint64_t ticks;	/* signals taken; samples weigh overruns */
 	_Atomic uint64_t unsampled_ns;	/* of ended threads: no tick's */
 };
@@ -274,6 +275,13 @@ void meter_signal_reset(void) METER_HIDDEN;
 struct meter_stack;
 size_t meter_signal_stacks(struct meter_stack *out, size_t cap)
 	METER_HIDDEN;
+struct meter_addr;
+size_t meter_signal_addrs(struct meter_addr *out, size_t cap) METER_HIDDEN;
+
+/* meter_maps.c: the process's executable mappings, for the file */
+struct meter_map_row;
+size_t meter_maps_read(struct meter_map_row **out) METER_HIDDEN;
+void meter_maps_free(struct meter_map_row *v, size_t n) METER_HIDDEN;
 
 /* meter_alloc.c: libmeter-alloc.so is loaded */
 bool meter_alloc_preloaded(void) METER_HIDDEN;

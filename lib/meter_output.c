@@ -153,6 +153,20 @@ static int fill_totals(struct meter_profile *p)
 	return 0;
 }
 
+/* The samples by address, and the mappings that say where they are. */
+static int fill_addrs(struct meter_profile *p)
+{
+	size_t n = meter_signal_addrs(NULL, 0);
+
+	p->addrs = calloc(n ? n : 1, sizeof(*p->addrs));
+	if (!p->addrs)
+		return -1;
+	p->naddrs = meter_signal_addrs(p->addrs, n);
+	p->addrs_lost = atomic_load(&meter_g.addrs_lost);
+	p->nmaps = meter_maps_read(&p->maps);
+	return 0;
+}
+
 static int fill(struct meter_profile *p)
 {
 	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
@@ -191,6 +205,8 @@ static int fill(struct meter_profile *p)
 		if (!p->stacks)
 			return -1;
 		p->nstacks = meter_signal_stacks(p->stacks, n);
+		if (fill_addrs(p))
+			return -1;
 	}
 	return fill_totals(p);
 }
@@ -223,5 +239,7 @@ out:
 	free(p.funcs);
 	free(p.stacks);
 	free(p.threads);
+	free(p.addrs);
+	meter_maps_free(p.maps, p.nmaps);
 	free(path);
 }

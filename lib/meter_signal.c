@@ -17,11 +17,17 @@
  * hundreds of milliseconds late, and charging all of that to the function
  * current when it lands would give it another function's time.  The rest
  * is counted as missed (unsampled_ns, at the thread's end).
+ *
+ * Each sample is also counted at the address the thread was interrupted
+ * at, with the current function, in a second table of the same kind whose
+ * key is three words (the function, the address's two halves), as meter.ko
+ * counts them: the reports read them by address (analysis/byaddr.c).
  */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 
 #include "meter_internal.h"
 #include "profile.h"
@@ -42,7 +48,7 @@ struct stack_slot {
 	uint32_t frames[METER_SAMPLE_DEPTH_MAX];
 };
 
-static struct stack_slot *stacks;
+static struct stack_slot *stacks, *addrs;
 
 static uint32_t hash_frames(const uint32_t *f, uint32_t n, uint32_t trunc,
 			    uint32_t tid)
@@ -55,14 +61,16 @@ static uint32_t hash_frames(const uint32_t *f, uint32_t n, uint32_t trunc,
 	return h ^ n;
 }
 
-static void add_stack(uint32_t tid, const uint32_t *frames, uint32_t n,
-		      uint32_t trunc, uint64_t w)
+/* lost: what counts the samples of a key that finds no slot */
+static void add_stack(struct stack_slot *table, uint32_t tid,
+		      const uint32_t *frames, uint32_t n, uint32_t trunc,
+		      uint64_t w, _Atomic uint64_t *lost)
 {
 	uint32_t h = hash_frames(frames, n, trunc, tid);
 	uint32_t i = h & (STACK_SLOTS - 1), probe;
 
 	for (probe = 0; probe < STACK_PROBES; probe++) {
-		struct stack_slot *s = &stacks[i];
+		struct stack_slot *s = &table[i];
 		uint32_t st = atomic_load_explicit(&s->state,
 						   memory_order_acquire);
 		int spin;
@@ -98,7 +106,24 @@ static void add_stack(uint32_t tid, const uint32_t *frames, uint32_t n,
 		}
 		i = (i + 1) & (STACK_SLOTS - 1);
 	}
-	atomic_fetch_add_explicit(&meter_g.lost, w, memory_order_relaxed);
+	atomic_fetch_add_explicit(lost, w, memory_order_relaxed);
+}
+
+/* The sample at the interrupted address, with the current function. */
+static void add_addr(uint32_t cur, const void *uc, uint64_t w)
+{
+#ifdef REG_RIP
+	const ucontext_t *ctx = uc;
+	uint64_t ip = uc ? (uint64_t)ctx->uc_mcontext.gregs[REG_RIP] : 0;
+	uint32_t key[3] = { cur, (uint32_t)ip, (uint32_t)(ip >> 32) };
+
+	if (ip)
+		add_stack(addrs, 0, key, 3, 0, w, &meter_g.addrs_lost);
+#else
+	(void)cur;
+	(void)uc;
+	(void)w;
+#endif
 }
 
 static void on_sigprof(int sig, siginfo_t *si, void *uc)
@@ -111,7 +136,6 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	uint64_t w = 1;
 
 	(void)sig;
-	(void)uc;
 	if (pg == METER_NO_PAGE || !th ||
 	    !atomic_load_explicit(&meter_g.sampling,
 						memory_order_relaxed))
@@ -172,7 +196,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	if (trunc)
 		atomic_fetch_add_explicit(&meter_g.truncated, w,
 					  memory_order_relaxed);
-	add_stack((uint32_t)th->tid, frames, n, trunc, w);
+	add_stack(stacks, (uint32_t)th->tid, frames, n, trunc, w,
+		  &meter_g.lost);
+	add_addr(cur, uc, w);
 out:
 	errno = saved;
 }
@@ -184,7 +210,8 @@ int meter_signal_setup(void)
 	meter_g.self_samples = meter_map((size_t)(METER_FUNCS_MAX + 1) *
 				 sizeof(*meter_g.self_samples));
 	stacks = meter_map(STACK_SLOTS * sizeof(*stacks));
-	if (!meter_g.self_samples || !stacks)
+	addrs = meter_map(STACK_SLOTS * sizeof(*addrs));
+	if (!meter_g.self_samples || !stacks || !addrs)
 		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_sigprof;
@@ -241,6 +268,15 @@ void meter_signal_thread_stop(struct meter_thr *th)
 					  memory_order_relaxed);
 }
 
+static void clear_table(struct stack_slot *table)
+{
+	uint32_t i;
+
+	for (i = 0; table && i < STACK_SLOTS; i++)
+		if (atomic_load(&table[i].state) != SLOT_EMPTY)
+			memset(&table[i], 0, sizeof(table[i]));
+}
+
 /* In a forked child: the parent's samples are the parent's. */
 void meter_signal_reset(void)
 {
@@ -251,17 +287,13 @@ void meter_signal_reset(void)
 	atomic_store(&meter_g.invalid, 0);
 	atomic_store(&meter_g.lost, 0);
 	atomic_store(&meter_g.truncated, 0);
+	atomic_store(&meter_g.addrs_lost, 0);
 	if (meter_g.self_samples)
 		memset((void *)meter_g.self_samples, 0,
 		       (size_t)atomic_load(&meter_g.next_id) *
 		       sizeof(*meter_g.self_samples));
-	if (stacks) {
-		uint32_t i;
-
-		for (i = 0; i < STACK_SLOTS; i++)
-			if (atomic_load(&stacks[i].state) != SLOT_EMPTY)
-				memset(&stacks[i], 0, sizeof(stacks[i]));
-	}
+	clear_table(stacks);
+	clear_table(addrs);
 }
 
 /*
@@ -286,6 +318,33 @@ size_t meter_signal_stacks(struct meter_stack *out, size_t cap)
 				.depth = s->depth, .frames = s->frames,
 				.samples = samples, .truncated = s->truncated,
 				.tid = s->tid,
+			};
+		n++;
+	}
+	return out && n > cap ? cap : n;
+}
+
+/*
+ * The samples by address, up to cap of them into out; returns how many it
+ * stored, or with out NULL how many there are.
+ */
+size_t meter_signal_addrs(struct meter_addr *out, size_t cap)
+{
+	size_t n = 0;
+	uint32_t i;
+
+	if (!addrs)
+		return 0;
+	for (i = 0; i < STACK_SLOTS; i++) {
+		struct stack_slot *s = &addrs[i];
+		uint64_t samples = atomic_load(&s->samples);
+
+		if (atomic_load(&s->state) != SLOT_READY || !samples)
+			continue;
+		if (out && n < cap)
+			out[n] = (struct meter_addr){
+				.ip = (uint64_t)s->frames[2] << 32 | s->frames[1],
+				.func = s->frames[0], .samples = samples,
 			};
 		n++;
 	}

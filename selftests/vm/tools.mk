@@ -11,4 +11,7 @@ METER_TOOLS_VM_MK := 1
 
 $(patsubst selftests/vm/%.sh,$(BUILD)/selftests/vm/%,$(wildcard selftests/vm/test_tools_*.sh)): $(TOOLS_TEST_DEPS)
 
+# the VM runs the host's test_tools_byaddr on meter.ko (selftests/on-kernel)
+$(BUILD)/selftests/vm/test_tools_byaddr: $(BUILD)/selftests/host/test_tools_byaddr
+
 endif

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The reports' reading by address (each sample carries the user address
+# it was taken at: meter.ko's, and the signal backend's): on a program
+# built with the plugin at -O2 -g, a tiny function inlined without a
+# record gets its own samples, meter's own instructions are taken out,
+# and the report says so; --no-correction gives the samples as taken; a
+# profile file read again reads the same; a map naming a FIFO (which
+# would block) is not read.  The signal backend here; meter.ko in the VM
+# (selftests/vm/test_tools_byaddr.sh, through selftests/on-kernel).
+set -u
+
+ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+BACKEND=${LIBTEST_BACKEND:-signal}
+RUN=$ROOT/build/tools/meter-run
+STAT=$ROOT/build/tools/meter-stat
+PROG=$ROOT/build/selftests/tools_inlined
+export METER_QUIET=1
+# the signal backend ticks at the scheduler tick (250 a second): more work
+[ "$BACKEND" = kernel ] && ROUNDS=${TOOLS_INLINED_ROUNDS:-30000} ||
+	ROUNDS=${TOOLS_INLINED_ROUNDS:-300000}
+
+. "$ROOT/selftests/tools_lib.sh" || exit 1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_byaddr.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+echo "1..9"
+
+# the share (%time) and calls of a flat profile's row; "-" when none
+row() { # report, name
+	flat_rows "$1" | awk -v f="$2" '$NF == f { print $1, (NF >= 7 ? $4 : 0); h = 1 }
+		END { if (!h) print "-" }'
+}
+
+"$RUN" --backend "$BACKEND" -f json -o prof.json -- "$PROG" "$ROUNDS" > /dev/null 2> run.err
+check "meter-run --backend $BACKEND -f json: the profile has addresses and maps" \
+	python3 -c 'import json, sys
+p = json.load(open("prof.json"))
+sys.exit(not (p.get("addresses") and p.get("maps")))' || diag run.err
+
+"$STAT" -i prof.json -f flat > byaddr.out 2> byaddr.err
+read -r mix_pct mix_calls <<< "$(row byaddr.out mix)"
+read -r work_pct work_calls <<< "$(row byaddr.out work)"
+echo "# by address: mix $mix_pct % ($mix_calls calls), work $work_pct % ($work_calls calls)"
+check "by address (the default): mix, inlined without a record, is a row with no calls" \
+	test "$mix_pct" != - -a "$mix_calls" = 0 || { diag byaddr.out; diag byaddr.err; }
+check "by address: mix has most of work's time (its own instructions)" \
+	awk -v m="$mix_pct" -v w="$work_pct" 'BEGIN { exit !(m + 0 > w + 0 && m + 0 > 30) }' ||
+	diag byaddr.out
+check "by address: work keeps its exact calls ($ROUNDS)" test "$work_calls" = "$ROUNDS"
+check "by address: the report says what it took out and moved" \
+	grep -q "^By address: meter's own instructions .* taken out; .* moved" byaddr.out ||
+	diag byaddr.out
+
+"$STAT" -i prof.json -f flat --no-correction > taken.out 2>&1
+check "--no-correction: the samples as taken, no row for mix" \
+	test "$(row taken.out mix)" = - || diag taken.out
+check "--no-correction: no line about addresses" \
+	bash -c '! grep -q "^By address" taken.out'
+
+# the same samples on the program's current path, read again from the file
+"$STAT" -i prof.json -f flat > again.out 2>&1
+check "the file read again reads the same" cmp -s byaddr.out again.out
+
+# a map that names a FIFO: never opened for reading (it would block)
+mkfifo fifo
+sed "s|\"path\": \"$PROG\"|\"path\": \"$tmp/fifo\"|" prof.json > fifo.json
+timeout 60 "$STAT" -i fifo.json -f flat > fifo.out 2>&1
+rc=$?
+check "a map naming a FIFO: read in time (status $rc), no row for mix" \
+	test $rc -eq 0 -a "$(row fifo.out mix)" = - || diag fifo.out
+
+echo "# $fails failed"
+[ "$fails" -eq 0 ]
