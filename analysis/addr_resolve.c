@@ -11,8 +11,8 @@
  * unresolved, and stays with the function that was current.
  *
  * The files are those the profile's maps name, opened as they are now:
- * regular files only (a FIFO named in a profile would block), read, never
- * run.  A file rebuilt since the run gives wrong answers; nothing here can
+ * regular files only (a FIFO named in a profile would block, a device
+ * could do something on open), read, never run.  A file rebuilt since the run gives wrong answers; nothing here can
  * tell (the maps carry no build id).
  */
 #include <dwarf.h>
@@ -80,28 +80,46 @@ static bool is_libmeter(const char *path)
 	       !strncmp(base, "libmeter-", 9);
 }
 
+/*
+ * path opened for reading if it is a regular file: looked at first
+ * through an O_PATH descriptor, so that a device a profile names (a
+ * watchdog, a tape) is never opened.  -1: not one.
+ */
+static int open_regular(const char *path)
+{
+	char proc[64];
+	struct stat st;
+	int pfd = open(path, O_PATH | O_CLOEXEC), fd = -1;
+
+	if (pfd < 0)
+		return -1;
+	if (!fstat(pfd, &st) && S_ISREG(st.st_mode)) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+		fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	}
+	close(pfd);
+	return fd;
+}
+
 static void obj_open(struct obj *o, const char *path)
 {
-	struct stat st;
 	int fd;
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
 	o->meter = is_libmeter(path);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return;
-	}
 	o->dwfl = dwfl_begin(&offline_callbacks);
 	if (!o->dwfl) {
 		close(fd);
 		return;
 	}
-	/* libdwfl owns fd from here */
+	/* libdwfl owns fd once it has made a module of it, not before */
 	o->mod = dwfl_report_offline(o->dwfl, path, path, fd);
+	if (!o->mod)
+		close(fd);
 	dwfl_report_end(o->dwfl, NULL, NULL);
 	if (o->mod)
 		o->elf = dwfl_module_getelf(o->mod, &o->bias);
@@ -208,6 +226,23 @@ static char *die_func_name(Dwarf_Die *die, bool *nomem)
 }
 
 /*
+ * A symbol of a part GCC split off or specialised names the function it
+ * came from ("f.cold", "f.part.0", "f.constprop.0"; demangled, "f(int)
+ * [clone .cold]"): cut there, the function's own name is left.
+ */
+static void drop_clone_suffix(char *name)
+{
+	char *clone = strstr(name, " [clone ");
+
+	if (clone) {
+		*clone = 0;
+		return;
+	}
+	if (!strchr(name, '('))
+		name[strcspn(name, ".")] = 0;
+}
+
+/*
  * The innermost function at addr, inline frames first (the symbol table's
  * where there are no debug records); NULL: none, or ENOMEM (*nomem).
  */
@@ -237,6 +272,8 @@ static char *innermost_func(const struct obj *o, Dwarf_Addr addr,
 		return NULL;
 	name = meter_name_demangled(sym);
 	*nomem = !name;
+	if (name)
+		drop_clone_suffix(name);
 	return name;
 }
 

@@ -17,7 +17,6 @@
  * count.  The stacks that end in a function are shared out in proportion
  * (rounded), as the correction scales them (correct.c).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,7 +127,8 @@ static struct give *gives_of(struct meter_profile *p,
 
 		/* a library's function: its caller's time, as taken */
 		if (!f || where[i].kind == ADDR_UNRESOLVED ||
-		    (where[i].kind == ADDR_FUNC && !prog[where[i].obj])) {
+		    (where[i].kind == ADDR_FUNC &&
+		     (where[i].obj < 0 || !prog[where[i].obj]))) {
 			r->unresolved += a->samples;
 			continue;
 		}
@@ -163,12 +163,6 @@ static struct give *gives_of(struct meter_profile *p,
 	return g;
 }
 
-static uint64_t share(uint64_t s, uint64_t part, uint64_t whole)
-{
-	return whole ? (uint64_t)llround((double)s * (double)part /
-					 (double)whole) : 0;
-}
-
 /* s, ending in f, with to as its callee: a new stack of samples. */
 static int stack_to(struct meter_profile *p, size_t s, uint32_t to,
 		    uint64_t samples)
@@ -192,55 +186,104 @@ static int stack_to(struct meter_profile *p, size_t s, uint32_t to,
 	return 0;
 }
 
-/* The first of g's moves from f (sorted by giver), or ng. */
-static size_t first_give(const struct give *g, size_t ng, size_t f)
+/* a * b / c, floored, without overflow (c > 0) */
+static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
 {
-	size_t lo = 0, hi = ng;
+	return (uint64_t)((unsigned __int128)a * b / c);
+}
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+/* The on-CPU stacks' leaf function's index, or SIZE_MAX. */
+static size_t leaf_of(const struct meter_profile *p, size_t s)
+{
+	const struct meter_stack *st = &p->stacks[s];
+	const struct meter_func *leaf;
 
-		if (g[mid].from < f)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	if (!st->depth || st->state != METER_STATE_ONCPU)
+		return SIZE_MAX;
+	leaf = meter_profile_find(p, st->frames[st->depth - 1]);
+	return leaf ? (size_t)(leaf - p->funcs) : SIZE_MAX;
+}
+
+static const size_t *sort_leaf;
+
+static int cmp_by_leaf(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (sort_leaf[x] != sort_leaf[y])
+		return sort_leaf[x] < sort_leaf[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 /*
- * The stacks that end in a giver, shared out as its self samples were:
- * on[f] its self samples before, g what each gave.
+ * One move of giver f, n of its on[f] self samples, out of its stacks
+ * (ix[0..m), what each has left in left[]): in proportion to what each
+ * has left, by cumulative rounding, so that the parts add up to the
+ * move's share of the stacks exactly and none takes more than it has.
+ */
+static int move_out(struct meter_profile *p, const size_t *ix, size_t m,
+		    uint64_t *left, uint64_t n, uint64_t on, uint32_t to)
+{
+	uint64_t whole = 0, have = 0, target, cum = 0;
+	size_t j;
+
+	for (j = 0; j < m; j++) {
+		whole += p->stacks[ix[j]].samples;
+		have += left[ix[j]];
+	}
+	target = on ? muldiv(n, whole, on) : 0;
+	if (target > have)
+		target = have;
+	for (j = 0; j < m && target; j++) {
+		uint64_t prev = cum, part;
+
+		cum += left[ix[j]];
+		part = muldiv(cum, target, have) - muldiv(prev, target, have);
+		left[ix[j]] -= part;
+		if (part && to != UINT32_MAX && stack_to(p, ix[j], to, part))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The stacks that end in a giver, shared out as its self samples were
+ * (on[f] its self samples before, g what each gave): a move to another
+ * function becomes stacks with it as the leaf's callee, meter's own
+ * leave them.
  */
 static int share_stacks(struct meter_profile *p, const struct give *g,
 			size_t ng, const uint64_t *on)
 {
-	size_t n0 = p->nstacks, s, k, kept = 0;
+	size_t n0 = p->nstacks, s, i, k, kept = 0;
+	size_t *ix = malloc((n0 ? n0 : 1) * sizeof(*ix));
+	size_t *leaf = malloc((n0 ? n0 : 1) * sizeof(*leaf));
+	uint64_t *left = malloc((n0 ? n0 : 1) * sizeof(*left));
+	int ret = -1;
 
+	if (!ix || !leaf || !left)
+		goto out;
 	for (s = 0; s < n0; s++) {
-		struct meter_stack *st = &p->stacks[s];
-		const struct meter_func *leaf;
-		uint64_t whole = st->samples, left = whole;
-		size_t f;
-
-		leaf = st->depth && st->state == METER_STATE_ONCPU ?
-			meter_profile_find(p, st->frames[st->depth - 1]) :
-			NULL;
-		if (!leaf)
-			continue;
-		f = (size_t)(leaf - p->funcs);
-		for (k = first_give(g, ng, f); k < ng && g[k].from == f; k++) {
-			uint64_t part;
-
-			part = share(whole, g[k].n, on[f]);
-			left -= part < left ? part : left;
-			if (part && g[k].to != UINT32_MAX &&
-			    stack_to(p, s, g[k].to, part))
-				return -1;
-			st = &p->stacks[s];
-		}
-		st->samples = left;
+		ix[s] = s;
+		leaf[s] = leaf_of(p, s);
+		left[s] = p->stacks[s].samples;
 	}
+	sort_leaf = leaf;
+	qsort(ix, n0, sizeof(*ix), cmp_by_leaf);
+	for (i = 0, k = 0; i < n0 && leaf[ix[i]] != SIZE_MAX; i = s) {
+		size_t f = leaf[ix[i]];
+
+		for (s = i; s < n0 && leaf[ix[s]] == f; s++)
+			;
+		while (k < ng && g[k].from < f)
+			k++;
+		for (; k < ng && g[k].from == f; k++)
+			if (move_out(p, ix + i, s - i, left, g[k].n, on[f],
+				     g[k].to))
+				goto out;
+	}
+	for (s = 0; s < n0; s++)
+		p->stacks[s].samples = left[s];
 	for (s = 0; s < p->nstacks; s++) {
 		if (p->stacks[s].samples)
 			p->stacks[kept++] = p->stacks[s];
@@ -248,7 +291,12 @@ static int share_stacks(struct meter_profile *p, const struct give *g,
 			free(p->stacks[s].frames);
 	}
 	p->nstacks = kept;
-	return 0;
+	ret = 0;
+out:
+	free(ix);
+	free(leaf);
+	free(left);
+	return ret;
 }
 
 int byaddr_apply(struct meter_profile *p, const struct addr_where *where,

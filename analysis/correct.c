@@ -223,6 +223,9 @@ static void by_address_line(const struct meter_profile *p, FILE *out,
 		100.0 * p->corrected_samples / whole,
 		100.0 * (double)p->addr_moved / whole,
 		100.0 * (double)p->addr_unresolved / whole);
+	if (p->addrs_lost)
+		fprintf(out, "; %.1f%% had no address kept (the table was "
+			"full)", 100.0 * (double)p->addrs_lost / whole);
 	fprintf(out, "; the totals are as measured, the functions' shares "
 		"are of the %.3f s left.\n",
 		((double)p->samples - p->corrected_samples) *

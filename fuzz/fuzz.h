@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "addrs.h"
 #include "fuzz_check.h"
 #include "report.h"
 #include "render_diff.h"
@@ -90,6 +91,58 @@ static inline char *fuzz_write_json(const struct meter_profile *p,
 }
 
 /*
+ * The reading by address, with places made up from each address (the
+ * files a profile names are never opened here): meter's own, a function
+ * of the profile's, a function it has no row for, or not read.  Whatever
+ * the input, the samples given out never exceed the rows', and the
+ * result still holds together as a profile must.
+ */
+static inline void fuzz_by_address(const struct meter_profile *p)
+{
+	struct meter_profile *c = meter_profile_new();
+	struct addr_where *w;
+	struct byaddr_result r;
+	char err[300], name[32];
+	uint64_t before = 0, after = 0;
+	size_t i;
+
+	FUZZ_CHECK(c && !meter_profile_merge(c, p), "merge failed");
+	w = calloc(c->naddrs ? c->naddrs : 1, sizeof(*w));
+	FUZZ_CHECK(w, "out of memory");
+	for (i = 0; i < c->naddrs; i++) {
+		uint64_t ip = c->addrs[i].ip;
+
+		w[i].kind = (enum addr_kind)(ip % 3);
+		w[i].obj = (int)(ip / 3 % 3) - 1;
+		w[i].plugin = ip & 8;
+		if (w[i].kind != ADDR_FUNC)
+			continue;
+		if (ip & 16 && c->nfuncs)
+			snprintf(name, sizeof(name), "%.31s",
+				 c->funcs[ip / 32 % c->nfuncs].name);
+		else
+			snprintf(name, sizeof(name), "inl%u",
+				 (unsigned int)(ip / 32 % 5));
+		w[i].func = strdup(name);
+		FUZZ_CHECK(w[i].func, "out of memory");
+	}
+	for (i = 0; i < c->nfuncs; i++)
+		before += c->funcs[i].self_samples;
+	FUZZ_CHECK(!byaddr_apply(c, w, &r), "by address failed");
+	for (i = 0; i < c->nfuncs; i++)
+		after += c->funcs[i].self_samples;
+	FUZZ_CHECK(after + r.meter == before,
+		   "by address: %llu self samples and %llu taken out, of %llu",
+		   (unsigned long long)after, (unsigned long long)r.meter,
+		   (unsigned long long)before);
+	FUZZ_CHECK(!meter_profile_check_sums(c, err, sizeof(err)),
+		   "by address: %s", err);
+	addr_where_free(w, c->naddrs);
+	free(w);
+	meter_profile_free(c);
+}
+
+/*
  * What meter-stat does with a profile it read: every report format, with
  * and without the correction, a merge, a diff, and the JSON it writes,
  * which must read back and write again to the same bytes
@@ -128,6 +181,7 @@ static inline void fuzz_consume(const struct meter_profile *p)
 	all = meter_profile_new();
 	FUZZ_CHECK(all && !meter_profile_merge(all, p), "merge failed");
 	meter_profile_free(all);
+	fuzz_by_address(p);
 
 	a = fuzz_write_json(p, &alen);
 	in = fuzz_open((const uint8_t *)a, alen);

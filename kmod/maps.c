@@ -4,11 +4,16 @@
  * ADDR nests' addresses into a file and an offset in it, after the
  * process is gone.  They are read from the caller's own mm in process
  * context, when a thread registers and when records are named (ADD_FUNCS:
- * new records mostly mean new code, a dlopen), outside meter_mutex; the
- * session takes the new set under it.  A first pass without paths tells
- * whether anything changed since the set the session holds, so that a
- * thread registering in a process whose mappings stand still costs a walk
- * of its VMAs and no allocation.
+ * new records mostly mean new code, a dlopen), under the session's
+ * maps_lock (one reader at a time) and outside every lock a reader of the
+ * profile takes; the session takes the new set under meter_mutex.  The
+ * mm's lock is taken killably: a process that holds its own mmap lock
+ * (a fault on a FUSE file) keeps only its own registration waiting.  A
+ * first pass without paths tells whether anything changed since the set
+ * the session holds, so that a thread registering in a process whose
+ * mappings stand still costs a walk of its VMAs and no allocation.  The
+ * paths are bounded (METER_MAP_PATH_MAX each, METER_MAPS_TEXT_MAX in
+ * all): a longer one is left out, and its addresses are read as in no map.
  */
 #include <linux/dcache.h>
 #include <linux/fs.h>
@@ -66,10 +71,14 @@ static int meter_maps_fill(struct mm_struct *mm, struct meter_maps *m, u32 n,
 		if (IS_ERR(path))
 			continue;
 		len = strlen(path) + 1;
+		if (len > METER_MAP_PATH_MAX || used + len > METER_MAPS_TEXT_MAX)
+			continue;
 		if (used + len > m->text_cap) {
-			size_t cap = max(used + len, 2 * m->text_cap);
+			size_t cap = min_t(size_t, METER_MAPS_TEXT_MAX,
+					   max(used + len, 2 * m->text_cap));
 
-			text = krealloc(m->text, cap, GFP_KERNEL_ACCOUNT);
+			text = krealloc(m->text, cap,
+					GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 			if (!text)
 				return -ENOMEM;
 			m->text = text;
@@ -106,10 +115,13 @@ static int meter_maps_read(const struct meter_maps *held,
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	mmap_read_lock(mm);
+	if (mmap_read_lock_killable(mm)) {
+		kfree(buf);
+		return -EINTR;
+	}
 	n = min_t(u32, meter_maps_sum(mm, &sum), METER_MAPS_MAX);
 	ret = 1;
-	if (n == READ_ONCE(held->n) && sum == READ_ONCE(held->sum))
+	if (n == held->seen && sum == held->sum)
 		goto out;
 	ret = -ENOMEM;
 	fresh->v = kvcalloc(max(n, 1U), sizeof(*fresh->v),
@@ -117,6 +129,7 @@ static int meter_maps_read(const struct meter_maps *held,
 	if (!fresh->v)
 		goto out;
 	fresh->sum = sum;
+	fresh->seen = n;
 	ret = meter_maps_fill(mm, fresh, n, buf);
 out:
 	mmap_read_unlock(mm);
@@ -157,7 +170,7 @@ void meter_maps_update(void)
 	if (!s)
 		return;
 	/* only this process's threads replace the set: one at a time */
-	mutex_lock(&s->live_lock);
+	mutex_lock(&s->maps_lock);
 	held = &s->maps;
 	if (meter_maps_read(held, &fresh))
 		goto out;
@@ -170,7 +183,7 @@ void meter_maps_update(void)
 	mutex_unlock(&meter_mutex);
 	meter_maps_free(&fresh);
 out:
-	mutex_unlock(&s->live_lock);
+	mutex_unlock(&s->maps_lock);
 	meter_session_put(s);
 }
 

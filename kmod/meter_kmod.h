@@ -174,6 +174,8 @@ meter_addrs_add(struct meter_stacks *st, u32 cur, u64 ip, u64 weight)
 
 /* maps.c: the session's executable file mappings. */
 #define METER_MAPS_MAX		4096
+#define METER_MAP_PATH_MAX	2048	/* a MAP nest fits a page-sized read */
+#define METER_MAPS_TEXT_MAX	BIT(20)
 struct meter_map {
 	u64 start, end;
 	u64 pgoff;		/* the file offset at start, bytes */
@@ -182,7 +184,8 @@ struct meter_map {
 
 struct meter_maps {
 	u32 n;
-	u64 sum;		/* of the VMAs read: has anything changed */
+	u32 seen;		/* the VMAs read, kept or not ... */
+	u64 sum;		/* ... and their summary: has anything changed */
 	struct meter_map *v;
 	char *text;		/* the paths, NUL-terminated */
 	size_t text_len, text_cap;
@@ -256,8 +259,9 @@ struct meter_session {
 	struct list_head threads;	/* meter_thread, until released */
 	struct meter_stacks stacks;
 	struct meter_stacks addrs;	/* CPU clock: (function, address) */
-	struct meter_maps maps;		/* maps.c: under live_lock, and
-					 * meter_mutex to change
+	struct mutex maps_lock;		/* maps.c: one reader of the mm */
+	struct meter_maps maps;		/* changed under maps_lock and
+					 * meter_mutex; read under either
 					 */
 
 	atomic64_t samples;

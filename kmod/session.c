@@ -158,8 +158,10 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 	if (meter_stacks_init(&s->stacks, meter_stack_entries,
 			      meter_stack_frames))
 		goto err_chunks;
+	/* clamped as meter_stacks_init() clamps entries: no u32 overflow */
 	if (meter_stacks_init(&s->addrs, meter_addr_entries,
-			      meter_addr_entries * METER_ADDR_KEY_WORDS))
+			      min(meter_addr_entries, 1U << 20) *
+			      METER_ADDR_KEY_WORDS))
 		goto err_stacks;
 
 	refcount_set(&s->ref, 1);	/* the session list's reference */
@@ -169,6 +171,7 @@ struct meter_session *meter_session_create(struct task_struct *tsk,
 				   "meter_session_lock");
 	INIT_LIST_HEAD(&s->threads);
 	mutex_init(&s->live_lock);
+	mutex_init(&s->maps_lock);
 	INIT_WORK(&s->grow_work, meter_session_grow_work);
 	s->memcg = get_mem_cgroup_from_mm(tsk->mm);
 	do {

@@ -3,8 +3,9 @@
  * The process's executable mappings for the profile file (the signal
  * backend; meter.ko reads its own, kmod/maps.c): each loaded object's
  * executable PT_LOAD segments, as the kernel maps them (page-aligned, the
- * file offset of the first page), by the object's path; the program's
- * own through /proc/self/exe.  Read once, at exit, when the file is
+ * file offset of the first page), by the object's path (made absolute
+ * when it was loaded by a relative one); the program's own through
+ * /proc/self/exe.  Read once, at exit, when the file is
  * written: an object dlclose'd before then is missing, and its samples
  * stay with the function that was current.
  */
@@ -40,8 +41,12 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 		exe[len] = 0;
 		path = exe;
 	}
-	if (path[0] != '/')	/* the vDSO */
+	/* the vDSO ("linux-vdso.so.1"); a relative path, made whole */
+	if (!strchr(path, '/') ||
+	    (path[0] != '/' && !realpath(path, exe)))
 		return 0;
+	if (path[0] != '/')
+		path = exe;
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t start = info->dlpi_addr + ph->p_vaddr;

@@ -177,4 +177,48 @@ TEST(unread_addresses_stay_with_the_current_function)
 	meter_profile_free(p);
 }
 
+/*
+ * Many one-sample stacks (one per thread): the moves come out of them in
+ * proportion, each whole, and the stacks add up to the rows exactly.
+ */
+TEST(many_small_stacks_share_out_exactly)
+{
+	struct meter_profile *p = meter_profile_new();
+	struct addr_where w[3];
+	struct byaddr_result r;
+	uint64_t to_f = 0, to_h = 0;
+	uint32_t fr[2] = { 1, 2 }, t;
+	const struct meter_func *h;
+	size_t i;
+
+	p->period_ns = 1000000;
+	p->samples = 100;
+	meter_profile_add_func(p, 1, "main");
+	meter_profile_add_func(p, 2, "f")->self_samples = 100;
+	for (t = 1; t <= 100; t++)
+		meter_profile_add_stack(p, fr, 2, 1)->tid = t;
+	at(p, w, 2, 60, ADDR_FUNC, "h", 0);
+	at(p, w, 2, 5, ADDR_METER, NULL, 0);
+	at(p, w, 2, 35, ADDR_FUNC, "f", 0);
+	ASSERT_EQ(0, byaddr_apply(p, w, &r));
+	h = named(p, "h");
+	ASSERT_NE(NULL, h);
+	for (i = 0; i < p->nstacks; i++) {
+		const struct meter_stack *s = &p->stacks[i];
+
+		if (s->frames[s->depth - 1] == 2)
+			to_f += s->samples;
+		else if (s->frames[s->depth - 1] == h->id)
+			to_h += s->samples;
+	}
+	EXPECT_EQ(35, named(p, "f")->self_samples);
+	EXPECT_EQ(60, h->self_samples);
+	EXPECT_EQ(35, to_f);
+	EXPECT_EQ(60, to_h);
+	EXPECT_EQ(60, h->total_samples);
+	EXPECT_EQ(95, named(p, "f")->total_samples);
+	addr_where_free(w, p->naddrs);
+	meter_profile_free(p);
+}
+
 TEST_HARNESS_MAIN

@@ -27,7 +27,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_byaddr.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..9"
+echo "1..10"
 
 # the share (%time) and calls of a flat profile's row; "-" when none
 row() { # report, name
@@ -72,6 +72,18 @@ timeout 60 "$STAT" -i fifo.json -f flat > fifo.out 2>&1
 rc=$?
 check "a map naming a FIFO: read in time (status $rc), no row for mix" \
 	test $rc -eq 0 -a "$(row fifo.out mix)" = - || diag fifo.out
+
+# a map that names a device: looked at, never opened for reading
+sed "s|\"path\": \"$PROG\"|\"path\": \"/dev/zero\"|" prof.json > dev.json
+if command -v strace > /dev/null; then
+	strace -f -e trace=open,openat -o dev.trace "$STAT" -i dev.json -f flat > dev.out 2>&1
+	check "a map naming a device: only looked at (O_PATH), never opened to read" \
+		bash -c 'grep "/dev/zero\"" dev.trace | grep -q O_PATH &&
+			 ! grep "/dev/zero" dev.trace | grep -qv O_PATH' ||
+		diag dev.trace
+else
+	skip "a map naming a device: only looked at (O_PATH)" "no strace"
+fi
 
 echo "# $fails failed"
 [ "$fails" -eq 0 ]

@@ -192,7 +192,8 @@
  *   function inlined into it.  A sample taken in the kernel counts at the
  *   address the thread returns to.  The MAP nests are the process's
  *   executable file mappings as of the last REGISTER or ADD_FUNCS of any
- *   of its threads (at most 4096; the path as the process saw it).
+ *   of its threads (at most 4096; the path as the process saw it, one
+ *   longer than 2047 bytes left out).
  *
  * METER_CMD_SESSION_RESET (do)  in: COOKIE or PID.  Zeroes the counters.
  * METER_CMD_SESSION_DEL (do)    in: COOKIE or PID.  Forgets a finished
