@@ -359,11 +359,9 @@ int addr_resolve(const struct meter_profile *p, struct addr_where *out)
 		const struct meter_map_row *m = map_of(p, a);
 		struct obj *o;
 
-		out[i].obj = -1;
 		if (!m)
 			continue;
 		o = obj_of(objs, &nobjs, m->path);
-		out[i].obj = (int)(o - objs);
 		out[i].plugin = o->plugin;
 		ret = obj_where(o, m->pgoff + (a->ip - m->start), &out[i]);
 	}

@@ -21,8 +21,7 @@ enum addr_kind {
 
 struct addr_where {
 	enum addr_kind kind;
-	int obj;		/* the file it is in, an index; -1: none */
-	bool plugin;		/* that file has the plugin's "<meter>" lines */
+	bool plugin;		/* its file has the plugin's "<meter>" lines */
 	char *func;		/* ADDR_FUNC: the innermost function
 				 * (inline frames included), as reports
 				 * name it
@@ -52,12 +51,12 @@ struct byaddr_result {
  * own instructions is taken out of its function, one in another function
  * of the program goes to that one (a row made for it when it has none: a
  * function inlined without a record), as a callee of the function that
- * was current; the rest stay with the current function.  The program's
- * files are those the plugin instrumented, and those in which some sample
- * of a function was found in that function's own code: a library's
- * (libc's memcpy) time stays with its caller, as in every report of
- * meter.  The totals stay
- * as measured (p->corrected, corrected_samples: what was taken out).
+ * was current; the rest stay with the current function.  A row is made
+ * only for a function in code the plugin built (its tiny rule left the
+ * function alone): a library's function (libc's memcpy) and a helper left
+ * uninstrumented in a build by hand keep their time with the function
+ * that calls them, as in every report of meter.  The totals stay as
+ * measured (p->corrected, corrected_samples: what was taken out).
  * where[i] is p->addrs[i]'s.  0, or -1 on ENOMEM.
  */
 int byaddr_apply(struct meter_profile *p, const struct addr_where *where,

@@ -51,20 +51,31 @@ static bool name_is(const char *record, const char *found)
 	       (!record[n] || record[n] == '(' || record[n] == '[');
 }
 
-/* The index of the function named name, made (no calls) when none is. */
-static int func_named(struct meter_profile *p, const char *name, uint32_t *idx)
+/* The index of the row of the function found by name; false: none. */
+static bool func_row(const struct meter_profile *p, const char *name,
+		     uint32_t *idx)
 {
-	uint32_t max = 0;
 	size_t i;
 
 	for (i = 0; i < p->nfuncs; i++) {
 		if (name_is(p->funcs[i].name, name)) {
 			*idx = (uint32_t)i;
-			return 0;
+			return true;
 		}
+	}
+	return false;
+}
+
+/* A row for a function with no record (no calls): its index, or -1. */
+static int func_row_made(struct meter_profile *p, const char *name,
+			 uint32_t *idx)
+{
+	uint32_t max = 0;
+	size_t i;
+
+	for (i = 0; i < p->nfuncs; i++)
 		if (p->funcs[i].id > max)
 			max = p->funcs[i].id;
-	}
 	if (max == UINT32_MAX || !meter_profile_add_func(p, max + 1, name))
 		return -1;
 	*idx = (uint32_t)(p->nfuncs - 1);
@@ -72,33 +83,24 @@ static int func_named(struct meter_profile *p, const char *name, uint32_t *idx)
 }
 
 /*
- * The program's files: those the plugin instrumented, and those where
- * some address is in its own current function's code.  prog[k] for
- * where's obj k (objs of them).
+ * Where a sample found in another function than the current one goes:
+ * to that function's row; to a row made for it when it has no record but
+ * is in code the plugin built (its tiny rule left it alone: the user
+ * asked for every function); else nowhere (UINT32_MAX - 1): a library's
+ * function, or a helper the user did not instrument in a build by hand,
+ * whose time is its caller's.  -1 on ENOMEM.
  */
-static bool *program_files(const struct meter_profile *p,
-			   const struct addr_where *where, int *objs)
+#define TO_NONE (UINT32_MAX - 1)
+static int move_to(struct meter_profile *p, const struct addr_where *w,
+		   uint32_t *to)
 {
-	bool *prog;
-	size_t i;
-
-	*objs = 0;
-	for (i = 0; i < p->naddrs; i++)
-		if (where[i].obj >= *objs)
-			*objs = where[i].obj + 1;
-	prog = calloc(*objs ? (size_t)*objs : 1, sizeof(*prog));
-	if (!prog)
-		return NULL;
-	for (i = 0; i < p->naddrs; i++) {
-		const struct meter_func *f = meter_profile_find(p,
-							p->addrs[i].func);
-
-		if (where[i].obj >= 0 &&
-		    (where[i].plugin || (f && where[i].kind == ADDR_FUNC &&
-					 name_is(f->name, where[i].func))))
-			prog[where[i].obj] = true;
+	if (func_row(p, w->func, to))
+		return 0;
+	if (!w->plugin) {
+		*to = TO_NONE;
+		return 0;
 	}
-	return prog;
+	return func_row_made(p, w->func, to);
 }
 
 /*
@@ -110,47 +112,37 @@ static struct give *gives_of(struct meter_profile *p,
 			     struct byaddr_result *r)
 {
 	struct give *g = calloc(p->naddrs ? p->naddrs : 1, sizeof(*g));
-	int objs;
-	bool *prog = program_files(p, where, &objs);
 	size_t i, k;
 
 	*n = 0;
-	if (!g || !prog) {
-		free(g);
-		free(prog);
+	if (!g)
 		return NULL;
-	}
 	for (i = 0; i < p->naddrs; i++) {
 		const struct meter_addr *a = &p->addrs[i];
 		const struct meter_func *f = meter_profile_find(p, a->func);
-		uint32_t to;
+		uint32_t to = UINT32_MAX;	/* meter's own */
 
-		/* a library's function: its caller's time, as taken */
-		if (!f || where[i].kind == ADDR_UNRESOLVED ||
-		    (where[i].kind == ADDR_FUNC &&
-		     (where[i].obj < 0 || !prog[where[i].obj]))) {
+		if (f && where[i].kind == ADDR_FUNC) {
+			if (name_is(f->name, where[i].func)) {
+				r->resolved += a->samples;
+				continue;
+			}
+			if (move_to(p, &where[i], &to)) {
+				free(g);
+				return NULL;
+			}
+			/* a row made may have moved the array */
+			f = meter_profile_find(p, a->func);
+		}
+		if (!f || where[i].kind == ADDR_UNRESOLVED || to == TO_NONE) {
 			r->unresolved += a->samples;
 			continue;
 		}
 		r->resolved += a->samples;
-		if (where[i].kind == ADDR_METER) {
-			to = UINT32_MAX;
-		} else if (!name_is(f->name, where[i].func)) {
-			if (func_named(p, where[i].func, &to)) {
-				free(g);
-				free(prog);
-				return NULL;
-			}
-			/* the find before may have moved with the array */
-			f = meter_profile_find(p, a->func);
-		} else {
-			continue;
-		}
 		g[*n].from = (uint32_t)(f - p->funcs);
 		g[*n].to = to;
 		g[(*n)++].n = a->samples;
 	}
-	free(prog);
 	qsort(g, *n, sizeof(*g), cmp_give);
 	/* one move per pair: one new stack per pair and stack */
 	for (i = 0, k = 0; i < *n; i++) {

@@ -217,8 +217,9 @@ static void by_address_line(const struct meter_profile *p, FILE *out,
 
 	fprintf(out, "%sBy address: meter's own instructions %.3f s (%.1f%% "
 		"of the samples), taken out; %.1f%% moved to the function "
-		"they were in (inlined ones too); %.1f%% in libraries or not "
-		"read, left with the current function", prefix,
+		"they were in (inlined ones too); %.1f%% left with the current "
+		"function (a library's code, code not built with the plugin, "
+		"or not read)", prefix,
 		p->corrected_samples * (double)p->period_ns / 1e9,
 		100.0 * p->corrected_samples / whole,
 		100.0 * (double)p->addr_moved / whole,

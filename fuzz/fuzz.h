@@ -113,7 +113,6 @@ static inline void fuzz_by_address(const struct meter_profile *p)
 		uint64_t ip = c->addrs[i].ip;
 
 		w[i].kind = (enum addr_kind)(ip % 3);
-		w[i].obj = (int)(ip / 3 % 3) - 1;
 		w[i].plugin = ip & 8;
 		if (w[i].kind != ADDR_FUNC)
 			continue;
