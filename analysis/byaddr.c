@@ -247,7 +247,7 @@ static int move_out(struct meter_profile *p, const size_t *ix, size_t m,
 static int share_stacks(struct meter_profile *p, const struct give *g,
 			size_t ng, const uint64_t *on)
 {
-	size_t n0 = p->nstacks, s, i, k, kept = 0;
+	size_t n0 = p->nstacks, s, i, k;
 	size_t *ix = malloc((n0 ? n0 : 1) * sizeof(*ix));
 	size_t *leaf = malloc((n0 ? n0 : 1) * sizeof(*leaf));
 	uint64_t *left = malloc((n0 ? n0 : 1) * sizeof(*left));
@@ -276,13 +276,7 @@ static int share_stacks(struct meter_profile *p, const struct give *g,
 	}
 	for (s = 0; s < n0; s++)
 		p->stacks[s].samples = left[s];
-	for (s = 0; s < p->nstacks; s++) {
-		if (p->stacks[s].samples)
-			p->stacks[kept++] = p->stacks[s];
-		else
-			free(p->stacks[s].frames);
-	}
-	p->nstacks = kept;
+	meter_profile_drop_empty_stacks(p);
 	ret = 0;
 out:
 	free(ix);

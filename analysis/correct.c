@@ -104,7 +104,7 @@ int profile_correct(struct meter_profile *p)
 {
 	double *ratio = NULL, *due = NULL, *under = NULL, removed = 0;
 	uint64_t *total = NULL, *from_stacks = NULL;
-	size_t i, kept;
+	size_t i;
 	int ret = -1;
 
 	p->corrected = false;
@@ -147,7 +147,7 @@ int profile_correct(struct meter_profile *p)
 		f->self_samples = scaled(on, ratio[i]) + off;
 	}
 	/* a stack's leaf is its current function: scale it as that one */
-	for (i = 0, kept = 0; i < p->nstacks; i++) {
+	for (i = 0; i < p->nstacks; i++) {
 		struct meter_stack *s = &p->stacks[i];
 		const struct meter_func *leaf = s->depth ?
 			meter_profile_find(p, s->frames[s->depth - 1]) : NULL;
@@ -155,12 +155,8 @@ int profile_correct(struct meter_profile *p)
 		if (leaf && s->state == METER_STATE_ONCPU)
 			s->samples = scaled(s->samples,
 					    ratio[leaf - p->funcs]);
-		if (s->samples)
-			p->stacks[kept++] = *s;
-		else
-			free(s->frames);
 	}
-	p->nstacks = kept;
+	meter_profile_drop_empty_stacks(p);
 	meter_profile_compute_totals(p);
 	for (i = 0; i < p->nfuncs; i++) {
 		struct meter_func *f = &p->funcs[i];

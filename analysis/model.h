@@ -52,6 +52,9 @@ struct meter_proc_row *meter_profile_add_proc(struct meter_profile *p,
 int meter_profile_check_sums(const struct meter_profile *p, char *err,
 			     size_t errlen);
 
+/* Removes the stacks left with no samples (a correction's, by address). */
+void meter_profile_drop_empty_stacks(struct meter_profile *p);
+
 /* NULL when no function has that id. */
 struct meter_func *meter_profile_find(const struct meter_profile *p,
 				      uint32_t id);

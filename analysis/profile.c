@@ -269,6 +269,19 @@ struct meter_func *meter_profile_find(const struct meter_profile *p,
 	return NULL;
 }
 
+void meter_profile_drop_empty_stacks(struct meter_profile *p)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < p->nstacks; i++) {
+		if (p->stacks[i].samples)
+			p->stacks[kept++] = p->stacks[i];
+		else
+			free(p->stacks[i].frames);
+	}
+	p->nstacks = kept;
+}
+
 void meter_profile_compute_totals(struct meter_profile *p)
 {
 	size_t *seen;		/* per function index: last stack + 1 */
