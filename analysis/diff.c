@@ -13,12 +13,32 @@ static double share(double s, double n)
 	return n > 0 ? s / n : 0.0;
 }
 
+double diff_sigmas(size_t m)
+{
+	/* each share's chance, so that none of m is marked but DIFF_FALSE_MARK */
+	double each = m > 1 ? -expm1(log1p(-DIFF_FALSE_MARK) / (double)m) :
+		      DIFF_FALSE_MARK;
+	double lo = 0.0, hi = 40.0;
+	int i;
+
+	/* P(|Z| > z) = erfc(z / sqrt 2) falls with z: bisect for each */
+	for (i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (erfc(mid / M_SQRT2) > each)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
 double diff_band(const struct analysis *base, double a,
-		 const struct analysis *new, double b)
+		 const struct analysis *new, double b, double sigmas)
 {
 	double sa = an_share_se(base, a), sb = an_share_se(new, b);
 
-	return DIFF_BAND_SIGMAS * sqrt(sa * sa + sb * sb);
+	return sigmas * sqrt(sa * sa + sb * sb);
 }
 
 static void fill_share(struct diff_share *sh, const struct diff *d,
@@ -30,7 +50,7 @@ static void fill_share(struct diff_share *sh, const struct diff *d,
 	sh->base = share(base, nb);
 	sh->new = share(new, nn);
 	sh->change = sh->new - sh->base;
-	sh->band = diff_band(d->base, base, d->new, new);
+	sh->band = diff_band(d->base, base, d->new, new, d->sigmas);
 	sh->seconds = an_seconds(d->new, new) - an_seconds(d->base, base);
 }
 
@@ -134,14 +154,41 @@ static void pair_rows(struct diff *d, const struct name_ix *bx,
 	}
 }
 
+static void row_nodes(const struct diff *d, const struct diff_row *r,
+		      const struct an_node **b, const struct an_node **n)
+{
+	*b = r->base_node != SIZE_MAX ? &d->base->nodes[r->base_node] : NULL;
+	*n = r->new_node != SIZE_MAX ? &d->new->nodes[r->new_node] : NULL;
+}
+
+/*
+ * The shares that could be marked: a self or total with samples on either
+ * side.  A total that is its self on both sides is the same test, once.
+ */
+static size_t shares_compared(const struct diff *d)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < d->n; i++) {
+		const struct an_node *b, *n;
+		bool self, total, same;
+
+		row_nodes(d, &d->rows[i], &b, &n);
+		self = (b && b->self) || (n && n->self);
+		total = (b && b->total) || (n && n->total);
+		same = (!b || b->total == b->self) &&
+		       (!n || n->total == n->self);
+		m += self + (total && !(self && same));
+	}
+	return m;
+}
+
 static void finish_row(struct diff *d, struct diff_row *r)
 {
-	const struct an_node *b = r->base_node != SIZE_MAX ?
-		&d->base->nodes[r->base_node] : NULL;
-	const struct an_node *n = r->new_node != SIZE_MAX ?
-		&d->new->nodes[r->new_node] : NULL;
+	const struct an_node *b, *n;
 	double xs, xt;
 
+	row_nodes(d, r, &b, &n);
 	fill_share(&r->self, d, b ? (double)b->self : 0,
 		   n ? (double)n->self : 0);
 	fill_share(&r->total, d, b ? (double)b->total : 0,
@@ -187,6 +234,8 @@ int diff_build(struct diff *d, const struct meter_profile *base,
 	pair_rows(d, bx, nx);
 	free(bx);
 	free(nx);
+	d->compared = shares_compared(d);
+	d->sigmas = diff_sigmas(d->compared);
 	for (i = 0; i < d->n; i++)
 		finish_row(d, &d->rows[i]);
 	qsort(d->rows, d->n, sizeof(*d->rows), cmp_rows);

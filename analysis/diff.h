@@ -8,10 +8,14 @@
  * A share is s/n of one profile's samples.  Samples are a count, so a
  * share measured twice moves by chance: its standard error is
  * sqrt(p(1-p)/n), and the difference of two independent shares has
- * sqrt(p1(1-p1)/n1 + p2(1-p2)/n2).  The band is 3 of those (99.7 %):
- * a report lists tens of functions, and a 95 % band would call one in
- * twenty of them changed by chance alone.  A change beyond the band is
- * "real".  Calls are exact and change only when the program did.
+ * sqrt(p1(1-p1)/n1 + p2(1-p2)/n2).  One share alone would take 3 of
+ * those (a 0.27 % chance of a false mark), but a report compares hundreds
+ * of shares, and at 3 each some would be marked by chance in a good part
+ * of the diffs of two identical runs.  So the band is as many standard
+ * errors as keep that 0.27 % for the report as a whole (Sidak's
+ * correction for the m shares compared): 3 for one share, about 4.3 for
+ * two hundred.  A change beyond the band is "real".  Calls are exact and
+ * change only when the program did.
  */
 #ifndef METER_ANALYSIS_DIFF_H
 #define METER_ANALYSIS_DIFF_H
@@ -23,7 +27,7 @@ enum diff_presence { DIFF_BOTH, DIFF_NEW_ONLY, DIFF_BASE_ONLY };
 struct diff_share {
 	double base, new;	/* fractions of each profile's samples */
 	double change;		/* new - base */
-	double band;		/* 3-sigma noise band of change */
+	double band;		/* noise band of change (diff.sigmas) */
 	double seconds;		/* new - base, in seconds */
 };
 
@@ -43,6 +47,8 @@ struct diff {
 	struct diff_row *rows;
 	size_t n;
 	size_t real;			/* rows with a real change */
+	size_t compared;		/* shares that could change (m) */
+	double sigmas;			/* the band, in standard errors */
 };
 
 /*
@@ -55,11 +61,17 @@ int diff_build(struct diff *d, const struct meter_profile *base,
 void diff_free(struct diff *d);
 
 /*
- * The noise band (3 sigma) of the difference of the shares of a samples in
- * base and b in new (an_share_se).
+ * The chance, for a whole report, that a share of two identical runs is
+ * marked changed: one share's at 3 sigma.
  */
-#define DIFF_BAND_SIGMAS	3.0
+#define DIFF_FALSE_MARK	0.0027
+/* Standard errors that keep DIFF_FALSE_MARK over m shares compared. */
+double diff_sigmas(size_t m);
+/*
+ * The noise band (sigmas standard errors) of the difference of the shares
+ * of a samples in base and b in new (an_share_se).
+ */
 double diff_band(const struct analysis *base, double a,
-		 const struct analysis *new, double b);
+		 const struct analysis *new, double b, double sigmas);
 
 #endif

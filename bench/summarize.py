@@ -8,10 +8,12 @@ OUT/host/callcost.txt.  Prints the tables, then as the last line one JSON
 object (see Documentation/performance.md for the keys).  Missing pieces
 come out as null, never as an error: a benchmark prints what it has.
 """
+import itertools
 import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -434,6 +436,28 @@ def insn_ratio(real, prog):
     return m / p if m and p else None
 
 
+def identical_diffs(profiles):
+    """meter-stat diff (by default) of every pair of runs of one build:
+    (pairs, pairs that mark a change, the largest z, the most shares
+    compared); None without meter-stat or two profiles."""
+    stat = os.path.join(ROOT, "build", "tools", "meter-stat")
+    if len(profiles) < 2 or not os.access(stat, os.X_OK):
+        return None
+    pairs = flagged = 0
+    z, m = 0.0, 0
+    for a, b in itertools.combinations(sorted(profiles), 2):
+        r = subprocess.run([stat, "diff", "-f", "json", a, b],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            continue
+        d = json.loads(r.stdout)
+        pairs += 1
+        flagged += d["changed"] > 0
+        z = max(z, d.get("sigmas", 0.0))
+        m = max(m, d.get("shares_compared", 0))
+    return (pairs, flagged, z, m) if pairs else None
+
+
 def real_programs(runs, env="vm"):
     """Per real program: mean self shares of perf (plain build, each sample
     given to its innermost program function by DWARF's inline records) and
@@ -447,12 +471,13 @@ def real_programs(runs, env="vm"):
     for r in real:
         prog = os.path.basename(r.w)
         d = progs.setdefault(prog, {"perf": [], "meter": [], "corr": [], "taken": [],
-                                    "samples": [0, 0],
+                                    "samples": [0, 0], "profiles": [],
                                     "names": set(), "slow": 0, "calls": 0})
         j = os.path.join(r.dir, "profile.json")
         if r.tool == "real-meter" and os.path.exists(j):
             tiny = os.path.join(ROOT, "build", "realprogs", prog, "plugin", prog + ".tiny")
             d["names"] |= program_functions(j, tiny)
+            d["profiles"].append(j)
             with open(j) as f:
                 p = json.load(f)
             d["slow"] += p.get("slow_entries", 0)
@@ -507,6 +532,7 @@ def real_programs(runs, env="vm"):
             # guest instructions (counted VM): meter's run over the plain one
             "insn_ratio": insn_ratio(real, prog),
             "slow": d["slow"],
+            "identical": identical_diffs(d["profiles"]),
         }
     return out
 
@@ -521,6 +547,9 @@ def real_json(real):
         "slow_entries": d["slow"],
         "insn_ratio": rnd(d["insn_ratio"], 3),
         "slow_entries_per_call": d["slow_per_call"],
+        # meter-stat diff of each pair of runs: pairs, pairs marking a change
+        "identical_pairs": d["identical"][0] if d["identical"] else None,
+        "identical_pairs_flagged": d["identical"][1] if d["identical"] else None,
         "self_pct": {k: {"perf": rnd(a, 2), "meter": rnd(b, 2), "meter_corrected": rnd(c, 2),
                          "meter_as_taken": rnd(t, 2)}
                      for k, (a, b, c, t) in d["rows"].items()},
@@ -661,6 +690,11 @@ def main():
                 p("    guest instructions, meter's run over the plain build's: %.3f" % d["insn_ratio"])
             p("    slow-path entries: %d, %s per call" % (
                 d["slow"], "%.2g" % d["slow_per_call"] if d["slow_per_call"] is not None else "n/a"))
+            if d["identical"]:
+                p("    meter-stat diff of the runs, pair by pair: %d of %d pairs mark a change"
+                  % (d["identical"][1], d["identical"][0]))
+                p("      (band up to %.2f sigma, for up to %d shares compared)"
+                  % (d["identical"][2], d["identical"][3]))
         p("")
     p("Resolution, VM: samples per CPU-second delivered (spin workload):")
     p("  %-44s %10s %10s" % ("", "1 kHz", "10 kHz"))

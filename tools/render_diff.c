@@ -59,10 +59,12 @@ static int diff_text(const struct diff *d, const struct report_opts *o,
 	profile_correction_line(d->base->p, out, "base: ");
 	profile_correction_line(d->new->p, out, "new:  ");
 	fprintf(out, "%zu function%s changed beyond the noise, %zu within it."
-		"  Shares are of each\nprofile's own samples; band is the noise of the change (3 "
-		"sigma of the ticks\ntaken); * marks a change "
-		"beyond it.  Calls are exact.\n\n", d->real,
-		d->real == 1 ? "" : "s", d->n - d->real);
+		"  Shares are of each\nprofile's own samples; band is the "
+		"noise of the change (%.2f sigma of the ticks\ntaken: a 0.27 %% "
+		"chance of any mark by noise among the %zu shares\ncompared); "
+		"* marks a change beyond it.  Calls are exact.\n\n", d->real,
+		d->real == 1 ? "" : "s", d->n - d->real, d->sigmas,
+		d->compared);
 	fprintf(out, "  %-28s %-28s %9s  %s\n", " self %", " total %",
 		"self", "calls");
 	fprintf(out, "   %6s %6s %7s %6s  %6s %6s %7s %6s %9s %10s %10s %10s  "
@@ -122,7 +124,9 @@ static int diff_json(const struct diff *d, FILE *out)
 	json_side(out, "base", d->base);
 	fputc(',', out);
 	json_side(out, "new", d->new);
-	fprintf(out, ",\"changed\":%zu,\"functions\":[", d->real);
+	fprintf(out, ",\"changed\":%zu,\"shares_compared\":%zu,"
+		"\"sigmas\":%.4f,\"functions\":[", d->real, d->compared,
+		d->sigmas);
 	for (i = 0; i < d->n; i++) {
 		const struct diff_row *r = &d->rows[i];
 
@@ -170,8 +174,8 @@ static int diff_stacks_json(const struct diff *d, FILE *out)
 			map[d->rows[i].base_node] = d->rows[i].new_node;
 	fputs("{\"kind\":\"diff\",", out);
 	/* the script's band is diff_band's: its sigmas, each side's weight */
-	fprintf(out, "\"period_ns\":%" PRIu64 ",\"sigmas\":%g,\"weight\":%.6g,",
-		d->new->p->period_ns, DIFF_BAND_SIGMAS, d->new->weight);
+	fprintf(out, "\"period_ns\":%" PRIu64 ",\"sigmas\":%.4f,\"weight\":%.6g,",
+		d->new->p->period_ns, d->sigmas, d->new->weight);
 	html_stacks_json(d->new, out);
 	/* base-only names extend new's table of names */
 	fprintf(out, ",\"base\":{\"weight\":%.6g,\"funcs\":[",
@@ -210,9 +214,11 @@ static int diff_html(const struct diff *d, FILE *out)
 	fputs("<header><h1>meter diff</h1>\n", out);
 	fprintf(out, "<p><b>%zu</b> function%s changed beyond the noise, "
 		"<b>%zu</b> within it.  Shares are of each profile's own "
-		"samples; the band is the noise of the change (3 sigma of the "
-		"ticks taken); calls are exact.</p>\n", d->real,
-		d->real == 1 ? "" : "s", d->n - d->real);
+		"samples; the band is the noise of the change (%.2f sigma of "
+		"the ticks taken: a 0.27 %% chance of any mark by noise among "
+		"the %zu shares compared); calls are exact.</p>\n", d->real,
+		d->real == 1 ? "" : "s", d->n - d->real, d->sigmas,
+		d->compared);
 	fputs("<nav><a href=\"#changes\">changes</a> &#183; "
 	      "<a href=\"#flame\">differential flame graph</a> &#183; "
 	      "<a href=\"#profiles\">the two profiles</a></nav>\n</header>\n",

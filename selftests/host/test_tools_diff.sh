@@ -21,7 +21,7 @@ SPLIT8=$ROOT/build/selftests/split_light8
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_diff.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..20"
+echo "1..23"
 
 # --- fixtures -------------------------------------------------------------
 
@@ -61,18 +61,21 @@ check "records of one name pair up in id order: a profile with three 'dup' again
 "$STAT" diff "$DATA/appel.json" "$DATA/appel-renumbered.json" > "$tmp/ren" 2>&1
 check "functions matched by name across renumbered ids; h is new only, +7 calls" \
 	grep -Eq '^\* +0\.00 +4\.55 +\+4\.55 .* 0 +7 +\+7  h  \(new only\)$' "$tmp/ren" || diag "$tmp/ren"
-check "is_prime 95.24 -> 90.91 %: -4.33 points, beyond its band of 3.26" \
-	grep -Eq '^\* +95\.24 +90\.91 +-4\.33 +3\.26 .* 200 +200 +\+0  is_prime$' "$tmp/ren"
-check "f's total moved 3.98 points, inside its band of 4.53: not marked" \
-	grep -Eq '^  +1\.90 +1\.82 +-0\.09 +1\.75 +87\.62 +83\.64 +-3\.98 +4\.53 ' "$tmp/ren"
+check "8 shares compared: the band is 3.58 standard errors" \
+	grep -q '(3\.58 sigma of the ticks' "$tmp/ren"
+check "is_prime 95.24 -> 90.91 %: -4.33 points, beyond its band of 3.90" \
+	grep -Eq '^\* +95\.24 +90\.91 +-4\.33 +3\.90 .* 200 +200 +\+0  is_prime$' "$tmp/ren"
+check "f's total moved 3.98 points, inside its band of 5.41: not marked" \
+	grep -Eq '^  +1\.90 +1\.82 +-0\.09 +2\.09 +87\.62 +83\.64 +-3\.98 +5\.41 ' "$tmp/ren"
 check "rows sorted: the real changes first" \
 	awk '/^\*/ { if (plain) bad = 1; real++ } /^   +[0-9]/ { plain++ }
 	     END { exit bad || real != 2 || plain != 3 }' "$tmp/ren"
 
 "$STAT" diff -f json "$DATA/appel.json" "$DATA/appel-renumbered.json" > "$tmp/ren.json"
-check "JSON: the band is 3 sigma of both sample counts, for every function" \
+check "JSON: the band is the sigmas that keep 0.27 % over the shares compared, of both sample counts, for every function" \
 	python3 - "$tmp/ren.json" "$DATA/appel.json" "$DATA/appel-renumbered.json" <<'EOF'
 import json, math, sys
+from statistics import NormalDist
 d = json.load(open(sys.argv[1]))
 b, n = (json.load(open(p)) for p in sys.argv[2:4])
 assert d['format'] == 'meter-diff' and d['changed'] == 2
@@ -81,9 +84,22 @@ nb, nn = b['samples'], n['samples']
 assert d['base']['weight'] == 1 and d['new']['weight'] == 1, d
 sb = {f['name']: f['self_samples'] for f in b['functions']}
 sn = {f['name']: f['self_samples'] for f in n['functions']}
+tb = {f['name']: f['total_samples'] for f in b['functions']}
+tn = {f['name']: f['total_samples'] for f in n['functions']}
+# a self with samples is one share; a total too, unless it is the self
+m = 0
+for name in set(sb) | set(sn):
+    self = sb.get(name, 0) or sn.get(name, 0)
+    total = tb.get(name, 0) or tn.get(name, 0)
+    same = tb.get(name, 0) == sb.get(name, 0) and tn.get(name, 0) == sn.get(name, 0)
+    m += bool(self) + bool(total and not (self and same))
+each = 1 - (1 - 0.0027) ** (1 / m)
+sigmas = NormalDist().inv_cdf(1 - each / 2)
+assert d['shares_compared'] == m == 8, (d['shares_compared'], m)
+assert abs(d['sigmas'] - sigmas) < 1e-3, (d['sigmas'], sigmas)
 for f in d['functions']:
     pb, pn = sb.get(f['name'], 0) / nb, sn.get(f['name'], 0) / nn
-    band = 3 * math.sqrt(pb * (1 - pb) / nb + pn * (1 - pn) / nn)
+    band = sigmas * math.sqrt(pb * (1 - pb) / nb + pn * (1 - pn) / nn)
     s = f['self']
     assert abs(s['band_pct'] - 100 * band) < 1e-3, (f, band)
     assert abs(s['change_pct'] - 100 * (pn - pb)) < 1e-3, f
@@ -96,15 +112,53 @@ EOF
 # A sampler that ran late: a quarter as many ticks as samples, each tick
 # weighing four periods.  The shares are as before, their noise that of a
 # quarter of the draws: the band doubles and is_prime's -4.33 is inside it.
+# (The 8 shares compared are as before, and so are the 3.58 sigmas.)
 for f in appel appel-renumbered; do
 	python3 -c 'import json, sys
 p = json.load(open(sys.argv[1])); p["ticks"] = p["samples"] // 4
 json.dump(p, open(sys.argv[2], "w"))' "$DATA/$f.json" "$tmp/$f-late.json"
 done
 "$STAT" diff "$tmp/appel-late.json" "$tmp/appel-renumbered-late.json" > "$tmp/late" 2>&1
-check "ticks a quarter of the samples: is_prime's band doubles to 6.53, -4.33 is inside it" \
-	grep -Eq '^  +95\.24 +90\.91 +-4\.33 +6\.53 .* 200 +200 +\+0  is_prime$' "$tmp/late" ||
+check "ticks a quarter of the samples: is_prime's band doubles to 7.80, -4.33 is inside it" \
+	grep -Eq '^  +95\.24 +90\.91 +-4\.33 +7\.80 .* 200 +200 +\+0  is_prime$' "$tmp/late" ||
 	diag "$tmp/late"
+
+# Two hundred functions of 500 samples in 100000, of which two moved 110
+# samples each way: 3.3 standard errors of their difference.  One share
+# alone at 3 sigma would be marked; among 200 compared, the band is 4.35.
+python3 - "$tmp" <<'EOF'
+import json, sys
+def prof(moved):
+    fs, st = [], []
+    for i in range(200):
+        s = 500 + (moved if i == 0 else -moved if i == 1 else 0)
+        fs.append({"id": i + 1, "name": "f%03d" % i, "calls": 10,
+                   "self_samples": s, "total_samples": s,
+                   "alloc_calls": 0, "alloc_bytes": 0})
+        st.append({"frames": [i + 1], "samples": s, "truncated": False})
+    return {"format": "meter-profile", "version": 1, "command": "many",
+            "backend": "signal", "pid": 7, "uid": 0, "cookie": 9,
+            "parent_cookie": 0, "exited": True, "runs": 1,
+            "period_ns": 1000000, "start_ns": 1, "end_ns": 2,
+            "samples": 100000, "no_current": 0, "invalid": 0, "lost": 0,
+            "truncated": 0, "call_cost_ps": 0, "functions": fs,
+            "stacks": st, "threads": [{"tid": 7, "samples": 100000,
+                                       "exited": True}]}
+json.dump(prof(0), open(sys.argv[1] + "/many-a.json", "w"))
+json.dump(prof(110), open(sys.argv[1] + "/many-b.json", "w"))
+EOF
+"$STAT" diff -f json "$tmp/many-a.json" "$tmp/many-b.json" > "$tmp/many" 2>&1
+check "200 shares compared: the band is 4.35 standard errors" \
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["shares_compared"] == 200 and abs(d["sigmas"] - 4.3515) < 1e-3, d["sigmas"]' \
+	"$tmp/many" || diag "$tmp/many"
+check "... and two functions moved 3.3 standard errors are within it: nothing marked" \
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); f = {r["name"]: r for r in d["functions"]}
+s = f["f000"]["self"]
+assert d["changed"] == 0 and not f["f000"]["real"] and not f["f001"]["real"], d["changed"]
+assert 3.2 < s["change_pct"] / s["band_pct"] * d["sigmas"] < 3.4, s' "$tmp/many"
 
 "$STAT" diff "$DATA/appel.json" "$DATA/wall.json" > "$tmp/mix" 2>&1
 check "CPU against wall clock: refused with a reason (status 1)" \
@@ -160,8 +214,10 @@ check "... light listed first (the largest real change)" \
 "$STAT" diff -f html -o "$tmp/chg.html" "$tmp/split-a.json" "$tmp/light8.json"
 check "HTML: the table marks light as changed, upward" \
 	grep -Eq '<tr data-presence="both"><td>light</td><td>yes</td><td>[0-9.]+</td><td>[0-9.]+</td><td class="up">\+' "$tmp/chg.html"
-check "HTML: both profiles' stacks and weights, and the band's sigmas, for the differential flame graph" \
-	bash -c "grep -q '\"kind\":\"diff\",\"period_ns\":[0-9]*,\"sigmas\":3,\"weight\":[0-9.]*,' '$tmp/chg.html' &&
+sig=$("$STAT" diff -f json "$tmp/split-a.json" "$tmp/light8.json" |
+	python3 -c 'import json, sys; print("%.4f" % json.load(sys.stdin)["sigmas"])')
+check "HTML: both profiles' stacks and weights, and the table's sigmas ($sig), for the differential flame graph" \
+	bash -c "grep -q '\"kind\":\"diff\",\"period_ns\":[0-9]*,\"sigmas\":$sig,\"weight\":[0-9.]*,' '$tmp/chg.html' &&
 		 grep -q '\"base\":{\"weight\":[0-9.]*,\"funcs\":\[' '$tmp/chg.html'"
 
 # --- pprof -diff_base ---------------------------------------------------------
