@@ -63,7 +63,11 @@ enum {
 "      --correct        take the instrumentation's estimated cost out of\n" \
 "                       the functions' times (Documentation/libmeter.md,\n" \
 "                       \"Correction\"); the totals stay as measured\n" \
-"      --no-correction  the samples as taken (the default)\n"	\
+"      --no-correction  each sample to the function current at it, as\n" \
+"                       taken (the default reads the samples' addresses,\n" \
+"                       where the profile has them: meter's own\n"	\
+"                       instructions out, each sample to the function it\n" \
+"                       fell in)\n"					\
 "      --whole-names    C++ names with their parameter lists and whole\n" \
 "                       template arguments (default: short where unique)\n" \
 "      --hide-idle PCT  wall clock: set aside the threads that were on a\n" \
