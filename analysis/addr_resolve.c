@@ -70,14 +70,22 @@ static bool has_meter_lines(Dwfl_Module *mod)
 	return false;
 }
 
-/* libmeter.so.N, libmeter-patch.so, libmeter-alloc.so */
-static bool is_libmeter(const char *path)
+/*
+ * meter's own files: libmeter.so.N, libmeter-patch.so, libmeter-alloc.so,
+ * and the interpreters' modules, whose names their languages fix: Lua's
+ * meter.so (require 'meter') and Python's _meter.*.so.
+ */
+static bool is_meter_object(const char *path)
 {
 	const char *base = strrchr(path, '/');
+	size_t n;
 
 	base = base ? base + 1 : path;
+	n = strlen(base);
 	return !strncmp(base, "libmeter.so", 11) ||
-	       !strncmp(base, "libmeter-", 9);
+	       !strncmp(base, "libmeter-", 9) || !strcmp(base, "meter.so") ||
+	       (!strncmp(base, "_meter.", 7) && n > 10 &&
+		!strcmp(base + n - 3, ".so"));
 }
 
 /*
@@ -107,7 +115,7 @@ static void obj_open(struct obj *o, const char *path)
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
-	o->meter = is_libmeter(path);
+	o->meter = is_meter_object(path);
 	fd = open_regular(path);
 	if (fd < 0)
 		return;

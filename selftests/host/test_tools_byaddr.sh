@@ -27,7 +27,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_byaddr.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..10"
+echo "1..12"
 
 # the share (%time) and calls of a flat profile's row; "-" when none
 row() { # report, name
@@ -64,6 +64,23 @@ check "--no-correction: no line about addresses" \
 # the same samples on the program's current path, read again from the file
 "$STAT" -i prof.json -f flat > again.out 2>&1
 check "the file read again reads the same" cmp -s byaddr.out again.out
+
+# the interpreters' modules are meter's own, as libmeter is: the program's
+# map renamed as Lua's meter.so and Python's _meter extension (files that
+# are not there: the name decides), its samples are all taken out
+own_pct() { sed -n 's/^By address: .*(\([0-9.]*\)% of the samples), taken out.*/\1/p' "$1"; }
+prog_pct=$(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); m = [x for x in p["maps"] if x["path"] == sys.argv[2]]
+inside = lambda a: any(int(x["start"]) <= int(a["ip"]) < int(x["end"]) for x in m)
+print(round(100.0 * sum(a["samples"] for a in p["addresses"] if inside(a)) / p["samples"], 1))' \
+	prof.json "$PROG")
+for mod in lua/5.4/meter.so meter/_meter.cpython-311-x86_64-linux-gnu.so; do
+	sed "s|\"path\": \"$PROG\"|\"path\": \"$tmp/$mod\"|" prof.json > mod.json
+	"$STAT" -i mod.json -f flat > mod.out 2>&1
+	check "a map named $(basename "$mod"): its samples ($prog_pct %) are meter's own ($(own_pct mod.out) %)" \
+		python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2] or -1)
+sys.exit(not (a > 50 and b >= a - 0.1))' "$prog_pct" "$(own_pct mod.out)" || diag mod.out
+done
 
 # a map that names a FIFO: never opened for reading (it would block)
 mkfifo fifo
