@@ -161,16 +161,8 @@ size_t meter_stacks_bytes(const struct meter_stacks *st);
  * at (low, high), in no thread and always on a CPU.
  */
 #define METER_ADDR_KEY_WORDS	3
-static inline enum meter_stack_added
-meter_addrs_add(struct meter_stacks *st, u32 cur, u64 ip, u64 weight)
-{
-	u32 key[METER_ADDR_KEY_WORDS] = {
-		cur, lower_32_bits(ip), upper_32_bits(ip)
-	};
-
-	return meter_stacks_add(st, 0, key, METER_ADDR_KEY_WORDS, false,
-				METER_SAMPLE_ONCPU, weight);
-}
+enum meter_stack_added meter_addrs_add(struct meter_stacks *st, u32 cur,
+				       u64 ip, u64 weight);
 
 /* maps.c: the session's executable file mappings. */
 #define METER_MAPS_MAX		4096

@@ -158,15 +158,16 @@ meter_stacks_find(struct meter_stack_entry *slots, u32 nslots,
 	return NULL;
 }
 
-enum meter_stack_added meter_stacks_add(struct meter_stacks *st, u32 tid,
-					const u32 *frames, u32 n,
-					bool truncated, u8 state, u64 weight)
+/*
+ * Inlined into each of the two below: the address table's key is always
+ * three words, and with n constant its hash, compare and copy unroll.
+ */
+static __always_inline enum meter_stack_added
+meter_stacks_count(struct meter_stacks *st, u32 tid, const u32 *frames, u32 n,
+		   bool truncated, u8 state, u64 weight)
 {
 	struct meter_stack_entry *e;
 	u32 hash, key;
-
-	if (!n || n > METER_SAMPLE_DEPTH_MAX)
-		return METER_STACK_LOST;
 	/*
 	 * The same frames in another thread or state are another entry: the
 	 * seed holds both (a tid is below 2^22, pid_max's limit; cut and
@@ -204,6 +205,27 @@ enum meter_stack_added meter_stacks_add(struct meter_stacks *st, u32 tid,
 	st->pool_used += n;
 	st->nused++;
 	return METER_STACK_NEW;
+}
+
+enum meter_stack_added meter_stacks_add(struct meter_stacks *st, u32 tid,
+					const u32 *frames, u32 n,
+					bool truncated, u8 state, u64 weight)
+{
+	if (!n || n > METER_SAMPLE_DEPTH_MAX)
+		return METER_STACK_LOST;
+	return meter_stacks_count(st, tid, frames, n, truncated, state,
+				  weight);
+}
+
+enum meter_stack_added meter_addrs_add(struct meter_stacks *st, u32 cur,
+				       u64 ip, u64 weight)
+{
+	u32 key[METER_ADDR_KEY_WORDS] = {
+		cur, lower_32_bits(ip), upper_32_bits(ip)
+	};
+
+	return meter_stacks_count(st, 0, key, METER_ADDR_KEY_WORDS, false,
+				  METER_SAMPLE_ONCPU, weight);
 }
 
 /* A pool of size frames, the old one's frames copied, swapped in. */
