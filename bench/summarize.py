@@ -8,12 +8,10 @@ OUT/host/callcost.txt.  Prints the tables, then as the last line one JSON
 object (see Documentation/performance.md for the keys).  Missing pieces
 come out as null, never as an error: a benchmark prints what it has.
 """
-import itertools
 import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -436,33 +434,6 @@ def insn_ratio(real, prog):
     return m / p if m and p else None
 
 
-def identical_diffs(profiles):
-    """meter-stat diff (by default) of every pair of runs of one build:
-    (pairs, pairs that mark a change, the largest z, the most shares
-    compared); None without meter-stat, two profiles, or any pair's
-    diff (a figure over some of the pairs would hide the others)."""
-    stat = os.path.join(ROOT, "build", "tools", "meter-stat")
-    if len(profiles) < 2 or not os.access(stat, os.X_OK):
-        return None
-    pairs = flagged = 0
-    z, m = 0.0, 0
-    for a, b in itertools.combinations(sorted(profiles), 2):
-        try:
-            r = subprocess.run([stat, "diff", "-f", "json", a, b],
-                               capture_output=True, text=True, timeout=600)
-            d = json.loads(r.stdout) if r.returncode == 0 else None
-            # a meter-stat older than the band for many shares: no figure
-            if d is None or "sigmas" not in d:
-                return None
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            return None
-        pairs += 1
-        flagged += d.get("changed", 0) > 0
-        z = max(z, d["sigmas"])
-        m = max(m, d.get("shares_compared", 0))
-    return (pairs, flagged, z, m) if pairs else None
-
-
 def real_programs(runs, env="vm"):
     """Per real program: mean self shares of perf (plain build, each sample
     given to its innermost program function by DWARF's inline records) and
@@ -471,6 +442,7 @@ def real_programs(runs, env="vm"):
     over the repetitions, and meter's slow-path entries per call."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from selfshares import perf_shares, program_functions
+    from pairdiffs import identical_diffs
     progs = {}
     real = pick(runs, env=env, phase="real")
     for r in real:
