@@ -60,11 +60,11 @@ static int diff_text(const struct diff *d, const struct report_opts *o,
 	profile_correction_line(d->new->p, out, "new:  ");
 	fprintf(out, "%zu function%s changed beyond the noise, %zu within it."
 		"  Shares are of each\nprofile's own samples; band is the "
-		"noise of the change (%.2f sigma of the ticks\ntaken: a 0.27 %% "
+		"noise of the change (%.2f sigma of the ticks\ntaken: a %.2f %% "
 		"chance of any mark by noise among the %zu shares\ncompared); "
 		"* marks a change beyond it.  Calls are exact.\n\n", d->real,
 		d->real == 1 ? "" : "s", d->n - d->real, d->sigmas,
-		d->compared);
+		100 * DIFF_FALSE_MARK, d->compared);
 	fprintf(out, "  %-28s %-28s %9s  %s\n", " self %", " total %",
 		"self", "calls");
 	fprintf(out, "   %6s %6s %7s %6s  %6s %6s %7s %6s %9s %10s %10s %10s  "
@@ -215,10 +215,10 @@ static int diff_html(const struct diff *d, FILE *out)
 	fprintf(out, "<p><b>%zu</b> function%s changed beyond the noise, "
 		"<b>%zu</b> within it.  Shares are of each profile's own "
 		"samples; the band is the noise of the change (%.2f sigma of "
-		"the ticks taken: a 0.27 %% chance of any mark by noise among "
+		"the ticks taken: a %.2f %% chance of any mark by noise among "
 		"the %zu shares compared); calls are exact.</p>\n", d->real,
 		d->real == 1 ? "" : "s", d->n - d->real, d->sigmas,
-		d->compared);
+		100 * DIFF_FALSE_MARK, d->compared);
 	fputs("<nav><a href=\"#changes\">changes</a> &#183; "
 	      "<a href=\"#flame\">differential flame graph</a> &#183; "
 	      "<a href=\"#profiles\">the two profiles</a></nav>\n</header>\n",
