@@ -22,15 +22,52 @@
 
 #include "body_shape.h"
 
-/* Builtins (memcpy, sqrt, ...) and internal functions never call back
- * into the program; any other call may. */
+namespace {
+
+/*
+ * C library functions that GCC does not know as builtins but that, as the
+ * builtins, take no callback and run none of the program's code: string
+ * collation and conversion (Lua's string comparison is strcoll), errno
+ * and <ctype.h>'s tables (glibc's macros call these), plain I/O and the
+ * clock.  Only as glibc's headers declare them: a function of the same
+ * name that the program declares itself may be its own.
+ */
+const char *const libc_leaves[] = {
+	"__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc",
+	"__errno_location", "atof", "atoi", "atol", "atoll", "clock",
+	"clock_gettime", "close", "feof", "ferror", "fileno", "getenv",
+	"gettimeofday", "localeconv", "lseek", "memmem", "pread", "pwrite",
+	"read", "strcasecmp", "strcoll", "strerror", "strncasecmp", "strnlen",
+	"strtod", "strtof", "strtol", "strtold", "strtoll", "strtoul",
+	"strtoull", "strxfrm", "time", "write",
+};
+
+bool libc_leaf(tree callee)
+{
+	const char *n;
+
+	if (!callee || !DECL_EXTERNAL(callee) || !DECL_NAME(callee) ||
+	    !DECL_IN_SYSTEM_HEADER(callee))
+		return false;
+	n = IDENTIFIER_POINTER(DECL_NAME(callee));
+	for (const char *l : libc_leaves)
+		if (!strcmp(n, l))
+			return true;
+	return false;
+}
+
+} /* namespace */
+
+/* Builtins (memcpy, sqrt, ...), internal functions and the C library's
+ * leaves above never call back into the program; any other call may. */
 bool call_reaches_code(const gimple *g)
 {
 	tree callee = gimple_call_fndecl(g);
 
 	if (gimple_call_internal_p(g))
 		return false;
-	return !(callee && fndecl_built_in_p(callee, BUILT_IN_NORMAL));
+	return !(callee && (fndecl_built_in_p(callee, BUILT_IN_NORMAL) ||
+			    libc_leaf(callee)));
 }
 
 namespace {

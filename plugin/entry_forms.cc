@@ -210,6 +210,25 @@ int body_form(tree body, bool push, bool resumed, bool entered)
 	return copy ? METER_FORM_PUSH_COPY : METER_FORM_PUSH_UNTESTED;
 }
 
+/* The form of a body whose mark has one already: a leaf by the leaf rule,
+ * or a push under flat=none; a copy in an entered host loses the slow
+ * path (and a push's copy the stale-frame test) as above. */
+int fixed_form(int form, tree body, bool resumed, bool entered)
+{
+	if (form == METER_FORM_LEAF)
+		return body && entered ? METER_FORM_LEAF_COPY : form;
+	if (form == METER_FORM_PUSH && body)
+		return body_form(body, true, resumed, entered);
+	return form;
+}
+
+/* Forms that take their host's page rather than meter__tls's. */
+bool copy_form(int form)
+{
+	return form == METER_FORM_FLAT_COPY || form == METER_FORM_PUSH_COPY ||
+	       form == METER_FORM_LEAF_COPY;
+}
+
 /*
  * The rare ways out of the straight line, as <meter.h>'s __builtin_expect
  * puts them: the blocks first..last of an entry just built had their
@@ -250,13 +269,14 @@ void weigh_entry(function *fun, basic_block first, basic_block last,
  * pass's TODO_update_ssa, the mark's outputs set at the end.
  */
 void expand_mark(function *fun, gimple *mark, const struct seq_decls &sd,
-		 tree rec, tree cfa, int form)
+		 tree rec, tree cfa, tree host_page, int form)
 {
 	gasm *a = as_a<gasm *>(mark);
 	tree page = create_tmp_var(ptr_type_node, "meter_fpage");
 	tree cd = create_tmp_var(uint64_type_node, "meter_fcd");
 	std::vector<tree> unlikely;
-	gimple_seq seq = seq_enter(sd, rec, cfa, page, cd, form, unlikely);
+	gimple_seq seq = seq_enter(sd, rec, cfa, host_page, page, cd, form,
+				   unlikely);
 	gimple_stmt_iterator i;
 
 	gimple_seq_add_stmt(&seq, gimple_build_assign(
@@ -309,7 +329,7 @@ unsigned int entry_forms::execute(function *fun)
 	std::set<tree> pushing;	/* bodies that keep the push */
 	std::vector<gimple *> marks;
 	struct seq_decls sd;
-	bool entered = false;
+	gimple *own = NULL;	/* the function's own entry */
 	basic_block bb;
 	tree rec, cfa;
 	int form;
@@ -324,7 +344,8 @@ unsigned int entry_forms::execute(function *fun)
 			if (mark) {
 				marks.push_back(g);
 				/* the function's own entry, at its start */
-				entered |= !copy_of(gimple_block(g));
+				if (!copy_of(gimple_block(g)))
+					own = g;
 			}
 			if (mark || is_entry_thunk(g))
 				mark_enclosing(pushing, gimple_block(g), false);
@@ -338,12 +359,20 @@ unsigned int entry_forms::execute(function *fun)
 		*page_ptr = seq_page_pointer_type();
 	sd.page_ptr = *page_ptr;
 
-	bool resumed = resumed_abnormally(fun);
+	bool resumed = resumed_abnormally(fun), entered = own;
+	/* the page the own entry found, which its copies take: an SSA name
+	 * the own entry defines, at the function's start */
+	tree own_page = own ? TREE_VALUE(gimple_asm_output_op(
+					 as_a<gasm *>(own), 0)) : NULL_TREE;
 
+	std::vector<std::pair<int, bool>> forms;	/* form, host page */
+
+	calculate_dominance_info(CDI_DOMINATORS);
 	for (gimple *g : marks) {
 		tree body = copy_of(gimple_block(g));
 
 		seq_read_mark(g, &sd, &rec, &cfa, &form);
+		form = fixed_form(form, body, resumed, entered);
 		if (form == METER_FORM_AUTO) {
 			form = body_form(body, pushing.count(body), resumed,
 					 entered);
@@ -359,7 +388,17 @@ unsigned int entry_forms::execute(function *fun)
 						       fun->decl, 2),
 				       body ? " (an inlined copy)" : "");
 		}
-		expand_mark(fun, g, sd, rec, cfa, form);
+		forms.emplace_back(form, copy_form(form) && own_page &&
+				   TREE_CODE(own_page) == SSA_NAME &&
+				   dominated_by_p(CDI_DOMINATORS, gimple_bb(g),
+						  gimple_bb(own)));
+	}
+	/* expanding splits blocks: what dominates what is known first */
+	for (size_t k = 0; k < marks.size(); k++) {
+		seq_read_mark(marks[k], &sd, &rec, &cfa, &form);
+		expand_mark(fun, marks[k], sd, rec, cfa,
+			    forms[k].second ? own_page : NULL_TREE,
+			    forms[k].first);
 	}
 	/* the blocks changed under them */
 	free_dominance_info(fun, CDI_DOMINATORS);

@@ -49,6 +49,7 @@ struct builder {
 	const struct seq_decls &d;
 	gimple_seq seq = NULL;
 	std::vector<tree> unlikely;	/* labels of blocks rarely entered */
+	tree host_page = NULL_TREE;	/* the page the host's entry found */
 
 	explicit builder(const struct seq_decls &decls) : d(decls)
 	{
@@ -143,10 +144,15 @@ struct builder {
 	}
 
 	/* meter__tls.page: meter.h's struct when the unit includes it,
-	 * else our pointer-typed declaration of the same symbol */
+	 * else our pointer-typed declaration of the same symbol.  A copy
+	 * takes its host's instead: one load fewer, and no second register
+	 * holding the same page across the body. */
 	tree page(void)
 	{
 		tree t = tmp(ptr_type_node, "meter_page"), ref = d.tls;
+
+		if (host_page)
+			return host_page;
 
 		if (TREE_CODE(TREE_TYPE(ref)) == RECORD_TYPE) {
 			tree f = TYPE_FIELDS(TREE_TYPE(ref));
@@ -437,8 +443,10 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 	b.label(done);
 }
 
-/* meter__enter_flat(): become current, count, push nothing */
-void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
+/* meter__enter_flat(): become current, count, push nothing; a copy in an
+ * entered host (copy) without the slow path */
+void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out,
+		      bool copy)
 {
 	tree u32 = unsigned_type_node;
 	tree slow = create_artificial_label(UNKNOWN_LOCATION);
@@ -450,18 +458,23 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out)
 	tree id = load_word(b, rec_addr, 0, "meter_id", true);
 	tree cur = b.load(page, u32, OFF_CURRENT, "meter_cur");
 	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"), true);
-	tree d32 = b.load(page, u32, OFF_DEPTH, "meter_depth");
-	b.cond(EQ_EXPR, d32, build_int_cst(u32, UINT32_MAX), slow, fast);
+	if (!copy) {
+		tree d32 = b.load(page, u32, OFF_DEPTH, "meter_depth");
 
+		b.cond(EQ_EXPR, d32, build_int_cst(u32, UINT32_MAX), slow,
+		       fast);
+	}
 	b.label(fast);
 	build_count(b, page, id);
 	b.add(gimple_build_assign(page_out, page));
 	b.add(gimple_build_assign(cd_out, NOP_EXPR, cur));
 	b.jump(done);
 
-	b.unlikely_label(slow);
-	b.thunk("meter__enter_flat_thunk", rec_addr, NULL_TREE, page_out,
-		cd_out);
+	if (!copy) {
+		b.unlikely_label(slow);
+		b.thunk("meter__enter_flat_thunk", rec_addr, NULL_TREE,
+			page_out, cd_out);
+	}
 	b.label(done);
 }
 
@@ -480,13 +493,15 @@ void build_leave(builder &b, tree page, tree cd, bool flat)
 } /* namespace */
 
 gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree cfa,
-		     tree page_out, tree cd_out, int form,
+		     tree page, tree page_out, tree cd_out, int form,
 		     std::vector<tree> &unlikely)
 {
 	builder b(d);
 
-	if (form == METER_FORM_LEAF)
-		build_enter_flat(b, rec, page_out, cd_out);
+	b.host_page = page;
+	if (form == METER_FORM_LEAF || form == METER_FORM_LEAF_COPY)
+		build_enter_flat(b, rec, page_out, cd_out,
+				 form == METER_FORM_LEAF_COPY);
 	else
 		build_enter(b, rec, cfa, page_out, cd_out, form);
 	unlikely = b.unlikely;

@@ -42,6 +42,9 @@ struct seq_decls {
 
 /* A mark's form: plugin/entry_forms.cc chooses (a stacked function). */
 #define METER_FORM_AUTO 6
+/* A copy of a LEAF in a function whose own entry comes first: as LEAF,
+ * without the slow path (as FLAT_COPY). */
+#define METER_FORM_LEAF_COPY 7
 
 /* The first line of a mark's asm (a comment; the rest is the slow path). */
 #define METER_ENTRY_ASM "# meter: entry"
@@ -56,9 +59,11 @@ bool seq_read_mark(const gimple *g, struct seq_decls *d, tree *rec,
 		   tree *cfa, int *form);
 /* The entry of a function whose record is rec and frame address cfa (the
  * mark's), in a form; unlikely: the labels of its blocks that are entered
- * rarely (the graph's builder gives their edges their probabilities). */
+ * rarely (the graph's builder gives their edges their probabilities).
+ * page: the thread's page as the host's own entry found it (a copy's
+ * forms), or NULL_TREE to load it from meter__tls. */
 gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree cfa,
-		     tree page_out, tree cd_out, int form,
+		     tree page, tree page_out, tree cd_out, int form,
 		     std::vector<tree> &unlikely);
 /* The type of seq_decls' page_ptr, made once per unit (a GC root). */
 tree seq_page_pointer_type(void);

@@ -1,0 +1,221 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# What the plugin's inlined copies and leaves cost, and that they still
+# count: a copy of a leaf (by the leaf rule) in a function whose own entry
+# comes first has no slow path and takes its host's page, rather than
+# loading meter__tls again; a function whose only calls are to the C
+# library's leaves (strcoll, strtol, errno) is flat, one that hands libc a
+# callback (qsort) is not, nor one that calls a function of a libc name
+# the program declared itself.
+set -u
+
+ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
+STAT=$ROOT/build/tools/meter-stat
+PLUGIN=$ROOT/build/plugin/meter.so
+CC=${CC:-gcc}
+. "$ROOT/selftests/tools_lib.sh" || exit 1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_plugin_copies.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+LINK=(-L"$ROOT/build/lib" -Wl,-rpath,"$ROOT/build/lib" -lmeter)
+# every function instrumented, the small ones too
+PFLAGS=(-O2 -fplugin="$PLUGIN" -fplugin-arg-meter-tiny=0 -fplugin-arg-meter-verbose)
+
+cat > "$tmp/copies.c" <<'SRC'
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+volatile unsigned long sink;
+
+/* a leaf by the leaf rule, inlined into hosts */
+static inline unsigned mix(unsigned x)
+{
+	return (x * 2654435761u) ^ (x >> 7);
+}
+
+__attribute__((noinline)) void away(unsigned s)
+{
+	sink += s;
+}
+
+/* stacked (it calls away), two copies of mix */
+__attribute__((noinline)) unsigned host(unsigned n)
+{
+	unsigned s = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		s += mix(i) + mix(s);
+	away(s);
+	return s;
+}
+
+/* the C library's leaves only */
+__attribute__((noinline)) long collate(const char *a, const char *b)
+{
+	errno = 0;
+	return strcoll(a, b) + strtol(a, NULL, 10) + errno;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* libc calls back into the program */
+__attribute__((noinline)) void sorts(int *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), by_value);
+}
+
+long own_strcoll_user(const char *a);
+
+int main(int argc, char **argv)
+{
+	int v[] = { 3, 1, 2 };
+	unsigned s = 0;
+	long c = 0;
+	int n = argc > 1 ? atoi(argv[1]) : 10;
+
+	for (int i = 0; i < n; i++) {
+		s += host(7);
+		c += collate("12", "13");
+	}
+	sorts(v, 3);
+	c += own_strcoll_user("x");
+	printf("%u %ld %d\n", s, c, v[0]);
+	return 0;
+}
+SRC
+# a function named as libc's, declared by the program, not by libc's header
+cat > "$tmp/own.c" <<'SRC'
+int strcoll(const char *a, const char *b);
+
+long own_strcoll_user(const char *a)
+{
+	return strcoll(a, a);
+}
+SRC
+cat > "$tmp/own_def.c" <<'SRC'
+int strcoll(const char *a, const char *b)
+{
+	return a[0] - b[0];
+}
+SRC
+
+"$CC" "${PFLAGS[@]}" -S "$tmp/copies.c" -o "$tmp/copies.s" 2> "$tmp/verbose"
+"$CC" "${PFLAGS[@]}" -S "$tmp/own.c" -o "$tmp/own.s" 2>> "$tmp/verbose"
+mode_of() { sed -n "s/.*meter: ‘$1’ \([a-z]*\).*/\1/p; s/.*meter: '$1' \([a-z]*\).*/\1/p" "$tmp/verbose"; }
+# host's instructions, from its label to the end of its body
+body_of() { # asm function
+	awk -v f="$2" '$0 == f ":" { on = 1; next } on && /^\t\.size/ { exit } on' "$1"
+}
+body_of "$tmp/copies.s" host > "$tmp/host.s"
+
+check "leaf rule: collate (strcoll, strtol, errno) is flat" \
+	test "$(mode_of collate)" = flat || diag "$tmp/verbose"
+check "leaf rule: sorts (qsort calls back) and a strcoll the program declared itself are stacked" \
+	test "$(mode_of sorts)/$(mode_of own_strcoll_user)" = stacked/stacked ||
+	diag "$tmp/verbose"
+check "mix is a leaf and host stacked" \
+	test "$(mode_of mix)/$(mode_of host)" = flat/stacked || diag "$tmp/verbose"
+check "the copies of mix in host have no slow path: host jumps to the stacked thunk alone" \
+	eval 'grep -q "meter__enter_thunk" "$tmp/host.s" &&
+	      ! grep -q "meter__enter_flat_thunk" "$tmp/host.s"' ||
+	grep -n "thunk" "$tmp/host.s" | diag
+fs=$(grep -c '%fs:' "$tmp/host.s")
+check "the copies take their host's page: host reads meter__tls once ($fs)" \
+	test "$fs" = 1 || head -n 40 "$tmp/host.s" | diag
+
+# and they count: host's 10 calls, mix's 2 a turn, 7 turns a call
+"$CC" "${PFLAGS[@]}" -o "$tmp/copies" "$tmp/copies.c" "$tmp/own.c" \
+	"$tmp/own_def.c" "${LINK[@]}" 2> /dev/null
+METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=$tmp/p.json "$tmp/copies" 10 > "$tmp/out"
+calls() { # name
+	python3 -c 'import json, sys
+print(sum(f["calls"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == sys.argv[2]))' \
+		"$tmp/p.json" "$1"
+}
+check "counts exact: host 10, mix 140, collate 10, away 10, sorts 1, by_value counted" \
+	test "$(calls host)/$(calls mix)/$(calls collate)/$(calls away)/$(calls sorts)" = 10/140/10/10/1 -a \
+	     "$(calls by_value)" -gt 0 ||
+	echo "# host $(calls host) mix $(calls mix) collate $(calls collate) away $(calls away) sorts $(calls sorts)"
+# the program's strcoll takes libc's place for collate too (whose count
+# stays exact; being flat, collate is not its caller in the stacks)
+check "the program's own strcoll is counted: 11 calls (own_strcoll_user 1, collate 10)" \
+	test "$(calls own_strcoll_user)/$(calls strcoll)" = 1/11
+# A forked child is registered again by the next function's own entry it
+# runs.  The copies it runs before, in the function that forked, have no
+# slow path (mix calls step at the source, so the leaf rule makes it
+# stacked; step is tiny, left alone and inlined, and each copy of mix
+# becomes a leaf): they count into the page their host's entry found, the
+# child's own block, which that registration reports.  Counted into
+# meter__tls's page, which the fork left unregistered, they were lost.
+cat > "$tmp/fork.c" <<'SRC'
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+volatile unsigned long sink;
+
+static inline unsigned step(unsigned x)
+{
+	return x * 2654435761u;
+}
+
+static inline unsigned mix(unsigned x)
+{
+	unsigned s = 0;
+
+	for (unsigned k = 0; k < 2; k++)
+		s ^= step(x + k);
+	return s;
+}
+
+/* a loop: not tiny, so instrumented (its entry registers the child) */
+__attribute__((noinline)) void away(unsigned s)
+{
+	for (int k = 0; k < 2; k++)
+		sink += s;
+}
+
+__attribute__((noinline)) void host(unsigned n)
+{
+	unsigned s = 0;
+	pid_t p = fork();
+
+	for (unsigned i = 0; i < n; i++)
+		s += mix(i);
+	away(s);
+	if (p == 0)
+		exit(0);
+	waitpid(p, NULL, 0);
+}
+
+int main(void)
+{
+	host(100);
+	return 0;
+}
+SRC
+"$CC" -O2 -fplugin="$PLUGIN" -fplugin-arg-meter-verbose -o "$tmp/fork" \
+	"$tmp/fork.c" "${LINK[@]}" 2> "$tmp/fork.err"
+check "fork: step is left alone, mix stacked by the leaf rule and flat once inlined" \
+	eval 'test "$(sed -n "s/.*meter: .step. \([a-z]*\).*/\1/p" "$tmp/fork.err")" = tiny &&
+	      grep -q "meter: .mix. stacked" "$tmp/fork.err" &&
+	      grep -q "mix. flat once inlining is done (an inlined copy)" "$tmp/fork.err"' ||
+	diag "$tmp/fork.err"
+mkdir "$tmp/fork.out"
+METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=$tmp/fork.out/%p.json "$tmp/fork"
+child_mix=$(python3 -c 'import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*.json"):
+    d = json.load(open(f))
+    c = {r["name"]: r["calls"] for r in d["functions"]}
+    if not c.get("main"):
+        print(c.get("mix", 0))' "$tmp/fork.out")
+check "a forked child's copies count before it registers again (child: mix ${child_mix:-none} of 100)" \
+	test "$child_mix" = 100
+echo "1..$n"
+[ $fails = 0 ]
