@@ -184,9 +184,28 @@ struct meter__tls {
  * above or to what the inline code does with them.
  */
 #define METER__ABI_SYMBOL "meter__tls_abi4"
+/* libmeter's block for threads not registered (meter__tls's first value) */
+#define METER__NO_BLOCK_SYMBOL "meter__no_block_abi4"
 
+/*
+ * An executable (PIE or not: -fpie defines __PIE__, -fno-pic leaves
+ * __PIC__ undefined) defines meter__tls itself, weak, and reads it at a
+ * fixed offset from the thread pointer (local-exec: one load a call where
+ * initial-exec's GOT makes two).  libmeter reaches its own definition
+ * through its GOT, so the executable's takes its place everywhere; its
+ * first value names libmeter's block, which also keeps a program built
+ * against another layout from loading.  A shared object cannot know that
+ * offset: it reads the pointer through its GOT.  The GCC plugin does the
+ * same for the translation units it builds (plugin/meter_plugin.cc).
+ */
+#if (defined(__PIE__) || !defined(__PIC__)) && !defined(METER__LAYOUT_ONLY)
+extern struct meter_page meter__no_block __asm__(METER__NO_BLOCK_SYMBOL);
+__thread struct meter__tls meter__tls __asm__(METER__ABI_SYMBOL)
+	__attribute__((weak, tls_model("local-exec"))) = { &meter__no_block };
+#else
 extern __thread struct meter__tls meter__tls __asm__(METER__ABI_SYMBOL)
 	__attribute__((tls_model("initial-exec")));
+#endif
 
 struct meter__frame meter__enter_slow(struct meter_record *rec,
 				      uintptr_t sp, uintptr_t site)

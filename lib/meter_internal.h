@@ -136,7 +136,8 @@ union meter_no_block {
 	struct meter_page page;
 	unsigned char block[METER__BLOCK_BYTES];
 };
-extern union meter_no_block meter_no_block METER_HIDDEN;
+/* exported: an executable's own meter__tls starts here (<meter.h>) */
+extern union meter_no_block meter_no_block __asm__(METER__NO_BLOCK_SYMBOL);
 #define METER_NO_PAGE (&meter_no_block.page)
 
 static inline bool meter_have_page(void)

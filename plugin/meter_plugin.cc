@@ -186,6 +186,33 @@ tree extern_var(const char *name, const char *asmname, tree type)
 }
 
 /*
+ * In an executable, meter__tls defined here as <meter.h> defines it there:
+ * weak, starting at libmeter's block for threads not registered, read at
+ * a fixed offset from the thread pointer (one load a call fewer).
+ */
+tree exe_tls(void)
+{
+	tree nb = extern_var("meter__no_block", METER__NO_BLOCK_SYMBOL,
+			     char_type_node);
+	tree v = build_decl(UNKNOWN_LOCATION, VAR_DECL,
+			    get_identifier("meter__tls"), ptr_type_node);
+
+	TREE_ADDRESSABLE(nb) = 1;
+	SET_DECL_ASSEMBLER_NAME(v, get_identifier(METER__ABI_SYMBOL));
+	TREE_PUBLIC(v) = 1;
+	TREE_STATIC(v) = 1;
+	TREE_USED(v) = 1;
+	DECL_ARTIFICIAL(v) = 1;
+	DECL_IGNORED_P(v) = 1;
+	declare_weak(v);
+	set_decl_tls_model(v, TLS_MODEL_LOCAL_EXEC);
+	DECL_INITIAL(v) = fold_convert(ptr_type_node, build_fold_addr_expr(nb));
+	DECL_CONTEXT(v) = NULL_TREE;
+	varpool_node::finalize_decl(v);
+	return v;
+}
+
+/*
  * struct meter_record { u32 id, magic; const char *name, *file;
  *			 u32 line, flags; } aligned(32): built here rather
  * than found, so a translation unit need not include meter.h.
@@ -230,7 +257,12 @@ void init_decls(void)
 	if (d.tls)
 		return;
 	d.page_ptr = seq_page_pointer_type();
-	d.tls = extern_var("meter__tls", METER__ABI_SYMBOL, ptr_type_node);
+	d.tls = existing_decl(METER__ABI_SYMBOL);
+	if (!d.tls && (flag_pie || !flag_pic))
+		d.tls = exe_tls();
+	if (!d.tls)
+		d.tls = extern_var("meter__tls", METER__ABI_SYMBOL,
+				   ptr_type_node);
 	if (!DECL_THREAD_LOCAL_P(d.tls))
 		set_decl_tls_model(d.tls, TLS_MODEL_INITIAL_EXEC);
 	d.rec_type = make_record_type();

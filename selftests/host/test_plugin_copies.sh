@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# What the plugin's inlined copies and leaves cost, and that they still
-# count: a copy of a leaf (by the leaf rule) in a function whose own entry
-# comes first has no slow path and takes its host's page, rather than
-# loading meter__tls again; a function whose only calls are to the C
-# library's leaves (strcoll, strtol, errno) is flat, one that hands libc a
-# callback (qsort) is not, nor one that calls a function of a libc name
-# the program declared itself.
+# What the plugin's entries, inlined copies and leaves cost, and that they
+# still count: an executable reads the thread's page at a fixed offset from
+# the thread pointer (its own meter__tls, which libmeter's references
+# reach), a shared object through its GOT; a copy of a leaf (by the leaf
+# rule) in a function whose own entry comes first has no slow path and
+# takes its host's page, rather than loading meter__tls again; a function
+# whose only calls are to the C library's leaves (strcoll, strtol, errno)
+# is flat, one that hands libc a callback (qsort) is not, nor one that
+# calls a function of a libc name the program declared itself.
 set -u
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
@@ -129,6 +131,14 @@ fs=$(grep -c '%fs:' "$tmp/host.s")
 check "the copies take their host's page: host reads meter__tls once ($fs)" \
 	test "$fs" = 1 || head -n 40 "$tmp/host.s" | diag
 
+check "an executable reads meter__tls at a fixed offset (no GOT)" \
+	eval 'grep -q "%fs:meter__tls_abi4@tpoff" "$tmp/copies.s" &&
+	      ! grep -q "meter__tls_abi4@gottpoff" "$tmp/copies.s"'
+"$CC" "${PFLAGS[@]}" -fPIC -S "$tmp/copies.c" -o "$tmp/copies-pic.s" 2> /dev/null
+check "a shared object's code reads it through its GOT" \
+	eval 'grep -q "meter__tls_abi4@gottpoff" "$tmp/copies-pic.s" &&
+	      ! grep -q "meter__tls_abi4@tpoff" "$tmp/copies-pic.s"'
+
 # and they count: host's 10 calls, mix's 2 a turn, 7 turns a call
 "$CC" "${PFLAGS[@]}" -o "$tmp/copies" "$tmp/copies.c" "$tmp/own.c" \
 	"$tmp/own_def.c" "${LINK[@]}" 2> /dev/null
@@ -144,6 +154,11 @@ check "counts exact: host 10, mix 140, collate 10, away 10, sorts 1, by_value co
 	echo "# host $(calls host) mix $(calls mix) collate $(calls collate) away $(calls away) sorts $(calls sorts)"
 # the program's strcoll takes libc's place for collate too (whose count
 # stays exact; being flat, collate is not its caller in the stacks)
+# one slow-path entry, the thread's first call: had libmeter set a
+# meter__tls of its own, every entry would have taken the slow path
+check "the executable's meter__tls is the one libmeter sets: 1 slow-path entry in the run" \
+	test "$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["slow_entries"])' "$tmp/p.json")" = 1
 check "the program's own strcoll is counted: 11 calls (own_strcoll_user 1, collate 10)" \
 	test "$(calls own_strcoll_user)/$(calls strcoll)" = 1/11
 # A forked child is registered again by the next function's own entry it
