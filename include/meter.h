@@ -170,8 +170,8 @@ struct meter__tls {
 	 * all such threads whose depth is UINT32_MAX, so that the depth
 	 * check sends a function's own entry to the slow path (one test
 	 * fewer per call).  It is writable: the entries store current
-	 * before that test, and the plugin's inlined copies, which have no
-	 * slow path, count into it; nobody reads it.
+	 * before that test, and the plugin's inlined copies that have no
+	 * slow path nor their host's page count into it; nobody reads it.
 	 */
 	struct meter_page *page;
 };
@@ -181,11 +181,15 @@ struct meter__tls {
  * symbol they reach it by names the layout's version: a program built
  * against another <meter.h> fails to load ("undefined symbol") instead of
  * misreading the thread block.  Bump it with any change to the structures
- * above or to what the inline code does with them.
+ * above or to what the inline code does with them (and lib/libmeter.map's
+ * names with it).
  */
-#define METER__ABI_SYMBOL "meter__tls_abi4"
-/* libmeter's block for threads not registered (meter__tls's first value) */
-#define METER__NO_BLOCK_SYMBOL "meter__no_block_abi4"
+#define METER__ABI_VERSION "4"
+#define METER__ABI_SYMBOL "meter__tls_abi" METER__ABI_VERSION
+/* libmeter's block for threads not registered (meter__tls's first value):
+ * what an executable, which defines meter__tls itself, needs of libmeter's
+ * layout by name */
+#define METER__NO_BLOCK_SYMBOL "meter__no_block_abi" METER__ABI_VERSION
 
 /*
  * An executable (PIE or not: -fpie defines __PIE__, -fno-pic leaves
@@ -201,7 +205,8 @@ struct meter__tls {
 #if (defined(__PIE__) || !defined(__PIC__)) && !defined(METER__LAYOUT_ONLY)
 extern struct meter_page meter__no_block __asm__(METER__NO_BLOCK_SYMBOL);
 __thread struct meter__tls meter__tls __asm__(METER__ABI_SYMBOL)
-	__attribute__((weak, tls_model("local-exec"))) = { &meter__no_block };
+	__attribute__((weak, visibility("default"), tls_model("local-exec"))) =
+	{ &meter__no_block };
 #else
 extern __thread struct meter__tls meter__tls __asm__(METER__ABI_SYMBOL)
 	__attribute__((tls_model("initial-exec")));

@@ -42,11 +42,11 @@ _Static_assert(METER__BLOCK_SITES + 8 * (METER_STACK_CAP + 1) <=
 /*
  * The block of threads not (yet) registered: its depth sends a function's
  * own entry to the slow path; the entries store current into it first and
- * the plugin's inlined copies count into it, for nobody to read
- * (<meter.h>, struct meter__tls).  Zeroes, not to be 8 MB of the
- * library's file: meter_loaded() gives it its depth.
+ * the plugin's inlined copies without a host's page count into it, for
+ * nobody to read (<meter.h>, struct meter__tls).  Zeroes, not to be 8 MB
+ * of the library's file: meter_loaded() gives it its depth.
  */
-union meter_no_block meter_no_block __attribute__((aligned(4096)));
+union meter_whole_block meter_no_block __attribute__((aligned(4096)));
 
 __thread struct meter__tls meter__tls
 	__attribute__((tls_model("initial-exec"))) = {
@@ -470,8 +470,9 @@ static void __attribute__((constructor)) meter_loaded(void)
 {
 	/* Until now (.preinit_array) the block's depth was 0: a function's
 	 * own stacked entry found sps[-1] zero and took the slow path,
-	 * which left the call unprofiled; flat entries and inlined copies
-	 * counted, and copies pushed, into the block, for nobody. */
+	 * which left the call unprofiled (its inlined copies count into the
+	 * scratch block it got); flat entries counted, and copies without a
+	 * host's page pushed, into this block, for nobody. */
 	meter_no_block.page.magic = METER_PAGE_MAGIC;
 	meter_no_block.page.version = METER_PAGE_VERSION;
 	meter_no_block.page.depth = UINT32_MAX;
@@ -616,7 +617,7 @@ struct meter__frame meter__enter_slow(struct meter_record *rec,
 
 	if (f.page)
 		return f;
-	f.page = &meter_scratch_page;
+	f.page = METER_SCRATCH_PAGE;
 	if (!meter_thread_ready())
 		return f;
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
@@ -641,7 +642,7 @@ struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 
 	if (f.page)
 		return f;
-	f.page = &meter_scratch_page;
+	f.page = METER_SCRATCH_PAGE;
 	if (!meter_thread_ready())
 		return f;
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);

@@ -127,17 +127,20 @@ struct meter_global {
 extern struct meter_global meter_g METER_HIDDEN;
 
 /*
- * What meter__tls.page points to while the thread is not registered: a
- * whole block, since the plugin's inlined copies count into whatever page
- * is there (include/meter.h, METER__BLOCK_BYTES; untouched pages cost
- * nothing).
+ * A thread's whole block, page first (include/meter.h, METER__BLOCK_BYTES),
+ * for the two that nobody reads: what meter__tls.page points to while the
+ * thread is not registered, and the page a call that is not profiled
+ * gets.  Whole, since the inline code counts and pushes into whatever
+ * block its page begins (the plugin's inlined copies into their host's
+ * page); zeroes in .bss, whose untouched pages cost nothing.
  */
-union meter_no_block {
+union meter_whole_block {
 	struct meter_page page;
 	unsigned char block[METER__BLOCK_BYTES];
 };
 /* exported: an executable's own meter__tls starts here (<meter.h>) */
-extern union meter_no_block meter_no_block __asm__(METER__NO_BLOCK_SYMBOL);
+extern union meter_whole_block meter_no_block
+	__asm__(METER__NO_BLOCK_SYMBOL);
 #define METER_NO_PAGE (&meter_no_block.page)
 
 static inline bool meter_have_page(void)
@@ -203,7 +206,8 @@ bool meter_thread_comm(pid_t tid, char *buf, size_t len) METER_HIDDEN;
  * the quick half of the slow path that the thunks call before saving any
  * vector state (a frame with page NULL: the full slow path must run).
  */
-extern struct meter_page meter_scratch_page METER_HIDDEN;
+extern union meter_whole_block meter_scratch_block METER_HIDDEN;
+#define METER_SCRATCH_PAGE (&meter_scratch_block.page)
 void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 		struct meter__frame *f) METER_HIDDEN;
 void meter_pop_to(uint32_t d) METER_HIDDEN;

@@ -13,8 +13,11 @@
  */
 #include "meter_internal.h"
 
-/* Written by the returns of calls that are not profiled; never read. */
-struct meter_page meter_scratch_page;
+/*
+ * The page of calls that are not profiled: their returns, and the inlined
+ * copies in them, write into it; never read.
+ */
+union meter_whole_block meter_scratch_block __attribute__((aligned(4096)));
 
 /*
  * True when side entry e cannot be a live frame under a call of id whose
@@ -141,7 +144,7 @@ struct meter__frame meter_enter_quick(struct meter_record *rec, uintptr_t sp,
 
 	if (!meter_have_page()) {
 		if (unprofiled())
-			f.page = &meter_scratch_page;
+			f.page = METER_SCRATCH_PAGE;
 		return f;
 	}
 	id = __atomic_load_n(&rec->id, __ATOMIC_ACQUIRE);
@@ -160,7 +163,7 @@ struct meter__frame meter_enter_flat_quick(struct meter_record *rec)
 
 	(void)rec;
 	if (!meter_have_page() && unprofiled())
-		f.page = &meter_scratch_page;
+		f.page = METER_SCRATCH_PAGE;
 	return f;
 }
 

@@ -26,30 +26,39 @@ namespace {
 
 /*
  * C library functions that GCC does not know as builtins but that, as the
- * builtins, take no callback and run none of the program's code: string
- * collation and conversion (Lua's string comparison is strcoll), errno
- * and <ctype.h>'s tables (glibc's macros call these), plain I/O and the
- * clock.  Only as glibc's headers declare them: a function of the same
- * name that the program declares itself may be its own.
+ * builtins, take no callback: string collation and conversion (Lua's
+ * string comparison is strcoll), errno and <ctype.h>'s tables (glibc's
+ * macros call these), plain I/O and the clock.  Only as glibc's headers
+ * declare them, C functions at file scope under their own symbol: a
+ * function of the same name that the program declares itself may be its
+ * own, and a C++ method of the name (std::ostream::write) may call the
+ * program's virtual functions.  None allocates; the builtins malloc and
+ * free are leaves by the same rule, a malloc the program defines aside.
  */
 const char *const libc_leaves[] = {
 	"__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc",
-	"__errno_location", "atof", "atoi", "atol", "atoll", "clock",
+	"__errno_location", "atoi", "atol", "atoll", "clock",
 	"clock_gettime", "close", "feof", "ferror", "fileno", "getenv",
-	"gettimeofday", "localeconv", "lseek", "memmem", "pread", "pwrite",
-	"read", "strcasecmp", "strcoll", "strerror", "strncasecmp", "strnlen",
-	"strtod", "strtof", "strtol", "strtold", "strtoll", "strtoul",
-	"strtoull", "strxfrm", "time", "write",
+	"gettimeofday", "lseek", "memmem", "pread", "pwrite", "read",
+	"strcasecmp", "strcoll", "strncasecmp", "strnlen", "strtol",
+	"strtoll", "strtoul", "strtoull", "time", "write",
 };
 
 bool libc_leaf(tree callee)
 {
+	tree ctx;
 	const char *n;
 
 	if (!callee || !DECL_EXTERNAL(callee) || !DECL_NAME(callee) ||
 	    !DECL_IN_SYSTEM_HEADER(callee))
 		return false;
-	n = IDENTIFIER_POINTER(DECL_NAME(callee));
+	ctx = DECL_CONTEXT(callee);
+	if (ctx && TREE_CODE(ctx) != TRANSLATION_UNIT_DECL)
+		return false;
+	/* the symbol: a C++ function's is mangled, a renamed one differs */
+	n = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(callee));
+	if (strcmp(n, IDENTIFIER_POINTER(DECL_NAME(callee))))
+		return false;
 	for (const char *l : libc_leaves)
 		if (!strcmp(n, l))
 			return true;

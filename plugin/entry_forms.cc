@@ -26,12 +26,14 @@
  *   nonlocal goto or a catch (resumed_abnormally()).  A copy's frame
  *   address is its host's, so the test could only tell frames left above
  *   the host, and only such a resumption leaves them;
- * - for a copy in a function whose own entry comes first, either form
- *   without a slow path: that entry took it if the thread was not
- *   registered.  (A forked child's thread is not registered again until a
- *   function's own entry runs: calls in copies of the functions already
- *   running when it forked count into libmeter's meter_no_block until
- *   then.)
+ * - for a copy in a function whose own entry comes first (a leaf by the
+ *   leaf rule too), each form without a slow path: that entry took it if
+ *   the thread was not registered.  The copy takes the page that entry
+ *   found (a call not profiled: libmeter's scratch block, whole) rather
+ *   than loading meter__tls again.  (A forked child's thread is not
+ *   registered again until a function's own entry runs: calls in copies
+ *   of the functions already running when it forked count into the
+ *   child's own block, which that registration reports.)
  *
  * A body is the function's own, or an inlined copy: the statements under
  * the copy's outermost BLOCK, whose abstract origin is the inlined

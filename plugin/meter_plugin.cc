@@ -205,6 +205,9 @@ tree exe_tls(void)
 	DECL_ARTIFICIAL(v) = 1;
 	DECL_IGNORED_P(v) = 1;
 	declare_weak(v);
+	/* exported under -fvisibility=hidden too: libmeter must reach it */
+	DECL_VISIBILITY(v) = VISIBILITY_DEFAULT;
+	DECL_VISIBILITY_SPECIFIED(v) = 1;
 	set_decl_tls_model(v, TLS_MODEL_LOCAL_EXEC);
 	DECL_INITIAL(v) = fold_convert(ptr_type_node, build_fold_addr_expr(nb));
 	DECL_CONTEXT(v) = NULL_TREE;

@@ -16,6 +16,7 @@ ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
 STAT=$ROOT/build/tools/meter-stat
 PLUGIN=$ROOT/build/plugin/meter.so
 CC=${CC:-gcc}
+CXX=${CXX:-g++}
 . "$ROOT/selftests/tools_lib.sh" || exit 1
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_plugin_copies.XXXXXX")
@@ -143,11 +144,12 @@ check "a shared object's code reads it through its GOT" \
 "$CC" "${PFLAGS[@]}" -o "$tmp/copies" "$tmp/copies.c" "$tmp/own.c" \
 	"$tmp/own_def.c" "${LINK[@]}" 2> /dev/null
 METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=$tmp/p.json "$tmp/copies" 10 > "$tmp/out"
-calls() { # name
+calls_in() { # json name
 	python3 -c 'import json, sys
 print(sum(f["calls"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == sys.argv[2]))' \
-		"$tmp/p.json" "$1"
+		"$1" "$2"
 }
+calls() { calls_in "$tmp/p.json" "$1"; }
 check "counts exact: host 10, mix 140, collate 10, away 10, sorts 1, by_value counted" \
 	test "$(calls host)/$(calls mix)/$(calls collate)/$(calls away)/$(calls sorts)" = 10/140/10/10/1 -a \
 	     "$(calls by_value)" -gt 0 ||
@@ -161,6 +163,137 @@ check "the executable's meter__tls is the one libmeter sets: 1 slow-path entry i
 print(json.load(open(sys.argv[1]))["slow_entries"])' "$tmp/p.json")" = 1
 check "the program's own strcoll is counted: 11 calls (own_strcoll_user 1, collate 10)" \
 	test "$(calls own_strcoll_user)/$(calls strcoll)" = 1/11
+# A call that is not profiled (before libmeter's constructor, from
+# .preinit_array; in a thread's key destructor, after libmeter has let the
+# thread go) gets libmeter's scratch page, which its copies then count
+# and push into: a whole block, as the one of threads not registered.
+cat > "$tmp/early.c" <<'SRC'
+#include <pthread.h>
+#include <stdio.h>
+
+volatile unsigned long sink;
+
+static inline unsigned mix(unsigned x)
+{
+	for (unsigned k = 0; k < 3; k++)
+		x = x * 2654435761u ^ (x >> 7);
+	return x;
+}
+
+__attribute__((noinline)) void away(unsigned s)
+{
+	for (int k = 0; k < 2; k++)
+		sink += s;
+}
+
+__attribute__((noinline)) unsigned host(unsigned n)
+{
+	unsigned s = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		s += mix(i) + mix(s);
+	away(s);
+	return s;
+}
+
+static void preinit(int argc, char **argv, char **envp)
+{
+	(void)argc, (void)argv, (void)envp;
+	host(5);
+}
+__attribute__((section(".preinit_array"), used))
+static void (*const preinit_p)(int, char **, char **) = preinit;
+
+static pthread_key_t key;
+
+static void at_key_end(void *v)
+{
+	host(5);
+	(void)v;
+}
+
+static void *worker(void *v)
+{
+	pthread_setspecific(key, v);
+	return v;
+}
+
+int main(void)
+{
+	pthread_t t;
+
+	pthread_key_create(&key, at_key_end);
+	pthread_create(&t, NULL, worker, &key);
+	pthread_join(t, NULL);
+	printf("%u\n", host(7));
+	return 0;
+}
+SRC
+"$CC" "${PFLAGS[@]}" -o "$tmp/early" "$tmp/early.c" "${LINK[@]}" -lpthread 2> /dev/null
+METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=$tmp/early.json "$tmp/early" > "$tmp/early.out"
+rc=$?
+check "copies in calls not profiled (.preinit_array, a key destructor) run (exit $rc), main's counted (host $(calls_in "$tmp/early.json" host), mix $(calls_in "$tmp/early.json" mix))" \
+	test $rc = 0 -a "$(calls_in "$tmp/early.json" host)/$(calls_in "$tmp/early.json" mix)" = 1/14
+
+# Built with -fvisibility=hidden, the executable's meter__tls is exported
+# all the same (libmeter sets it): one slow-path entry, not one a call.
+cat > "$tmp/hidden.c" <<'SRC'
+#ifdef BY_HAND
+#include <meter.h>
+#else
+#define METER_FUNCTION() do { } while (0)
+#endif
+
+volatile unsigned long sink;
+
+__attribute__((noinline)) void by_hand(int i)
+{
+	METER_FUNCTION();
+	sink += (unsigned long)i;
+}
+
+__attribute__((noinline)) void by_plugin(int i)
+{
+	for (int k = 0; k < 2; k++)
+		sink += (unsigned long)i;
+}
+
+int main(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		by_hand(i);
+		by_plugin(i);
+	}
+	return 0;
+}
+SRC
+"$CC" -O2 -fvisibility=hidden -DBY_HAND -I"$ROOT/include" \
+	-o "$tmp/hidden-macro" "$tmp/hidden.c" "${LINK[@]}"
+"$CC" "${PFLAGS[@]}" -fvisibility=hidden -o "$tmp/hidden-plugin" \
+	"$tmp/hidden.c" "${LINK[@]}" 2> /dev/null
+slow_of() { # binary
+	METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=$tmp/h.json "$1" &&
+	python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["slow_entries"])' "$tmp/h.json"
+}
+check "-fvisibility=hidden: one slow-path entry, the macro's build ($(slow_of "$tmp/hidden-macro")) and the plugin's ($(slow_of "$tmp/hidden-plugin"))" \
+	test "$(slow_of "$tmp/hidden-macro")/$(slow_of "$tmp/hidden-plugin")" = 1/1
+
+# A C++ method of a libc leaf's name is not that leaf: std::ostream::write
+# may call the program's streambuf.
+cat > "$tmp/stream.cc" <<'SRC'
+#include <ostream>
+
+__attribute__((noinline)) void put(std::ostream &o)
+{
+	o.write("x", 1);
+}
+SRC
+"$CXX" "${PFLAGS[@]}" -c "$tmp/stream.cc" -o "$tmp/stream.o" 2> "$tmp/stream.err"
+check "C++: a function calling std::ostream::write is stacked" \
+	grep -q "meter: .put(std::ostream&). stacked" "$tmp/stream.err" ||
+	diag "$tmp/stream.err"
+
 # A forked child is registered again by the next function's own entry it
 # runs.  The copies it runs before, in the function that forked, have no
 # slow path (mix calls step at the source, so the leaf rule makes it
