@@ -25,26 +25,24 @@ LINK=(-L"$ROOT/build/lib" -Wl,-rpath,"$ROOT/build/lib" -lmeter)
 # every function instrumented, the small ones too
 PFLAGS=(-O2 -fplugin="$PLUGIN" -fplugin-arg-meter-tiny=0 -fplugin-arg-meter-verbose)
 
-cat > "$tmp/copies.c" <<'SRC'
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
+# host(), stacked (it calls away), with two inlined copies of mix, a leaf
+cat > "$tmp/host.h" <<'SRC'
 volatile unsigned long sink;
 
-/* a leaf by the leaf rule, inlined into hosts */
 static inline unsigned mix(unsigned x)
 {
-	return (x * 2654435761u) ^ (x >> 7);
+	for (unsigned k = 0; k < 3; k++)
+		x = x * 2654435761u ^ (x >> 7);
+	return x;
 }
 
+/* a loop: not tiny, so instrumented under the default rules too */
 __attribute__((noinline)) void away(unsigned s)
 {
-	sink += s;
+	for (int k = 0; k < 2; k++)
+		sink += s;
 }
 
-/* stacked (it calls away), two copies of mix */
 __attribute__((noinline)) unsigned host(unsigned n)
 {
 	unsigned s = 0;
@@ -54,6 +52,14 @@ __attribute__((noinline)) unsigned host(unsigned n)
 	away(s);
 	return s;
 }
+SRC
+cat > "$tmp/copies.c" <<'SRC'
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
 
 /* the C library's leaves only */
 __attribute__((noinline)) long collate(const char *a, const char *b)
@@ -171,30 +177,7 @@ cat > "$tmp/early.c" <<'SRC'
 #include <pthread.h>
 #include <stdio.h>
 
-volatile unsigned long sink;
-
-static inline unsigned mix(unsigned x)
-{
-	for (unsigned k = 0; k < 3; k++)
-		x = x * 2654435761u ^ (x >> 7);
-	return x;
-}
-
-__attribute__((noinline)) void away(unsigned s)
-{
-	for (int k = 0; k < 2; k++)
-		sink += s;
-}
-
-__attribute__((noinline)) unsigned host(unsigned n)
-{
-	unsigned s = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		s += mix(i) + mix(s);
-	away(s);
-	return s;
-}
+#include "host.h"
 
 static void preinit(int argc, char **argv, char **envp)
 {
