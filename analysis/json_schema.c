@@ -80,61 +80,108 @@ const char *js_str_value(struct schema *sc, struct json_object *v)
 	return s;
 }
 
-/*
- * An unsigned integer value no larger than max; what names it in an error
- * ("functions[3]: \"calls\"").  json-c saturates integers past 2^64 - 1 to
- * 2^64 - 1, so that value is refused too: an overflow cannot pass for it.
- * as_string also takes a decimal string (cookies: exact in jq and
- * JavaScript, which read numbers as doubles).
- */
-uint64_t js_uint_value(struct schema *sc, struct json_object *v,
-			   const char *what, uint64_t max, bool as_string)
-{
-	uint64_t n;
+/* What an unsigned integer value can be found to be. */
+enum uint_fault {
+	UINT_OK,
+	UINT_BAD_STRING,	/* as_string: not a decimal of at most max */
+	UINT_NEGATIVE,		/* a fraction or below zero */
+	UINT_NOT_NUMBER,
+	UINT_TOO_BIG,
+};
 
-	if (max == UINT64_MAX && !as_string)
-		max = UINT64_MAX - 1;
+/*
+ * v's value into *n, or the fault; json-c saturates integers past
+ * 2^64 - 1 to 2^64 - 1, so that value is refused too: an overflow cannot
+ * pass for it.  as_string also takes a decimal string (cookies: exact in
+ * jq and JavaScript, which read numbers as doubles).
+ */
+static enum uint_fault uint_of(struct schema *sc, struct json_object *v,
+			       uint64_t max, bool as_string, uint64_t *n)
+{
 	if (as_string && js_is_type(v, json_type_string)) {
 		const char *s = js_str_value(sc, v);
 		char *end;
 
 		errno = 0;
-		n = s && *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
-		if (!s || *s < '0' || *s > '9' || *end || errno || n > max) {
-			js_serr(sc, "%s must be a decimal integer of at most %"
-			     PRIu64 ", not \"%.30s\"", what, max, s ? s : "");
-			return 0;
-		}
-		return n;
+		*n = s && *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
+		if (!s || *s < '0' || *s > '9' || *end || errno || *n > max)
+			return UINT_BAD_STRING;
+		return UINT_OK;
 	}
 	if (js_is_type(v, json_type_double) ||
-	    (js_is_type(v, json_type_int) && json_object_get_int64(v) < 0)) {
+	    (js_is_type(v, json_type_int) && json_object_get_int64(v) < 0))
+		return UINT_NEGATIVE;
+	if (!js_is_type(v, json_type_int))
+		return UINT_NOT_NUMBER;
+	*n = json_object_get_uint64(v);
+	return *n > max ? UINT_TOO_BIG : UINT_OK;
+}
+
+/* The error of fault f of v, which what names. */
+static void uint_error(struct schema *sc, struct json_object *v,
+		       const char *what, uint64_t max, enum uint_fault f)
+{
+	const char *s = js_is_type(v, json_type_string) ?
+		json_object_get_string(v) : "";
+
+	switch (f) {
+	case UINT_BAD_STRING:
+		js_serr(sc, "%s must be a decimal integer of at most %" PRIu64
+			", not \"%.30s\"", what, max, s);
+		break;
+	case UINT_NEGATIVE:
 		js_serr(sc, "%s must be a non-negative integer, not %.30s", what,
-		     json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
-		return 0;
+			json_object_to_json_string_ext(v,
+						       JSON_C_TO_STRING_PLAIN));
+		break;
+	case UINT_NOT_NUMBER:
+		js_serr(sc, "%s must be a number, not %s", what,
+			js_type_name(v));
+		break;
+	case UINT_TOO_BIG:
+		js_serr(sc, "%s is out of range (at most %" PRIu64 ")", what,
+			max);
+		break;
+	case UINT_OK:
+		break;
 	}
-	if (!js_is_type(v, json_type_int)) {
-		js_serr(sc, "%s must be a number, not %s", what, js_type_name(v));
-		return 0;
-	}
-	n = json_object_get_uint64(v);
-	if (n > max) {
-		js_serr(sc, "%s is out of range (at most %" PRIu64 ")", what, max);
-		return 0;
-	}
-	return n;
+}
+
+/*
+ * Element k of ctx's array arr, an unsigned integer no larger than max;
+ * an error names it ("stacks[3].frames[2]").
+ */
+uint64_t js_elem_uint(struct schema *sc, struct json_object *v,
+			  const char *ctx, const char *arr, size_t k,
+			  uint64_t max)
+{
+	enum uint_fault f;
+	char what[96];
+	uint64_t n = 0;
+
+	if (max == UINT64_MAX)
+		max = UINT64_MAX - 1;
+	f = uint_of(sc, v, max, false, &n);
+	if (f == UINT_OK)
+		return n;
+	snprintf(what, sizeof(what), "%s.%s[%zu]", ctx, arr, k);
+	uint_error(sc, v, what, max, f);
+	return 0;
 }
 
 /*
  * obj's key as an unsigned integer no larger than max; absent is 0 unless
- * required.  ctx names the enclosing element ("" or "functions[3]").
+ * required.  ctx names the enclosing element ("" or "functions[3]"), put
+ * into words only for an error: a profile has tens of thousands of keys.
  */
 uint64_t js_get_uint_as(struct schema *sc, struct json_object *obj,
 			    const char *ctx, const char *key, uint64_t max,
 			    bool required, bool as_string)
 {
 	struct json_object *v = js_get(obj, key);
+	enum uint_fault f;
 	char what[120];
+	uint64_t n = 0;
 
 	if (sc->failed)
 		return 0;
@@ -144,8 +191,14 @@ uint64_t js_get_uint_as(struct schema *sc, struct json_object *obj,
 			     key);
 		return 0;
 	}
+	if (max == UINT64_MAX && !as_string)
+		max = UINT64_MAX - 1;
+	f = uint_of(sc, v, max, as_string, &n);
+	if (f == UINT_OK)
+		return n;
 	snprintf(what, sizeof(what), "%s%s\"%s\"", ctx, *ctx ? ": " : "", key);
-	return js_uint_value(sc, v, what, max, as_string);
+	uint_error(sc, v, what, max, f);
+	return 0;
 }
 
 uint64_t js_get_uint(struct schema *sc, struct json_object *obj,

@@ -37,14 +37,14 @@ bool js_is_type(struct json_object *v, enum json_type t);
 const char *js_str_value(struct schema *sc, struct json_object *v);
 
 /*
- * An unsigned integer value no larger than max; what names it in an error
- * ("functions[3]: \"calls\"").  json-c saturates integers past 2^64 - 1 to
- * 2^64 - 1, so that value is refused too: an overflow cannot pass for it.
- * as_string also takes a decimal string (cookies: exact in jq and
- * JavaScript, which read numbers as doubles).
+ * Element k of ctx's array arr, an unsigned integer no larger than max;
+ * an error names it ("stacks[3].frames[2]").  json-c saturates integers
+ * past 2^64 - 1 to 2^64 - 1, so that value is refused too: an overflow
+ * cannot pass for it.
  */
-uint64_t js_uint_value(struct schema *sc, struct json_object *v,
-			   const char *what, uint64_t max, bool as_string);
+uint64_t js_elem_uint(struct schema *sc, struct json_object *v,
+			  const char *ctx, const char *arr, size_t k,
+			  uint64_t max);
 
 /*
  * obj's key as an unsigned integer no larger than max; absent is 0 unless

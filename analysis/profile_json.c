@@ -371,18 +371,15 @@ static int read_stacks(struct schema *sc, struct json_object *root,
 		}
 		frames = nf;
 		for (k = 0; k < depth; k++) {
-			char what[96];
-
-			snprintf(what, sizeof(what), "%s.frames[%zu]", ctx, k);
-			frames[k] = (uint32_t)js_uint_value(sc,
-				json_object_array_get_idx(fr, k), what,
-				UINT32_MAX, false);
+			frames[k] = (uint32_t)js_elem_uint(sc,
+				json_object_array_get_idx(fr, k), ctx,
+				"frames", k, UINT32_MAX);
 			if (sc->failed)
 				goto fail;
 			if (!meter_profile_find(p, frames[k])) {
-				js_serr(sc, "%s names function id %" PRIu32
-				     ", which is not in \"functions\"", what,
-				     frames[k]);
+				js_serr(sc, "%s.frames[%zu] names function id %"
+				     PRIu32 ", which is not in \"functions\"",
+				     ctx, k, frames[k]);
 				goto fail;
 			}
 		}
