@@ -215,6 +215,15 @@ extern __thread struct meter__tls meter__tls __asm__(METER__ABI_SYMBOL)
 struct meter__frame meter__enter_slow(struct meter_record *rec,
 				      uintptr_t sp, uintptr_t site)
 	__attribute__((cold));
+/*
+ * Set in the frame address the slow path is given (bit 0, which a
+ * canonical frame address never has) by an entry that is a function's
+ * own, never an inlined copy (the GCC plugin's): a frame at its own
+ * address on top can then only be one left by longjmp.  An entry that may
+ * be an inlined copy (the macro's) cannot tell that frame from its host's
+ * when both were called from one call site.
+ */
+#define METER__SP_OWN 1
 struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 	__attribute__((cold));
 void meter__module_records(struct meter_record *start,

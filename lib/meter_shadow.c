@@ -27,14 +27,16 @@ union meter_whole_block meter_scratch_block __attribute__((aligned(4096)));
  * a different return site, or the same site and function) or a live
  * caller into which this function was inlined (same site, other id; the
  * inline entries of <meter.h> and the plugin push that case themselves).
+ * A function's own entry (own) is never inlined: there a frame at sp is
+ * a sibling, also one called from the same site through a pointer.
  */
 static inline bool stale_for_enter(uintptr_t e_sp, uintptr_t e_site,
 				   uint32_t e_id, uintptr_t sp,
-				   uintptr_t site, uint32_t id)
+				   uintptr_t site, uint32_t id, bool own)
 {
 	if (e_sp != sp)
 		return e_sp < sp;
-	return e_site != site || e_id == id;
+	return own || e_site != site || e_id == id;
 }
 
 /* Sets depth to d and makes the frame below current. */
@@ -99,19 +101,21 @@ void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 	struct meter_page *pg = meter__tls.page;
 	uintptr_t *sps = meter_sps(), *sites = meter_sites();
 	uint32_t d = pg->depth, d0 = d;
+	bool own = sp & METER__SP_OWN;
 
+	sp &= ~(uintptr_t)METER__SP_OWN;
 	if (d > METER_STACK_CAP) {
 		/* frames past the capacity have no side entry */
 		if (stale_for_enter(sps[METER_STACK_CAP - 1],
 				    sites[METER_STACK_CAP - 1],
 				    pg->stack[METER_STACK_CAP - 1], sp, site,
-				    id))
+				    id, own))
 			d = METER_STACK_CAP;
 	}
 	if (d <= METER_STACK_CAP)
 		while (d > 0 && stale_for_enter(sps[d - 1], sites[d - 1],
 						pg->stack[d - 1], sp, site,
-						id))
+						id, own))
 			d--;
 	if (d != d0)
 		meter_pop_to(d);

@@ -138,6 +138,14 @@ __asm__(THUNK("meter__enter_thunk",
 	      "	mov %r12, %rdi\n",
 	      "meter_enter_quick",
 	      "meter_enter_slow_hidden")
+	/* a function's own entry: the frame address marked so */
+	THUNK("meter__enter_own_thunk",
+	      "	mov -8(%rbp), %rsi\n"
+	      "	mov -8(%rsi), %rdx\n"
+	      "	or $1, %rsi\n"
+	      "	mov %r12, %rdi\n",
+	      "meter_enter_quick",
+	      "meter_enter_slow_hidden")
 	THUNK("meter__enter_flat_thunk",
 	      "	mov %r12, %rdi\n",
 	      "meter_enter_flat_quick",

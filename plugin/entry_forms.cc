@@ -207,7 +207,9 @@ int body_form(tree body, bool push, bool resumed, bool entered)
 
 	if (!push)
 		return copy ? METER_FORM_FLAT_COPY : METER_FORM_FLAT;
-	if (!body || resumed)
+	if (!body)
+		return METER_FORM_PUSH_OWN;
+	if (resumed)
 		return METER_FORM_PUSH;
 	return copy ? METER_FORM_PUSH_COPY : METER_FORM_PUSH_UNTESTED;
 }
@@ -219,7 +221,7 @@ int fixed_form(int form, tree body, bool resumed, bool entered)
 {
 	if (form == METER_FORM_LEAF)
 		return body && entered ? METER_FORM_LEAF_COPY : form;
-	if (form == METER_FORM_PUSH && body)
+	if (form == METER_FORM_PUSH)
 		return body_form(body, true, resumed, entered);
 	return form;
 }

@@ -341,7 +341,8 @@ void build_counted(builder &b, tree page, tree id, tree cd, tree page_out,
  * the top frame is stale (longjmp, exception): the slow path pops it.
  */
 void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
-		      tree rec_addr, tree check, tree fast, tree slow)
+		      tree rec_addr, tree check, tree fast, tree slow,
+		      bool own)
 {
 	tree u32 = unsigned_type_node, uptr = pointer_sized_int_node;
 	tree same = create_artificial_label(UNKNOWN_LOCATION);
@@ -350,7 +351,11 @@ void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
 
 	b.label(check);
 	tree below = b.load(slot, uptr, 0, "meter_below");
-	b.cond_unlikely(GE_EXPR, sp, below, same, fast);
+	/* a function's own frame is never its caller's: a frame at its
+	 * address is a sibling left by longjmp */
+	b.cond_unlikely(GE_EXPR, sp, below, own ? slow : same, fast);
+	if (own)
+		return;
 
 	b.label(same);
 	b.cond(NE_EXPR, sp, below, slow, same_site);
@@ -387,6 +392,8 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 	tree done = create_artificial_label(UNKNOWN_LOCATION);
 	tree rec_addr = build_fold_addr_expr(rec);
 	bool flat = form == METER_FORM_FLAT || form == METER_FORM_FLAT_COPY;
+	bool own = form == METER_FORM_PUSH_OWN;
+	bool tested = own || form == METER_FORM_PUSH;
 
 	tree page = b.page();
 	tree d = load_word(b, page, OFF_DEPTH, "meter_depth");
@@ -414,14 +421,14 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 		 * ours; a copy in an entered host is then counted only */
 		b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP),
 		       form == METER_FORM_PUSH_COPY ? counted : slow,
-		       form == METER_FORM_PUSH ? check : fast);
-	if (form != METER_FORM_PUSH && form != METER_FORM_PUSH_UNTESTED) {
+		       tested ? check : fast);
+	if (!tested && form != METER_FORM_PUSH_UNTESTED) {
 		b.label(counted);
 		build_counted(b, page, id, cd, page_out, cd_out, done);
 	}
-	if (form == METER_FORM_PUSH)
+	if (tested)
 		build_stale_test(b, page, d, slot, sp, rec_addr, check, fast,
-				 slow);
+				 slow, own);
 	if (!flat) {
 		b.label(fast);
 		tree d1 = b.plus_one(d, u32, "meter_d1");
@@ -438,7 +445,8 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 	}
 	if (form != METER_FORM_FLAT_COPY && form != METER_FORM_PUSH_COPY) {
 		b.unlikely_label(slow);
-		b.thunk("meter__enter_thunk", rec_addr, sp, page_out, cd_out);
+		b.thunk(own ? "meter__enter_own_thunk" : "meter__enter_thunk",
+			rec_addr, sp, page_out, cd_out);
 	}
 	b.label(done);
 }

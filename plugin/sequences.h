@@ -46,6 +46,12 @@ struct seq_decls {
  * without the slow path (as FLAT_COPY). */
 #define METER_FORM_LEAF_COPY 7
 
+/* A function's own entry, never an inlined copy: as PUSH, but a frame at
+ * its own address on top can only be a sibling left by longjmp (the same
+ * call site through a pointer too), which the slow path pops
+ * (METER__SP_OWN in <meter.h>). */
+#define METER_FORM_PUSH_OWN 8
+
 /* The first line of a mark's asm (a comment; the rest is the slow path). */
 #define METER_ENTRY_ASM "# meter: entry"
 

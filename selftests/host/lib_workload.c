@@ -18,6 +18,9 @@
  *                                leaf() N times
  *   lib_workload spin MS         a() -> b() -> spin() MS ms; c() -> spin() MS ms
  *   lib_workload longjmp K D     K times: recurse D deep and longjmp out
+ *   lib_workload siblings K MS   K times, from one call site through a
+ *                                pointer: thrower() longjmps back, then
+ *                                runner() spins MS ms in spin()
  *   lib_workload deep D MS       recurse D deep, spin MS ms at the bottom
  *   lib_workload fork_exit N     as fork, the child leaves with _exit()
  *   lib_workload vfork N         N times: leaf(), a vfork child _exit()s
@@ -179,6 +182,37 @@ NOINLINE static void jumper(int d)
 	if (!setjmp(jb))
 		recurse(d);
 	leaf(d);
+}
+
+/*
+ * dispatcher() calls thrower() and runner() from one call site, so that
+ * runner's frame is where the frame thrower's longjmp left lies.
+ */
+static jmp_buf sib_jb;
+
+NOINLINE static void thrower(unsigned long ms)
+{
+	PROFILED(thrower);
+	sink += ms;
+	longjmp(sib_jb, 1);
+}
+
+NOINLINE static void runner(unsigned long ms)
+{
+	PROFILED(runner);
+	spin(ms);
+}
+
+static void (*volatile sib_calls[2])(unsigned long) = { thrower, runner };
+
+NOINLINE static void dispatcher(int k, unsigned long ms)
+{
+	PROFILED(dispatcher);
+	volatile int i;
+
+	for (i = 0; i < 2 * k; i++)
+		if (!setjmp(sib_jb))
+			sib_calls[i & 1](ms);
 }
 
 NOINLINE static void deep(int d, unsigned long ms)
@@ -452,6 +486,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			jumper((int)m);
 		spin(50);
+	} else if (!strcmp(cmd, "siblings")) {
+		dispatcher((int)n, (unsigned long)m);
 	} else if (!strcmp(cmd, "deep")) {
 		deep((int)n, (unsigned long)m);
 	} else if (!strcmp(cmd, "deepback")) {

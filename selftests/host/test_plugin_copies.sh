@@ -130,8 +130,9 @@ check "leaf rule: sorts (qsort calls back) and a strcoll the program declared it
 	diag "$tmp/verbose"
 check "mix is a leaf and host stacked" \
 	test "$(mode_of mix)/$(mode_of host)" = flat/stacked || diag "$tmp/verbose"
-check "the copies of mix in host have no slow path: host jumps to the stacked thunk alone" \
-	eval 'grep -q "meter__enter_thunk" "$tmp/host.s" &&
+check "the copies of mix in host have no slow path: host jumps to its own entry's thunk alone" \
+	eval 'grep -q "meter__enter_own_thunk" "$tmp/host.s" &&
+	      ! grep -q "meter__enter_thunk" "$tmp/host.s" &&
 	      ! grep -q "meter__enter_flat_thunk" "$tmp/host.s"' ||
 	grep -n "thunk" "$tmp/host.s" | diag
 fs=$(grep -c '%fs:' "$tmp/host.s")

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A dispatcher calls, from one call site through a pointer, a function
+ * that leaves by longjmp back into it, then another: the second one's
+ * frame lies where the first one left its own.  A plugin build's entry
+ * knows it is a function's own, never an inlined copy, so a frame at its
+ * address is the one longjmp left, taken off: no sampled stack shows the
+ * second function under the first (before, every one did).  The macro
+ * and -finstrument-functions cannot tell that frame from a host's
+ * (Documentation/libmeter.md, "longjmp").  Signal backend.
+ */
+#include "kselftest_harness.h"
+#include "lib_run.h"
+
+FIXTURE(sibling) {
+	struct meter_profile *p;
+	char out[256];
+};
+
+/* "siblings 200 3": 200 times thrower (longjmps back), then runner,
+ * which spins 3 ms in spin() */
+FIXTURE_SETUP(sibling)
+{
+	const char *args[] = { "siblings", "200", "3", NULL };
+	int status;
+
+	self->p = run_profile("lib_workload_plugin", "signal", args,
+			      self->out, sizeof(self->out),
+			      "plugin siblings", NULL, &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, self->p);
+}
+
+FIXTURE_TEARDOWN(sibling)
+{
+	meter_profile_free(self->p);
+	scratch_cleanup();
+}
+
+TEST_F(sibling, exact_counts)
+{
+	EXPECT_EQ(1, calls_of(self->p, "dispatcher"));
+	EXPECT_EQ(200, calls_of(self->p, "thrower"));
+	EXPECT_EQ(200, calls_of(self->p, "runner"));
+	EXPECT_EQ(200, calls_of(self->p, "spin"));
+}
+
+TEST_F(sibling, shadow_stack_back_to_main)
+{
+	EXPECT_EQ(1, printed_depth(self->out));
+}
+
+TEST_F(sibling, no_stack_shows_the_frame_longjmp_left)
+{
+	char buf[8192];
+	size_t i;
+
+	for (i = 0; i < self->p->nstacks; i++) {
+		stack_string(self->p, &self->p->stacks[i], buf, sizeof(buf));
+		EXPECT_EQ(NULL, strstr(buf, "thrower;")) TH_LOG("%s", buf);
+	}
+}
+
+TEST_F(sibling, runner_time_under_dispatcher)
+{
+	SKIP_IF_SIGNAL_STARVED(self->p);
+	EXPECT_LT(0, samples_of_stack(self->p,
+				      "main;dispatcher;runner;spin"));
+}
+
+TEST_HARNESS_MAIN
