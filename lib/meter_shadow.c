@@ -46,6 +46,37 @@ void meter_pop_to(uint32_t d)
 }
 
 /*
+ * Takes off the frames a jump to stack pointer sp leaves behind (longjmp:
+ * their frame addresses are at or below sp), before the jump, so that no
+ * sample and no call after it sees them.  A frame of the explicit API
+ * (METER_SP_API) stays, and those below it: its runtime leaves it.  Past
+ * the capacity frames keep no address, and nothing is taken off here:
+ * the next call or return does it.  The slots freed hold UINTPTR_MAX
+ * before the depth moves, as libmeter-patch.so keeps them.
+ */
+void meter_pop_jumped(uintptr_t sp)
+{
+	struct meter_page *pg;
+	uintptr_t *sps;
+	uint32_t d, i, was;
+
+	if (!meter_have_page())
+		return;
+	pg = meter__tls.page;
+	sps = meter_sps();
+	d = was = pg->depth;
+	if (d > METER_STACK_CAP)
+		return;
+	while (d > 0 && sps[d - 1] <= sp)
+		d--;
+	if (d == was)
+		return;
+	for (i = d; i < was; i++)
+		sps[i] = UINTPTR_MAX;
+	meter_pop_to(d);
+}
+
+/*
  * Shows the kernel the frames nearest the leaf past the page's capacity
  * (<linux/meter.h>, deep[]): the window ending at frame top - 1.  The
  * sampler interrupts this thread, so it sees the window whole or, with

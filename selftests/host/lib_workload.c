@@ -21,6 +21,8 @@
  *   lib_workload siblings K MS   K times, from one call site through a
  *                                pointer: thrower() longjmps back, then
  *                                runner() spins MS ms in spin()
+ *   lib_workload siblings_libc K MS  the same, thrower() calling the C
+ *                                library's longjmp itself, not libmeter's
  *   lib_workload deep D MS       recurse D deep, spin MS ms at the bottom
  *   lib_workload fork_exit N     as fork, the child leaves with _exit()
  *   lib_workload vfork N         N times: leaf(), a vfork child _exit()s
@@ -46,6 +48,7 @@
  * Prints "depth=N" (the shadow-stack depth seen from main) at the end, so
  * that tests can check the stack came back right.
  */
+#include <dlfcn.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -189,12 +192,24 @@ NOINLINE static void jumper(int d)
  * runner's frame is where the frame thrower's longjmp left lies.
  */
 static jmp_buf sib_jb;
+static void (*sib_longjmp)(struct __jmp_buf_tag *, int) = longjmp;
 
 NOINLINE static void thrower(unsigned long ms)
 {
 	PROFILED(thrower);
 	sink += ms;
-	longjmp(sib_jb, 1);
+	sib_longjmp(sib_jb, 1);
+	abort();
+}
+
+/* The C library's longjmp, which libmeter's stands in front of. */
+static int use_libc_longjmp(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+
+	sib_longjmp = libc ? (void (*)(struct __jmp_buf_tag *, int))
+		      dlsym(libc, "longjmp") : NULL;
+	return sib_longjmp && sib_longjmp != longjmp ? 0 : -1;
 }
 
 NOINLINE static void runner(unsigned long ms)
@@ -487,6 +502,10 @@ int main(int argc, char **argv)
 			jumper((int)m);
 		spin(50);
 	} else if (!strcmp(cmd, "siblings")) {
+		dispatcher((int)n, (unsigned long)m);
+	} else if (!strcmp(cmd, "siblings_libc")) {
+		if (use_libc_longjmp())
+			return 1;
 		dispatcher((int)n, (unsigned long)m);
 	} else if (!strcmp(cmd, "deep")) {
 		deep((int)n, (unsigned long)m);

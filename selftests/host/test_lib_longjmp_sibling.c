@@ -2,12 +2,12 @@
 /*
  * A dispatcher calls, from one call site through a pointer, a function
  * that leaves by longjmp back into it, then another: the second one's
- * frame lies where the first one left its own.  A plugin build's entry
- * knows it is a function's own, never an inlined copy, so a frame at its
- * address is the one longjmp left, taken off: no sampled stack shows the
- * second function under the first (before, every one did).  The macro
- * and -finstrument-functions cannot tell that frame from a host's
- * (Documentation/libmeter.md, "longjmp").  Signal backend.
+ * frame lies where the first one left its own.  No sampled stack shows
+ * the second under the first (before, every one did), in each mode:
+ * libmeter's longjmp takes the frames the jump leaves off.  With the C
+ * library's own longjmp (siblings_libc), only a plugin build's entry can
+ * tell that frame from an inlined copy's host: it knows it is a
+ * function's own, and the slow path takes the frame off.  Signal backend.
  */
 #include "kselftest_harness.h"
 #include "lib_run.h"
@@ -17,16 +17,32 @@ FIXTURE(sibling) {
 	char out[256];
 };
 
+FIXTURE_VARIANT(sibling) {
+	const char *mode;
+	const char *cmd;
+};
+
+FIXTURE_VARIANT_ADD(sibling, manual) {
+	.mode = "manual", .cmd = "siblings" };
+FIXTURE_VARIANT_ADD(sibling, automatic) {
+	.mode = "auto", .cmd = "siblings" };
+FIXTURE_VARIANT_ADD(sibling, plugin) {
+	.mode = "plugin", .cmd = "siblings" };
+FIXTURE_VARIANT_ADD(sibling, plugin_libc_longjmp) {
+	.mode = "plugin", .cmd = "siblings_libc" };
+
 /* "siblings 200 3": 200 times thrower (longjmps back), then runner,
  * which spins 3 ms in spin() */
 FIXTURE_SETUP(sibling)
 {
-	const char *args[] = { "siblings", "200", "3", NULL };
+	const char *args[] = { variant->cmd, "200", "3", NULL };
+	char prog[64], label[64];
 	int status;
 
-	self->p = run_profile("lib_workload_plugin", "signal", args,
-			      self->out, sizeof(self->out),
-			      "plugin siblings", NULL, &status);
+	snprintf(prog, sizeof(prog), "lib_workload_%s", variant->mode);
+	snprintf(label, sizeof(label), "%s %s", variant->mode, variant->cmd);
+	self->p = run_profile(prog, "signal", args, self->out,
+			      sizeof(self->out), label, NULL, &status);
 	ASSERT_EQ(0, status);
 	ASSERT_NE(NULL, self->p);
 }
