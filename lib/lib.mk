@@ -57,7 +57,9 @@ NO_ASAN := $(if $(findstring address,$(SANITIZE)),-fno-sanitize=address)
 $(BUILD)/lib/obj/meter_auto.o $(BUILD)/lib/obj/meter_alloc.o \
 $(LIBMETER_ALLOC_SO): LIB_CFLAGS += $(NO_ASAN)
 
-$(LIBMETER_A): $(LIB_OBJS)
+# The static archive leaves libc's longjmp alone (meter_longjmp.c): in a
+# program linked statically there is no libc's to jump with after it.
+$(LIBMETER_A): $(filter-out %/meter_longjmp.o,$(LIB_OBJS))
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^

@@ -568,6 +568,11 @@ void meter__on_thread_end(void (*fn)(struct meter_page *pg))
 	thread_end_hook = fn;
 }
 
+bool meter_patching(void)
+{
+	return thread_end_hook != NULL;
+}
+
 static void thread_exit(void *arg)
 {
 	struct meter_thr *th = arg;

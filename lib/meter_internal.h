@@ -212,6 +212,8 @@ void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 		struct meter__frame *f) METER_HIDDEN;
 void meter_pop_to(uint32_t d) METER_HIDDEN;
 void meter_pop_jumped(uintptr_t sp) METER_HIDDEN;
+/* libmeter-patch.so is loaded (it keeps the deep frames' return addresses) */
+bool meter_patching(void) METER_HIDDEN;
 void meter_push_api(uint32_t id) METER_HIDDEN;
 struct meter__frame meter_enter_quick(struct meter_record *rec, uintptr_t sp,
 				      uintptr_t site) METER_HIDDEN;

@@ -50,9 +50,14 @@ void meter_pop_to(uint32_t d)
  * their frame addresses are at or below sp), before the jump, so that no
  * sample and no call after it sees them.  A frame of the explicit API
  * (METER_SP_API) stays, and those below it: its runtime leaves it.  Past
- * the capacity frames keep no address, and nothing is taken off here:
- * the next call or return does it.  The slots freed hold UINTPTR_MAX
- * before the depth moves, as libmeter-patch.so keeps them.
+ * the capacity frames keep no address: all of them go when the last frame
+ * that has one is left, as the slow path of enter has it, but for
+ * libmeter-patch.so, which keeps their return addresses in step with the
+ * depth: then the next call or return does it.  The depth moves first, in
+ * one store;
+ * then the slots freed hold UINTPTR_MAX, as libmeter-patch.so keeps them.
+ * Freed first, a handler's jump that interrupted this one would stop at
+ * them (UINTPTR_MAX is also the API's mark) and leave them for good.
  */
 void meter_pop_jumped(uintptr_t sp)
 {
@@ -65,15 +70,19 @@ void meter_pop_jumped(uintptr_t sp)
 	pg = meter__tls.page;
 	sps = meter_sps();
 	d = was = pg->depth;
-	if (d > METER_STACK_CAP)
-		return;
+	if (d > METER_STACK_CAP) {
+		if (meter_patching() || sps[METER_STACK_CAP - 1] > sp)
+			return;
+		d = METER_STACK_CAP;
+	}
 	while (d > 0 && sps[d - 1] <= sp)
 		d--;
 	if (d == was)
 		return;
-	for (i = d; i < was; i++)
-		sps[i] = UINTPTR_MAX;
 	meter_pop_to(d);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (i = d; i < was && i < METER_STACK_CAP; i++)
+		sps[i] = UINTPTR_MAX;
 }
 
 /*

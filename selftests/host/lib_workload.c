@@ -18,8 +18,9 @@
  *                                leaf() N times
  *   lib_workload spin MS         a() -> b() -> spin() MS ms; c() -> spin() MS ms
  *   lib_workload longjmp K D     K times: recurse D deep and longjmp out
- *   lib_workload siblings K MS   K times, from one call site through a
- *                                pointer: thrower() longjmps back, then
+ *   lib_workload siblings K MS [D]  K times, from one call site through
+ *                                a pointer: thrower() longjmps back (from
+ *                                D frames of fall() deep, if given), then
  *                                runner() spins MS ms in spin()
  *   lib_workload siblings_libc K MS  the same, thrower() calling the C
  *                                library's longjmp itself, not libmeter's
@@ -194,10 +195,22 @@ NOINLINE static void jumper(int d)
 static jmp_buf sib_jb;
 static void (*sib_longjmp)(struct __jmp_buf_tag *, int) = longjmp;
 
+static int sib_depth;
+
+NOINLINE static void fall(int d)
+{
+	PROFILED(fall);
+	if (d > 1)
+		fall(d - 1);
+	sib_longjmp(sib_jb, 1);
+}
+
 NOINLINE static void thrower(unsigned long ms)
 {
 	PROFILED(thrower);
 	sink += ms;
+	if (sib_depth)
+		fall(sib_depth);
 	sib_longjmp(sib_jb, 1);
 	abort();
 }
@@ -502,6 +515,7 @@ int main(int argc, char **argv)
 			jumper((int)m);
 		spin(50);
 	} else if (!strcmp(cmd, "siblings")) {
+		sib_depth = argc > 4 ? atoi(argv[4]) : 0;
 		dispatcher((int)n, (unsigned long)m);
 	} else if (!strcmp(cmd, "siblings_libc")) {
 		if (use_libc_longjmp())
