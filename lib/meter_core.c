@@ -561,16 +561,11 @@ static void fold_counts_locked(struct meter_thr *th)
 }
 
 /* libmeter-patch.so's, told before a thread's block goes (meter.h) */
-static void (*thread_end_hook)(struct meter_page *pg);
+void (*meter_thread_end_hook)(struct meter_page *pg);
 
 void meter__on_thread_end(void (*fn)(struct meter_page *pg))
 {
-	thread_end_hook = fn;
-}
-
-bool meter_patching(void)
-{
-	return thread_end_hook != NULL;
+	meter_thread_end_hook = fn;
 }
 
 static void thread_exit(void *arg)
@@ -594,8 +589,8 @@ static void thread_exit(void *arg)
 		fold_counts_locked(th);
 	}
 	th->exited = true;
-	if (thread_end_hook)
-		thread_end_hook(th->page);
+	if (meter_thread_end_hook)
+		meter_thread_end_hook(th->page);
 	meter__tls.page = METER_NO_PAGE;
 	meter_tstate = METER_T_DEAD;
 	FENCE();

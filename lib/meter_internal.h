@@ -212,8 +212,14 @@ void meter_push(uint32_t id, uintptr_t sp, uintptr_t site,
 		struct meter__frame *f) METER_HIDDEN;
 void meter_pop_to(uint32_t d) METER_HIDDEN;
 void meter_pop_jumped(uintptr_t sp) METER_HIDDEN;
+/* libmeter-patch.so's hook at a thread's end (meter__on_thread_end) */
+extern void (*meter_thread_end_hook)(struct meter_page *pg) METER_HIDDEN;
+
 /* libmeter-patch.so is loaded (it keeps the deep frames' return addresses) */
-bool meter_patching(void) METER_HIDDEN;
+static inline bool meter_patching(void)
+{
+	return meter_thread_end_hook != NULL;
+}
 void meter_push_api(uint32_t id) METER_HIDDEN;
 struct meter__frame meter_enter_quick(struct meter_record *rec, uintptr_t sp,
 				      uintptr_t site) METER_HIDDEN;
