@@ -54,10 +54,10 @@ void meter_pop_to(uint32_t d)
  * that has one is left, as the slow path of enter has it, but for
  * libmeter-patch.so, which keeps their return addresses in step with the
  * depth: then the next call or return does it.  The depth moves first, in
- * one store;
- * then the slots freed hold UINTPTR_MAX, as libmeter-patch.so keeps them.
- * Freed first, a handler's jump that interrupted this one would stop at
- * them (UINTPTR_MAX is also the API's mark) and leave them for good.
+ * one store; then the slots freed hold UINTPTR_MAX, as libmeter-patch.so
+ * keeps them.  Freed first, a handler's jump that interrupted this one
+ * would stop at them (UINTPTR_MAX is also the API's mark) and leave them
+ * for good.
  */
 void meter_pop_jumped(uintptr_t sp)
 {

@@ -338,7 +338,8 @@ void build_counted(builder &b, tree page, tree id, tree cd, tree page_out,
 /*
  * A frame at or below ours on top: this function is inlined into the one
  * on top (its frame and return address, another function: pushed), or
- * the top frame is stale (longjmp, exception): the slow path pops it.
+ * the top frame is stale (longjmp, exception): the slow path pops it.  A
+ * function's own entry (own) is never inlined: any such frame is stale.
  */
 void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
 		      tree rec_addr, tree check, tree fast, tree slow,
@@ -346,16 +347,15 @@ void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
 {
 	tree u32 = unsigned_type_node, uptr = pointer_sized_int_node;
 	tree same = create_artificial_label(UNKNOWN_LOCATION);
-	tree same_site = create_artificial_label(UNKNOWN_LOCATION);
-	tree same_id = create_artificial_label(UNKNOWN_LOCATION);
 
 	b.label(check);
 	tree below = b.load(slot, uptr, 0, "meter_below");
-	/* a function's own frame is never its caller's: a frame at its
-	 * address is a sibling left by longjmp */
 	b.cond_unlikely(GE_EXPR, sp, below, own ? slow : same, fast);
 	if (own)
 		return;
+
+	tree same_site = create_artificial_label(UNKNOWN_LOCATION);
+	tree same_id = create_artificial_label(UNKNOWN_LOCATION);
 
 	b.label(same);
 	b.cond(NE_EXPR, sp, below, slow, same_site);
