@@ -7,8 +7,9 @@
 #     the round trip come back right; meter.ko (when built) is loaded;
 #     nobody (uid 65534) exists; / tmp proc sys dev are mounted;
 #     busybox answers at /usr/bin too (/usr/bin/sed: libtool wrappers).
-#  2. insmod warn_test.ko with a command that succeeds: vm-run exits
-#     non-zero and shows the WARNING splat; a taint alone is no splat.
+#  2. insmod warn_test.ko from a test run-tests runs: vm-run exits
+#     non-zero and shows the WARNING splat, its first line naming the
+#     test; a taint alone is no splat.
 #  3. --timeout expiry gives 124.
 set -eu
 
@@ -18,7 +19,7 @@ cd "$ROOT"
 VMRUN=$ROOT/selftests/vm-run
 
 
-echo "1..14"
+echo "1..15"
 
 kver=$(selftests/kernels | awk '{ print $1 }')
 if [ -z "$kver" ]; then
@@ -87,10 +88,20 @@ else
 fi
 
 # --- 2: a kernel WARNING fails the run ---------------------------------------
+# Through run-tests, which marks each test's start in the kernel log.
+mkdir -p "$tmp/wcase"
+printf '#!/bin/sh\ninsmod %s && echo loaded && echo "ok 1 loaded"\n' \
+	"$warn_ko" > "$tmp/wcase/warn_case"
+chmod +x "$tmp/wcase/warn_case"
 "$VMRUN" --kernel "$kver" --no-module --add "$(dirname "$warn_ko")" \
-	-- sh -c "insmod $warn_ko && echo loaded" > "$tmp/stdout2" 2> "$tmp/stderr2"
+	--add "$tmp/wcase" --env METER_TEST_KMSG=1 \
+	-- "$ROOT/selftests/run-tests" "$tmp/wcase/warn_case" \
+	> "$tmp/stdout2" 2> "$tmp/stderr2"
 rc=$?
 check "the command itself succeeded" grep -qx loaded "$tmp/stdout2"
+check "the splat's first line names the test it came in" \
+	grep -q 'has a splat: WARNING:.*warn_test.* (during warn_case)$' \
+	"$tmp/stderr2" || diag "$tmp/stderr2"
 check "a kernel WARNING makes vm-run fail (status $rc)" [ $rc != 0 ]
 check "vm-run prints the WARNING splat" grep -q 'WARNING:.*warn_test' "$tmp/stderr2" ||
 	diag "$tmp/stderr2"
