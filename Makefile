@@ -175,9 +175,11 @@ CHECK_KVERS = $(shell selftests/kernels)
 
 # Separate make runs so that what deps installs (pkg-config, libnl) is seen.
 # The build keeps going past errors (-k): whatever did not build counts as
-# failed, and the run still ends with its "N passed, N failed" line.
+# failed, and the run still ends with its "N passed, N failed" line.  It
+# builds on every CPU (CHECK_JOBS).
+CHECK_JOBS ?= $(shell nproc)
 check: check-deps
-	@build=ok; $(MAKE) -k --no-print-directory check-build || build=failed; \
+	@build=ok; $(MAKE) -k -j$(CHECK_JOBS) --no-print-directory check-build || build=failed; \
 	selftests/run-check --build "$$build" --host "$(HOST_TESTS)" \
 		--vm "$(VM_TESTS)" --kernels "$(CHECK_KVERS)"
 
