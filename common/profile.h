@@ -172,6 +172,9 @@ struct meter_profile {
 
 	struct meter_func *funcs;
 	size_t nfuncs, funcs_cap;
+	/* an id added at or below the one before it: meter_profile_find()
+	 * scans where it would otherwise stop at the binary search */
+	bool funcs_unordered;
 	struct meter_stack *stacks;
 	size_t nstacks, stacks_cap;
 	struct meter_thread_row *threads;

@@ -112,6 +112,25 @@ TEST_F(model, find_unsorted_sparse_ids)
 	EXPECT_EQ(NULL, meter_profile_find(self->b, 3));
 }
 
+/* an ascending table's search stops at the binary search: an id added
+ * below the last must still be found */
+TEST(find_an_id_added_out_of_order_after_ascending_ones)
+{
+	struct meter_profile *p = meter_profile_new();
+
+	ASSERT_NE(NULL, p);
+	ASSERT_NE(NULL, meter_profile_add_func(p, 1, "a"));
+	ASSERT_NE(NULL, meter_profile_add_func(p, 4, "b"));
+	EXPECT_EQ(NULL, meter_profile_find(p, 2));
+	ASSERT_NE(NULL, meter_profile_add_func(p, 9, "c"));
+	ASSERT_NE(NULL, meter_profile_add_func(p, 2, "d"));
+	ASSERT_NE(NULL, meter_profile_find(p, 2));
+	EXPECT_STREQ("d", meter_profile_find(p, 2)->name);
+	EXPECT_STREQ("c", meter_profile_find(p, 9)->name);
+	EXPECT_EQ(NULL, meter_profile_find(p, 3));
+	meter_profile_free(p);
+}
+
 TEST_F(model, totals_from_the_stacks)
 {
 	EXPECT_EQ(1010, meter_profile_find(self->a, 1)->total_samples);
