@@ -118,6 +118,12 @@ $(LIBTEST_HOST)/lib_plugin_leaves: selftests/host/lib_plugin_leaves.c $(LIBMETER
 
 LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_plugin_leaves
 
+$(LIBTEST_HOST)/lib_jump_lookup: selftests/host/lib_jump_lookup.c $(LIBMETER_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBTEST_CFLAGS) -o $@ $< $(LIBTEST_LINK)
+
+LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_jump_lookup
+
 LIBTEST_HOST_TESTS := $(patsubst selftests/host/%.c,$(LIBTEST_HOST)/%,$(wildcard selftests/host/test_lib_*.c))
 $(LIBTEST_HOST_TESTS): $(LIBTEST_WORKLOADS) selftests/host/lib_run.h
 
