@@ -34,6 +34,12 @@ struct slot {
 static struct slot table[TABLE_SIZE];	/* .bss: pages touched on use */
 static uint32_t table_used;
 
+/* as libmeter loads: the table's pages stay small (meter_small_pages) */
+void meter_auto_loaded(void)
+{
+	meter_small_pages(table, sizeof(table));
+}
+
 /*
  * Functions are 16-byte aligned and a module's code is contiguous: the
  * address bits above the alignment spread one module's functions over the

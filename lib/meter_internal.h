@@ -271,9 +271,11 @@ bool meter_thread_ready(void) METER_HIDDEN;	/* registers lazily */
 void meter_send_names_locked(void) METER_HIDDEN;
 uint64_t meter_now_ns(clockid_t clk) METER_HIDDEN;
 void *meter_map(size_t bytes) METER_HIDDEN;
+void meter_small_pages(void *p, size_t bytes) METER_HIDDEN;
 
 /* meter_auto.c */
 uint32_t meter_auto_find(uintptr_t addr) METER_HIDDEN;
+void meter_auto_loaded(void) METER_HIDDEN;
 
 /* meter_symbols.c: "name" or "module+0xoffset"; returns a malloc'd string */
 char *meter_symbol_name(uintptr_t addr) METER_HIDDEN;

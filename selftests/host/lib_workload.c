@@ -45,14 +45,19 @@
  *   lib_workload mutex MS        a thread takes a lock and holds it while
  *                                holder() spins MS ms; main's wait_lock()
  *                                blocks on the lock meanwhile
+ *   lib_workload pages N         leaf() N times in main and in a thread,
+ *                                which then prints the AnonHugePages of
+ *                                libmeter's memory (/proc/self/smaps)
  *
  * Prints "depth=N" (the shadow-stack depth seen from main) at the end, so
  * that tests can check the stack came back right.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,6 +467,84 @@ __attribute__((no_instrument_function)) static unsigned depth_now(void)
 	return pg ? pg->depth : 0;
 }
 
+/*
+ * "libmeter's AnonHugePages: N kB": the anonymous huge pages of libmeter's
+ * own memory (its mappings, .bss included, and the blocks of main and of
+ * the calling thread), not those of the process at large (on 6.1 a
+ * thread's stack may get one, whatever libmeter does).
+ */
+struct span {
+	uintptr_t lo, hi;
+};
+static struct span spans[8];
+static int nspans;
+static const void *main_block;
+
+__attribute__((no_instrument_function)) static void add_span(uintptr_t lo,
+							    uintptr_t hi)
+{
+	if (nspans < 8)
+		spans[nspans++] = (struct span){ lo, hi };
+}
+
+__attribute__((no_instrument_function)) static int
+libmeter_spans(struct dl_phdr_info *info, size_t size, void *data)
+{
+	int i;
+
+	(void)size;
+	(void)data;
+	if (!strstr(info->dlpi_name, "libmeter.so"))
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD)
+			add_span(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr,
+				 info->dlpi_addr + info->dlpi_phdr[i].p_vaddr +
+				 info->dlpi_phdr[i].p_memsz);
+	return 1;
+}
+
+__attribute__((no_instrument_function)) static void print_huge_pages(void)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long lo, hi, kb, total = 0;
+	bool ours = false;
+	char line[512];
+	int i;
+
+	nspans = 0;
+	dl_iterate_phdr(libmeter_spans, NULL);
+	add_span((uintptr_t)main_block,
+		 (uintptr_t)main_block + METER__BLOCK_BYTES);
+	add_span((uintptr_t)meter__tls.page,
+		 (uintptr_t)meter__tls.page + METER__BLOCK_BYTES);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			ours = false;
+			for (i = 0; i < nspans; i++)
+				ours |= lo < spans[i].hi && spans[i].lo < hi;
+		} else if (ours &&
+			   sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) {
+			total += kb;
+		}
+	}
+	if (f)
+		fclose(f);
+	printf("libmeter's AnonHugePages: %lu kB (%d spans)\n", total,
+	       nspans);
+}
+
+NOINLINE static void *pages_worker(void *arg)
+{
+	PROFILED(pages_worker);
+	long i, n = (long)arg;
+
+	for (i = 0; i < n; i++)
+		leaf((int)i);
+	print_huge_pages();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	PROFILED(main);
@@ -481,6 +564,14 @@ int main(int argc, char **argv)
 			pthread_create(&t[i], NULL, worker, NULL);
 		for (i = 0; i < n && i < 64; i++)
 			pthread_join(t[i], NULL);
+	} else if (!strcmp(cmd, "pages")) {
+		pthread_t t;
+
+		for (i = 0; i < n; i++)
+			leaf((int)i);
+		main_block = meter__tls.page;
+		pthread_create(&t, NULL, pages_worker, (void *)n);
+		pthread_join(t, NULL);
 	} else if (!strcmp(cmd, "longnames")) {
 		longnames();
 	} else if (!strcmp(cmd, "named")) {

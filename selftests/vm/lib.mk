@@ -13,6 +13,6 @@ $(patsubst selftests/vm/%.c,$(BUILD)/selftests/vm/%,$(wildcard selftests/vm/test
 	$(LIBTEST_WORKLOADS) selftests/host/lib_run.h selftests/host/lib_backend.h selftests/vm/lib_kernel.h
 
 # the VM runs these host tests on meter.ko (selftests/on-kernel)
-$(BUILD)/selftests/vm/test_lib_counts $(BUILD)/selftests/vm/test_lib_flat $(BUILD)/selftests/vm/test_lib_fork $(BUILD)/selftests/vm/test_lib_plugin_leaves: $(BUILD)/selftests/vm/%: $(BUILD)/selftests/host/%
+$(BUILD)/selftests/vm/test_lib_counts $(BUILD)/selftests/vm/test_lib_flat $(BUILD)/selftests/vm/test_lib_fork $(BUILD)/selftests/vm/test_lib_plugin_leaves $(BUILD)/selftests/vm/test_lib_small_pages: $(BUILD)/selftests/vm/%: $(BUILD)/selftests/host/%
 
 endif
