@@ -270,6 +270,8 @@ bool meter_thread_ready(void) METER_HIDDEN;	/* registers lazily */
 /* Names new ids to the kernel; meter_g.lock held. */
 void meter_send_names_locked(void) METER_HIDDEN;
 uint64_t meter_now_ns(clockid_t clk) METER_HIDDEN;
+
+/* meter_memory.c */
 void *meter_map(size_t bytes) METER_HIDDEN;
 void meter_small_pages(void *p, size_t bytes) METER_HIDDEN;
 
