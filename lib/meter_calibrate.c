@@ -112,53 +112,46 @@ static uint64_t measure(bool automatic, uint64_t *flat_ps, uint64_t *plain_ps)
  * CHECK_SLACK of the kept time.  That catches what the key cannot name: a
  * run under valgrind, another clock speed, another machine.  A round is
  * charged whatever interrupts it, so rounds only ever read slow: the
- * fastest of several is the machine's speed.  The fastest of the first
- * CHECK_MIN_ROUNDS decides, unless it is slower than the band: when the
- * first slowed round within the band decided, figures kept on a machine
- * four times slower were taken 2 runs in 100 with another core busy.  A
- * busy moment has to slow all CHECK_ROUNDS rounds (about 0.1 ms) to send
- * the figures to be measured again.
+ * fastest of several is the machine's speed.  The clock's cost is read in
+ * every round too, and the fastest of those taken out: read once at the
+ * start, a slow moment there (the host busy) made every round read fast,
+ * and a figure kept at a tenth of this machine's speed was once taken.
+ * The fastest of the first CHECK_MIN_ROUNDS decides, unless it is slower
+ * than the band: when the first slowed round within the band decided,
+ * figures kept on a machine four times slower were taken 2 runs in 100
+ * with another core busy.  A busy moment has to slow all CHECK_ROUNDS
+ * rounds (about 0.1 ms) to send the figures to be measured again.
  */
 #define CHECK_CALLS 1000
 #define CHECK_MIN_ROUNDS 8
 #define CHECK_ROUNDS 64
 #define CHECK_SLACK 2
 
-static uint64_t clock_cost_ns(void)
-{
-	uint64_t best = UINT64_MAX, t0, t;
-	int r;
-
-	for (r = 0; r < 4; r++) {
-		t0 = meter_now_ns(CLOCK_THREAD_CPUTIME_ID);
-		t = meter_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-		if (t < best)
-			best = t;
-	}
-	return best;
-}
-
 static bool same_speed(uint64_t plain_ps)
 {
-	uint64_t clock_ns = clock_cost_ns(), best = UINT64_MAX, t0, t, now_ps;
+	uint64_t clock_ns = UINT64_MAX, loop_ns = UINT64_MAX, t0, t, now_ps;
 	int r, i;
 
 	for (r = 0; r <= CHECK_ROUNDS; r++) {
+		t0 = meter_now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t = meter_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		if (t < clock_ns)
+			clock_ns = t;
 		t0 = meter_now_ns(CLOCK_THREAD_CPUTIME_ID);
 		for (i = 0; i < CHECK_CALLS; i++)
 			stub_plain();
 		t = meter_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 		if (r == 0)
 			continue;	/* warms the loop and its page */
-		now_ps = (t > clock_ns ? t - clock_ns : 0) * 1000 /
-			 CHECK_CALLS;
-		if (now_ps < best)
-			best = now_ps;
+		if (t < loop_ns)
+			loop_ns = t;
 		if (r < CHECK_MIN_ROUNDS)
 			continue;
-		if (best * CHECK_SLACK < plain_ps)
+		now_ps = (loop_ns > clock_ns ? loop_ns - clock_ns : 0) * 1000 /
+			 CHECK_CALLS;
+		if (now_ps * CHECK_SLACK < plain_ps)
 			return false;	/* faster than the band */
-		if (best <= plain_ps * CHECK_SLACK)
+		if (now_ps <= plain_ps * CHECK_SLACK)
 			return true;
 	}
 	return false;
