@@ -6,8 +6,9 @@
  *
  * Functions are kept in the order they were added.  Look-up by id tries
  * the dense case first (ids 1..n in order, what libmeter and the kernel
- * produce), then a binary search (ids ascending), then a linear scan, so
- * that it is right for any order and fast for the usual ones.
+ * produce), then a binary search (ids ascending), then, only if some id
+ * was added out of order (funcs_unordered), a linear scan, so that it is
+ * right for any order and fast for the usual ones.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -37,7 +37,7 @@ static uint32_t table_used;
 /* as libmeter loads: the table's pages stay small (meter_small_pages) */
 void meter_auto_loaded(void)
 {
-	meter_small_pages(table, sizeof(table));
+	meter_small_pages(table, sizeof(table), false);
 }
 
 /*

@@ -459,14 +459,16 @@ fail:
  */
 static void __attribute__((constructor)) meter_loaded(void)
 {
+	/* the large .bss in small pages (meter_memory.c) */
+	meter_small_pages(&meter_no_block, sizeof(meter_no_block), true);
+	meter_small_pages(&meter_scratch_block, sizeof(meter_scratch_block),
+			  true);
+	meter_auto_loaded();
 	/* Until now (.preinit_array) the block's depth was 0: a function's
 	 * own stacked entry found sps[-1] zero and took the slow path,
 	 * which left the call unprofiled (its inlined copies count into the
 	 * scratch block it got); flat entries counted, and copies without a
 	 * host's page pushed, into this block, for nobody. */
-	meter_small_pages(&meter_no_block, sizeof(meter_no_block));
-	meter_small_pages(&meter_scratch_block, sizeof(meter_scratch_block));
-	meter_auto_loaded();
 	meter_no_block.page.magic = METER_PAGE_MAGIC;
 	meter_no_block.page.version = METER_PAGE_VERSION;
 	meter_no_block.page.depth = UINT32_MAX;

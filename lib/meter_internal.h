@@ -273,7 +273,7 @@ uint64_t meter_now_ns(clockid_t clk) METER_HIDDEN;
 
 /* meter_memory.c */
 void *meter_map(size_t bytes) METER_HIDDEN;
-void meter_small_pages(void *p, size_t bytes) METER_HIDDEN;
+void meter_small_pages(void *p, size_t bytes, bool unread) METER_HIDDEN;
 
 /* meter_auto.c */
 uint32_t meter_auto_find(uintptr_t addr) METER_HIDDEN;

@@ -46,8 +46,8 @@
  *                                holder() spins MS ms; main's wait_lock()
  *                                blocks on the lock meanwhile
  *   lib_workload pages N         leaf() N times in main and in a thread,
- *                                which then prints the AnonHugePages of
- *                                libmeter's memory (/proc/self/smaps)
+ *                                which then prints what libmeter's memory
+ *                                is made of (print_pages())
  *
  * Prints "depth=N" (the shadow-stack depth seen from main) at the end, so
  * that tests can check the stack came back right.
@@ -468,27 +468,23 @@ __attribute__((no_instrument_function)) static unsigned depth_now(void)
 }
 
 /*
- * "libmeter's AnonHugePages: N kB": the anonymous huge pages of libmeter's
- * own memory (its mappings, .bss included, and the blocks of main and of
- * the calling thread), not those of the process at large (on 6.1 a
- * thread's stack may get one, whatever libmeter does).
+ * What libmeter's memory is made of (/proc/self/smaps): the anonymous huge
+ * pages in its mappings (text, data, .bss) and in the blocks of main and
+ * of the calling thread ("libmeter's AnonHugePages: N kB in P
+ * segments"), not the process's at large (on 6.1 a thread's stack may get
+ * one, whatever libmeter does); and how many of the mappings that hold
+ * those blocks and the unregistered threads' block carry the small-page
+ * advice ("nh": "small-page advice on K of M mappings").
  */
 struct span {
 	uintptr_t lo, hi;
 };
-static struct span spans[8];
-static int nspans;
+static struct span segs[8], blocks[3];
+static int nsegs;
 static const void *main_block;
 
-__attribute__((no_instrument_function)) static void add_span(uintptr_t lo,
-							    uintptr_t hi)
-{
-	if (nspans < 8)
-		spans[nspans++] = (struct span){ lo, hi };
-}
-
 __attribute__((no_instrument_function)) static int
-libmeter_spans(struct dl_phdr_info *info, size_t size, void *data)
+libmeter_segs(struct dl_phdr_info *info, size_t size, void *data)
 {
 	int i;
 
@@ -496,42 +492,66 @@ libmeter_spans(struct dl_phdr_info *info, size_t size, void *data)
 	(void)data;
 	if (!strstr(info->dlpi_name, "libmeter.so"))
 		return 0;
-	for (i = 0; i < info->dlpi_phnum; i++)
+	for (i = 0; i < info->dlpi_phnum && nsegs < 8; i++)
 		if (info->dlpi_phdr[i].p_type == PT_LOAD)
-			add_span(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr,
-				 info->dlpi_addr + info->dlpi_phdr[i].p_vaddr +
-				 info->dlpi_phdr[i].p_memsz);
+			segs[nsegs++] = (struct span){
+				info->dlpi_addr + info->dlpi_phdr[i].p_vaddr,
+				info->dlpi_addr + info->dlpi_phdr[i].p_vaddr +
+				info->dlpi_phdr[i].p_memsz };
 	return 1;
 }
 
-__attribute__((no_instrument_function)) static void print_huge_pages(void)
+/* an object's whole pages, which the advice covers */
+__attribute__((no_instrument_function)) static struct span
+whole_pages(const void *p, size_t n)
 {
-	FILE *f = fopen("/proc/self/smaps", "r");
-	unsigned long lo, hi, kb, total = 0;
-	bool ours = false;
-	char line[512];
+	uintptr_t pg = (uintptr_t)getpagesize();
+
+	return (struct span){ ((uintptr_t)p + pg - 1) & ~(pg - 1),
+			      ((uintptr_t)p + n) & ~(pg - 1) };
+}
+
+__attribute__((no_instrument_function)) static bool
+overlaps(const struct span *v, int n, uintptr_t lo, uintptr_t hi)
+{
+	bool any = false;
 	int i;
 
-	nspans = 0;
-	dl_iterate_phdr(libmeter_spans, NULL);
-	add_span((uintptr_t)main_block,
-		 (uintptr_t)main_block + METER__BLOCK_BYTES);
-	add_span((uintptr_t)meter__tls.page,
-		 (uintptr_t)meter__tls.page + METER__BLOCK_BYTES);
+	for (i = 0; i < n; i++)
+		any |= lo < v[i].hi && v[i].lo < hi;
+	return any;
+}
+
+__attribute__((no_instrument_function)) static void print_pages(void)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long lo, hi, kb, huge = 0, maps = 0, advised = 0;
+	bool ours = false, held = false;
+	char line[512];
+
+	nsegs = 0;
+	dl_iterate_phdr(libmeter_segs, NULL);
+	blocks[0] = whole_pages(main_block, METER__BLOCK_BYTES);
+	blocks[1] = whole_pages(meter__tls.page, METER__BLOCK_BYTES);
+	blocks[2] = whole_pages(dlsym(RTLD_DEFAULT, METER__NO_BLOCK_SYMBOL),
+				METER__BLOCK_BYTES);
 	while (f && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
-			ours = false;
-			for (i = 0; i < nspans; i++)
-				ours |= lo < spans[i].hi && spans[i].lo < hi;
+			held = overlaps(blocks, 3, lo, hi);
+			ours = held || overlaps(segs, nsegs, lo, hi);
+			maps += held;
 		} else if (ours &&
 			   sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) {
-			total += kb;
+			huge += kb;
+		} else if (held && !strncmp(line, "VmFlags:", 8)) {
+			advised += strstr(line, " nh") != NULL;
 		}
 	}
 	if (f)
 		fclose(f);
-	printf("libmeter's AnonHugePages: %lu kB (%d spans)\n", total,
-	       nspans);
+	printf("libmeter's AnonHugePages: %lu kB in %d segments\n", huge,
+	       nsegs);
+	printf("small-page advice on %lu of %lu mappings\n", advised, maps);
 }
 
 NOINLINE static void *pages_worker(void *arg)
@@ -541,8 +561,22 @@ NOINLINE static void *pages_worker(void *arg)
 
 	for (i = 0; i < n; i++)
 		leaf((int)i);
-	print_huge_pages();
+	print_pages();
 	return NULL;
+}
+
+/* the "pages" command: n calls in main, n in a thread, which reports */
+NOINLINE static void pages(long n)
+{
+	PROFILED(pages);
+	pthread_t t;
+	long i;
+
+	for (i = 0; i < n; i++)
+		leaf((int)i);
+	main_block = meter__tls.page;
+	pthread_create(&t, NULL, pages_worker, (void *)n);
+	pthread_join(t, NULL);
 }
 
 int main(int argc, char **argv)
@@ -565,13 +599,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < n && i < 64; i++)
 			pthread_join(t[i], NULL);
 	} else if (!strcmp(cmd, "pages")) {
-		pthread_t t;
-
-		for (i = 0; i < n; i++)
-			leaf((int)i);
-		main_block = meter__tls.page;
-		pthread_create(&t, NULL, pages_worker, (void *)n);
-		pthread_join(t, NULL);
+		pages(n);
 	} else if (!strcmp(cmd, "longnames")) {
 		longnames();
 	} else if (!strcmp(cmd, "named")) {

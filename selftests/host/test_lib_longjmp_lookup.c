@@ -11,22 +11,31 @@
 
 static char out[1 << 20];
 
-/* a binding of libmeter's to libc's longjmp, _longjmp, siglongjmp or
- * __longjmp_chk, in text from s on */
+/* where [s, end) holds needle, or NULL */
+static const char *find(const char *s, const char *end, const char *needle)
+{
+	return s < end ? memmem(s, (size_t)(end - s), needle,
+				strlen(needle)) : NULL;
+}
+
+/*
+ * A binding of libmeter's to libc's longjmp, _longjmp, siglongjmp or
+ * __longjmp_chk in [s, end): "binding file .../libmeter.so.1 [0] to
+ * .../libc.so.6 [0]: normal symbol `siglongjmp'", a line at a time.
+ */
 static bool jump_binding(const char *s, const char *end)
 {
-	const char *l;
+	const char *nl, *to, *sym;
 
-	for (; s && s < end; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
-		const char *nl = strchr(s, '\n');
-		size_t n = nl ? (size_t)(nl - s) : strlen(s);
-		char line[512];
-
-		snprintf(line, sizeof(line), "%.*s", (int)n, s);
-		l = strstr(line, "binding file ");
-		if (l && strstr(l, "libmeter.so") && strstr(l, " to ") &&
-		    strstr(strstr(l, " to "), "libc.so") &&
-		    strstr(l, "longjmp'"))
+	for (; s < end; s = nl + 1) {
+		nl = find(s, end, "\n");
+		if (!nl)
+			nl = end;
+		to = find(s, nl, " to ");
+		sym = to ? find(to, nl, "symbol `") : NULL;
+		if (find(s, nl, "binding file ") && to &&
+		    find(s, to, "libmeter.so") && find(to, nl, "libc.so") &&
+		    sym && find(sym, nl, "longjmp"))
 			return true;
 	}
 	return false;
