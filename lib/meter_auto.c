@@ -34,8 +34,8 @@ struct slot {
 static struct slot table[TABLE_SIZE];	/* .bss: pages touched on use */
 static uint32_t table_used;
 
-/* as libmeter loads: the table's pages stay small (meter_small_pages) */
-void meter_auto_loaded(void)
+/* as libmeter loads: the table's pages stay small (meter_memory.c) */
+static void __attribute__((constructor)) table_small_pages(void)
 {
 	meter_small_pages(table, sizeof(table), false);
 }

@@ -463,7 +463,6 @@ static void __attribute__((constructor)) meter_loaded(void)
 	meter_small_pages(&meter_no_block, sizeof(meter_no_block), true);
 	meter_small_pages(&meter_scratch_block, sizeof(meter_scratch_block),
 			  true);
-	meter_auto_loaded();
 	/* Until now (.preinit_array) the block's depth was 0: a function's
 	 * own stacked entry found sps[-1] zero and took the slow path,
 	 * which left the call unprofiled (its inlined copies count into the

@@ -277,7 +277,6 @@ void meter_small_pages(void *p, size_t bytes, bool unread) METER_HIDDEN;
 
 /* meter_auto.c */
 uint32_t meter_auto_find(uintptr_t addr) METER_HIDDEN;
-void meter_auto_loaded(void) METER_HIDDEN;
 
 /* meter_symbols.c: "name" or "module+0xoffset"; returns a malloc'd string */
 char *meter_symbol_name(uintptr_t addr) METER_HIDDEN;
