@@ -214,10 +214,17 @@ int main(void)
 }
 SRC
 "$CC" "${PFLAGS[@]}" -o "$tmp/early" "$tmp/early.c" "${LINK[@]}" -lpthread 2> /dev/null
-METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=$tmp/early.json "$tmp/early" > "$tmp/early.out"
-rc=$?
-check "copies in calls not profiled (.preinit_array, a key destructor) run (exit $rc), main's counted (host $(calls_in "$tmp/early.json" host), mix $(calls_in "$tmp/early.json" mix))" \
-	test $rc = 0 -a "$(calls_in "$tmp/early.json" host)/$(calls_in "$tmp/early.json" mix)" = 1/14
+if [ "${METER_ASAN:-0}" = 1 ]; then
+	# .preinit_array runs before any library's initialisation, ASan's
+	# too: libmeter built with it faults on its first shadow access
+	skip "copies in calls not profiled (.preinit_array, a key destructor) run" \
+		"libmeter built with ASan cannot run before ASan starts"
+else
+	METER_BACKEND=off METER_QUIET=1 METER_OUTPUT=$tmp/early.json "$tmp/early" > "$tmp/early.out"
+	rc=$?
+	check "copies in calls not profiled (.preinit_array, a key destructor) run (exit $rc), main's counted (host $(calls_in "$tmp/early.json" host), mix $(calls_in "$tmp/early.json" mix))" \
+		test $rc = 0 -a "$(calls_in "$tmp/early.json" host)/$(calls_in "$tmp/early.json" mix)" = 1/14
+fi
 
 # Built with -fvisibility=hidden, the executable's meter__tls is exported
 # all the same (libmeter sets it): one slow-path entry, not one a call.
