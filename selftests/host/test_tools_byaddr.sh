@@ -15,7 +15,8 @@ ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
 BACKEND=${LIBTEST_BACKEND:-signal}
 RUN=$ROOT/build/tools/meter-run
 STAT=$ROOT/build/tools/meter-stat
-PROG=$ROOT/build/selftests/tools_inlined
+# the path the maps name: the real one (check-asan runs from a view of links)
+PROG=$(readlink -f "$ROOT/build/selftests/tools_inlined")
 export METER_QUIET=1
 # the signal backend ticks at the scheduler tick (250 a second): more work
 [ "$BACKEND" = kernel ] && ROUNDS=${TOOLS_INLINED_ROUNDS:-30000} ||
