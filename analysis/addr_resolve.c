@@ -252,37 +252,59 @@ static void drop_clone_suffix(char *name)
 
 /*
  * The innermost function at addr, inline frames first (the symbol table's
- * where there are no debug records); NULL: none, or ENOMEM (*nomem).
+ * where there are no debug records), into w->func, and the functions it
+ * is inlined into, innermost first, into w->outer.  -1 on ENOMEM.
  */
-static char *innermost_func(const struct obj *o, Dwarf_Addr addr,
-			    bool *nomem)
+static int innermost_func(const struct obj *o, Dwarf_Addr addr,
+			  struct addr_where *w)
 {
 	Dwarf_Addr cu_bias;
 	Dwarf_Die *cu = dwfl_module_addrdie(o->mod, addr, &cu_bias);
 	Dwarf_Die *scopes = NULL;
 	const char *sym;
-	char *name = NULL;
+	bool nomem = false;
+	char *name;
 	int n, k;
 
 	n = cu ? dwarf_getscopes(cu, addr - cu_bias, &scopes) : 0;
-	for (k = 0; k < n && !name && !*nomem; k++) {
+	for (k = 0; k < n && !nomem; k++) {
 		int tag = dwarf_tag(&scopes[k]);
+		char **more;
 
-		if (tag == DW_TAG_subprogram ||
-		    tag == DW_TAG_inlined_subroutine)
-			name = die_func_name(&scopes[k], nomem);
+		if (tag != DW_TAG_subprogram &&
+		    tag != DW_TAG_inlined_subroutine)
+			continue;
+		name = die_func_name(&scopes[k], &nomem);
+		if (!name)
+			continue;
+		if (!w->func) {
+			w->func = name;
+		} else {
+			more = realloc(w->outer,
+				       (w->nouter + 1) * sizeof(*more));
+			if (!more) {
+				free(name);
+				nomem = true;
+				break;
+			}
+			w->outer = more;
+			w->outer[w->nouter++] = name;
+		}
+		if (tag == DW_TAG_subprogram)
+			break;
 	}
 	free(scopes);
-	if (name || *nomem)
-		return name;
+	if (w->func || nomem)
+		return nomem ? -1 : 0;
 	sym = dwfl_module_addrname(o->mod, addr);
 	if (!sym)
-		return NULL;
+		return 0;
 	name = meter_name_demangled(sym);
-	*nomem = !name;
-	if (name)
-		drop_clone_suffix(name);
-	return name;
+	if (!name)
+		return -1;
+	drop_clone_suffix(name);
+	w->func = name;
+	return 0;
 }
 
 static bool on_meter_line(const struct obj *o, Dwarf_Addr addr)
@@ -296,10 +318,8 @@ static bool on_meter_line(const struct obj *o, Dwarf_Addr addr)
 /* Where ip, at file offset off of o, is. */
 static int obj_where(const struct obj *o, uint64_t off, struct addr_where *w)
 {
-	bool nomem = false;
 	uint64_t vaddr;
 	Dwarf_Addr addr;
-	char *name;
 
 	if (o->meter) {
 		w->kind = ADDR_METER;
@@ -312,17 +332,15 @@ static int obj_where(const struct obj *o, uint64_t off, struct addr_where *w)
 		w->kind = ADDR_METER;
 		return 0;
 	}
-	name = innermost_func(o, addr, &nomem);
-	if (nomem)
+	if (innermost_func(o, addr, w))
 		return -1;
-	if (!name)
+	if (!w->func)
 		return 0;
-	if (!strncmp(name, "meter__", 7)) {
-		free(name);
+	if (!strncmp(w->func, "meter__", 7)) {
+		addr_where_free(w, 1);
 		w->kind = ADDR_METER;
 		return 0;
 	}
-	w->func = name;
 	w->kind = ADDR_FUNC;
 	return 0;
 }
@@ -384,10 +402,15 @@ int addr_resolve(const struct meter_profile *p, struct addr_where *out)
 
 void addr_where_free(struct addr_where *w, size_t n)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < n; i++) {
 		free(w[i].func);
 		w[i].func = NULL;
+		for (k = 0; k < w[i].nouter; k++)
+			free(w[i].outer[k]);
+		free(w[i].outer);
+		w[i].outer = NULL;
+		w[i].nouter = 0;
 	}
 }

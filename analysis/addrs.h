@@ -26,6 +26,12 @@ struct addr_where {
 				 * (inline frames included), as reports
 				 * name it
 				 */
+	char **outer;		/* the functions func is inlined into,
+				 * innermost first: the last is the one
+				 * the symbol is (none: not inlined, or
+				 * no inline records)
+				 */
+	size_t nouter;
 };
 
 /*
@@ -51,7 +57,9 @@ struct byaddr_result {
  * own instructions is taken out of its function, one in another function
  * of the program goes to that one (a row made for it when it has none: a
  * function inlined without a record), as a callee of the function that
- * was current; the rest stay with the current function.  A row is made
+ * was current, through the functions it is inlined into inside that one
+ * (an inlined copy the plugin counted without making it current); the
+ * rest stay with the current function.  A row is made
  * only for a function in code the plugin built (its tiny rule left the
  * function alone): a library's function (libc's memcpy) and a helper left
  * uninstrumented in a build by hand keep their time with the function

@@ -23,18 +23,30 @@
 #include "addrs.h"
 #include "analysis.h"
 
+/* The recorded functions a sample's function is inlined into, inside the
+ * current one, that its stacks keep (the innermost ones, past this) */
+#define GIVE_PATH_MAX 8
+
 /* What one function gives: to meter, and to other functions. */
 struct give {
 	uint32_t from, to;	/* function indexes */
+	uint32_t path[GIVE_PATH_MAX];	/* between them, outermost first */
+	uint32_t npath;
 	uint64_t n;
 };
 
 static int cmp_give(const void *a, const void *b)
 {
 	const struct give *x = a, *y = b;
+	uint32_t i;
 
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
+	if (x->npath != y->npath)
+		return x->npath < y->npath ? -1 : 1;
+	for (i = 0; i < x->npath; i++)
+		if (x->path[i] != y->path[i])
+			return x->path[i] < y->path[i] ? -1 : 1;
 	return x->to < y->to ? -1 : x->to > y->to;
 }
 
@@ -83,24 +95,65 @@ static int func_row_made(struct meter_profile *p, const char *name,
 }
 
 /*
- * Where a sample found in another function than the current one goes:
- * to that function's row; to a row made for it when it has no record but
- * is in code the plugin built (its tiny rule left it alone: the user
- * asked for every function); else nowhere (UINT32_MAX - 1): a library's
- * function, or a helper the user did not instrument in a build by hand,
- * whose time is its caller's.  -1 on ENOMEM.
+ * The row a sample found in a function goes to: that function's; a row
+ * made for it when it has no record but is in code the plugin built (its
+ * tiny rule left it alone: the user asked for every function); else none
+ * (TO_NONE): a library's function, or a helper the user did not
+ * instrument in a build by hand, whose time is its caller's.  -1 on
+ * ENOMEM.
  */
 #define TO_NONE (UINT32_MAX - 1)
-static int move_to(struct meter_profile *p, const struct addr_where *w,
-		   uint32_t *to)
+static int row_to(struct meter_profile *p, const char *name, bool plugin,
+		  uint32_t *to)
 {
-	if (func_row(p, w->func, to))
+	if (func_row(p, name, to))
 		return 0;
-	if (!w->plugin) {
+	if (!plugin) {
 		*to = TO_NONE;
 		return 0;
 	}
-	return func_row_made(p, w->func, to);
+	return func_row_made(p, name, to);
+}
+
+/*
+ * Where a sample of function f (an index) at w goes: g->to and the path
+ * to it from f, the functions w's innermost one is inlined into inside
+ * f that have rows, outermost first (an inlined copy that the plugin
+ * counted keeps its host current).  TO_NONE: f's own code, or nothing
+ * with a row.  -1 on ENOMEM.
+ */
+static int move_to(struct meter_profile *p, uint32_t f,
+		   const struct addr_where *w, struct give *g)
+{
+	size_t m = w->nouter + 1, j, t;
+	const char *name;
+	uint32_t row;
+
+	g->to = TO_NONE;
+	g->npath = 0;
+	/* frames outermost first: outer[nouter - 1] ... outer[0], func */
+	for (j = m; j > 0; j--) {
+		name = j == m ? w->func : w->outer[m - 1 - j];
+		if (name_is(p->funcs[f].name, name))
+			break;
+	}
+	for (t = j; t < m; t++) {
+		name = t == m - 1 ? w->func : w->outer[m - 2 - t];
+		if (row_to(p, name, w->plugin, &row))
+			return -1;
+		if (row == TO_NONE || row == f)
+			continue;
+		if (g->to != TO_NONE) {
+			if (g->npath == GIVE_PATH_MAX) {
+				memmove(g->path, g->path + 1,
+					(GIVE_PATH_MAX - 1) * sizeof(*g->path));
+				g->npath--;
+			}
+			g->path[g->npath++] = g->to;
+		}
+		g->to = row;
+	}
+	return 0;
 }
 
 /*
@@ -120,33 +173,37 @@ static struct give *gives_of(struct meter_profile *p,
 	for (i = 0; i < p->naddrs; i++) {
 		const struct meter_addr *a = &p->addrs[i];
 		const struct meter_func *f = meter_profile_find(p, a->func);
-		uint32_t to = UINT32_MAX;	/* meter's own */
+		struct give *to = &g[*n];
 
+		to->to = UINT32_MAX;	/* meter's own */
+		to->npath = 0;
 		if (f && where[i].kind == ADDR_FUNC) {
 			if (name_is(f->name, where[i].func)) {
 				r->resolved += a->samples;
 				continue;
 			}
-			if (move_to(p, &where[i], &to)) {
+			if (move_to(p, (uint32_t)(f - p->funcs), &where[i],
+				    to)) {
 				free(g);
 				return NULL;
 			}
 			/* a row made may have moved the array */
 			f = meter_profile_find(p, a->func);
 		}
-		if (!f || where[i].kind == ADDR_UNRESOLVED || to == TO_NONE) {
+		if (!f || where[i].kind == ADDR_UNRESOLVED ||
+		    to->to == TO_NONE) {
 			r->unresolved += a->samples;
 			continue;
 		}
 		r->resolved += a->samples;
-		g[*n].from = (uint32_t)(f - p->funcs);
-		g[*n].to = to;
-		g[(*n)++].n = a->samples;
+		to->from = (uint32_t)(f - p->funcs);
+		to->n = a->samples;
+		(*n)++;
 	}
 	qsort(g, *n, sizeof(*g), cmp_give);
-	/* one move per pair: one new stack per pair and stack */
+	/* one move per giver and path: one new stack per move and stack */
 	for (i = 0, k = 0; i < *n; i++) {
-		if (k && g[k - 1].from == g[i].from && g[k - 1].to == g[i].to)
+		if (k && !cmp_give(&g[k - 1], &g[i]))
 			g[k - 1].n += g[i].n;
 		else
 			g[k++] = g[i];
@@ -155,20 +212,24 @@ static struct give *gives_of(struct meter_profile *p,
 	return g;
 }
 
-/* s, ending in f, with to as its callee: a new stack of samples. */
-static int stack_to(struct meter_profile *p, size_t s, uint32_t to,
+/* s, ending in f, with g's path and then g's to as its callees: a new
+ * stack of samples. */
+static int stack_to(struct meter_profile *p, size_t s, const struct give *g,
 		    uint64_t samples)
 {
 	struct meter_stack *st = &p->stacks[s], *d;
-	uint32_t *frames = malloc((st->depth + 1) * sizeof(*frames));
+	uint32_t depth = st->depth + g->npath + 1, k;
+	uint32_t *frames = malloc(depth * sizeof(*frames));
 	uint32_t tid = st->tid, proc = st->proc;
 	bool truncated = st->truncated;
 
 	if (!frames)
 		return -1;
 	memcpy(frames, st->frames, st->depth * sizeof(*frames));
-	frames[st->depth] = p->funcs[to].id;
-	d = meter_profile_add_stack(p, frames, st->depth + 1, samples);
+	for (k = 0; k < g->npath; k++)
+		frames[st->depth + k] = p->funcs[g->path[k]].id;
+	frames[depth - 1] = p->funcs[g->to].id;
+	d = meter_profile_add_stack(p, frames, depth, samples);
 	free(frames);
 	if (!d)
 		return -1;
@@ -214,7 +275,7 @@ static int cmp_by_leaf(const void *a, const void *b)
  * move's share of the stacks exactly and none takes more than it has.
  */
 static int move_out(struct meter_profile *p, const size_t *ix, size_t m,
-		    uint64_t *left, uint64_t n, uint64_t on, uint32_t to)
+		    uint64_t *left, uint64_t on, const struct give *g)
 {
 	uint64_t whole = 0, have = 0, target, cum = 0;
 	size_t j;
@@ -223,7 +284,7 @@ static int move_out(struct meter_profile *p, const size_t *ix, size_t m,
 		whole += p->stacks[ix[j]].samples;
 		have += left[ix[j]];
 	}
-	target = on ? muldiv(n, whole, on) : 0;
+	target = on ? muldiv(g->n, whole, on) : 0;
 	if (target > have)
 		target = have;
 	for (j = 0; j < m && target; j++) {
@@ -232,7 +293,8 @@ static int move_out(struct meter_profile *p, const size_t *ix, size_t m,
 		cum += left[ix[j]];
 		part = muldiv(cum, target, have) - muldiv(prev, target, have);
 		left[ix[j]] -= part;
-		if (part && to != UINT32_MAX && stack_to(p, ix[j], to, part))
+		if (part && g->to != UINT32_MAX &&
+		    stack_to(p, ix[j], g, part))
 			return -1;
 	}
 	return 0;
@@ -270,8 +332,7 @@ static int share_stacks(struct meter_profile *p, const struct give *g,
 		while (k < ng && g[k].from < f)
 			k++;
 		for (; k < ng && g[k].from == f; k++)
-			if (move_out(p, ix + i, s - i, left, g[k].n, on[f],
-				     g[k].to))
+			if (move_out(p, ix + i, s - i, left, on[f], &g[k]))
 				goto out;
 	}
 	for (s = 0; s < n0; s++)

@@ -4,7 +4,8 @@
  * profiles whose addresses' places are given: meter's own taken out, a
  * function inlined without a record given its samples as a callee, a
  * library's left with its caller, a name read without its parameters
- * matched to its record.
+ * matched to its record, the functions an address is inlined into kept in
+ * its stacks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,24 @@ static void at(struct meter_profile *p, struct addr_where *w, uint32_t func,
 	w[p->naddrs - 1].kind = kind;
 	w[p->naddrs - 1].func = name ? strdup(name) : NULL;
 	w[p->naddrs - 1].plugin = plugin;
+	w[p->naddrs - 1].outer = NULL;
+	w[p->naddrs - 1].nouter = 0;
+}
+
+/* the same in code the plugin built, name inlined into outer[0], which
+ * is inlined into outer[1]... (innermost first, NULL-terminated) */
+static void at_inlined(struct meter_profile *p, struct addr_where *w,
+		       uint32_t func, uint64_t n, const char *name,
+		       const char *const *outer)
+{
+	struct addr_where *x = &w[p->naddrs];
+
+	at(p, w, func, n, ADDR_FUNC, name, true);
+	while (outer[x->nouter])
+		x->nouter++;
+	x->outer = calloc(x->nouter, sizeof(*x->outer));
+	for (size_t k = 0; k < x->nouter; k++)
+		x->outer[k] = strdup(outer[k]);
 }
 
 TEST(meter_own_samples_are_taken_out_and_an_inlined_function_gets_its_own)
@@ -171,6 +190,73 @@ TEST(unread_addresses_stay_with_the_current_function)
 	EXPECT_EQ(70, r.unresolved);
 	EXPECT_EQ(30, r.resolved);
 	EXPECT_EQ(0, (uint64_t)p->corrected_samples);
+	addr_where_free(w, p->naddrs);
+	meter_profile_free(p);
+}
+
+/*
+ * A copy the plugin counted without making it current (c, inlined into
+ * f): its samples, and those of m (tiny, no record) inlined into it, hang
+ * under f through it, not from f directly.
+ */
+TEST(a_counted_copy_stays_between_its_host_and_what_is_inlined_into_it)
+{
+	struct meter_profile *p = two();
+	static const char *const in_c[] = { "c", "f", NULL };
+	static const char *const in_f[] = { "f", NULL };
+	struct addr_where w[3];
+	struct byaddr_result r;
+	const struct meter_func *c, *m;
+	uint32_t fc[3] = { 1, 2, 3 }, fcm[4] = { 1, 2, 3, 0 };
+	const uint32_t f1[2] = { 1, 2 };
+
+	meter_profile_add_func(p, 3, "c")->calls = 500;
+	at_inlined(p, w, 2, 40, "m", in_c);
+	at_inlined(p, w, 2, 30, "c", in_f);
+	at(p, w, 2, 30, ADDR_FUNC, "f", true);
+	ASSERT_EQ(0, byaddr_apply(p, w, &r));
+	c = named(p, "c");
+	m = named(p, "m");
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, m);
+	fcm[3] = m->id;
+	EXPECT_EQ(30, c->self_samples);
+	EXPECT_EQ(40, m->self_samples);
+	EXPECT_EQ(30, named(p, "f(int)")->self_samples);
+	EXPECT_EQ(70, r.moved);
+	EXPECT_EQ(30, stack_samples(p, f1, 2));
+	EXPECT_EQ(30, stack_samples(p, fc, 3));
+	EXPECT_EQ(40, stack_samples(p, fcm, 4));
+	EXPECT_EQ(70, c->total_samples);
+	addr_where_free(w, p->naddrs);
+	meter_profile_free(p);
+}
+
+/*
+ * A counted copy in a function the plugin left without a record (t, a
+ * tiny one), called from the current one: under it, through t's row.
+ */
+TEST(a_counted_copy_in_a_function_without_a_record_hangs_under_it)
+{
+	struct meter_profile *p = two();
+	static const char *const in_t[] = { "t", NULL };
+	struct addr_where w[1];
+	struct byaddr_result r;
+	const struct meter_func *c, *t;
+	uint32_t ftc[4] = { 1, 2, 0, 3 };
+
+	meter_profile_add_func(p, 3, "c")->calls = 500;
+	at_inlined(p, w, 2, 100, "c", in_t);
+	ASSERT_EQ(0, byaddr_apply(p, w, &r));
+	c = named(p, "c");
+	t = named(p, "t");
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, t);
+	ftc[2] = t->id;
+	EXPECT_EQ(100, c->self_samples);
+	EXPECT_EQ(0, t->self_samples);
+	EXPECT_EQ(100, t->total_samples);
+	EXPECT_EQ(100, stack_samples(p, ftc, 4));
 	addr_where_free(w, p->naddrs);
 	meter_profile_free(p);
 }
