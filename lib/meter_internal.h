@@ -223,6 +223,8 @@ static inline bool meter_patching(void)
 void meter_push_api(uint32_t id) METER_HIDDEN;
 struct meter__frame meter_enter_quick(struct meter_record *rec, uintptr_t sp,
 				      uintptr_t site) METER_HIDDEN;
+struct meter__frame meter_page_quick(void) METER_HIDDEN;
+struct meter__frame meter_page_slow(void) METER_HIDDEN;
 struct meter__frame meter_enter_flat_quick(struct meter_record *rec)
 	METER_HIDDEN;
 

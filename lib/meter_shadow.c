@@ -211,6 +211,37 @@ struct meter__frame meter_enter_flat_quick(struct meter_record *rec)
 	return f;
 }
 
+/*
+ * The page for the GCC plugin's counted copies in a function that has no
+ * entry of its own: slow only before registration (meter_page_slow).
+ */
+struct meter__frame meter_page_quick(void)
+{
+	struct meter__frame f = { NULL, 0 };
+
+	if (meter_have_page())
+		f.page = meter__tls.page;
+	else if (unprofiled())
+		f.page = METER_SCRATCH_PAGE;
+	return f;
+}
+
+/* The page of a thread not registered yet, registered now if it can be,
+ * for the counted copies of a function without an entry of its own. */
+struct meter__frame meter_page_slow(void)
+{
+	struct meter__frame f = meter_page_quick();
+
+	if (f.page)
+		return f;
+	f.page = METER_SCRATCH_PAGE;
+	if (!meter_thread_ready())
+		return f;
+	meter_count_slow();
+	f.page = meter__tls.page;
+	return f;
+}
+
 /* The explicit API (<meter.h>): a runtime's frames on the shadow stack. */
 void meter_enter(meter_record_t *rec)
 {

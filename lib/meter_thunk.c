@@ -149,6 +149,11 @@ __asm__(THUNK("meter__enter_thunk",
 	THUNK("meter__enter_flat_thunk",
 	      "	mov %r12, %rdi\n",
 	      "meter_enter_flat_quick",
-	      "meter_enter_flat_slow_hidden"));
+	      "meter_enter_flat_slow_hidden")
+	/* no record: the page for a function's counted copies */
+	THUNK("meter__page_thunk",
+	      "",
+	      "meter_page_quick",
+	      "meter_page_slow"));
 
 #endif

@@ -17,10 +17,20 @@
  * before the optimisations, expands each mark of a stacked function per
  * body (METER_FORM_* in plugin/sequences.h):
  *
+ * - counted only, for an inlined copy that calls nothing, in a unit
+ *   whose inline records tell its instructions from its host's (-g): its
+ *   host stays current and pushes nothing for it, and the reports give
+ *   its samples to it by address, under its host (analysis/byaddr.c).
+ *   Its count is two instructions that a loop around it can keep in a
+ *   register; its returns are taken out.  It takes its host's page: the
+ *   own entry's, or, in a function without one (a tiny function left
+ *   alone that the copy was inlined into), the page read once at the
+ *   function's start, where a thread not registered yet registers
+ *   (meter__page_thunk);
  * - flat (counted and current, nothing pushed) when the body holds no
  *   call that may reach instrumented code and no other instrumented body
- *   inlined into it, so that its samples have the stacks they would have
- *   had;
+ *   inlined into it but copies counted only, so that its samples have
+ *   the stacks they would have had;
  * - the push, as before, otherwise; for an inlined copy the push without
  *   the stale-frame test, unless its host may be resumed by longjmp, a
  *   nonlocal goto or a catch (resumed_abnormally()).  A copy's frame
@@ -54,6 +64,7 @@
 #include "langhooks.h"
 #include "except.h"
 #include "cgraph.h"
+#include "flags.h"
 
 #include <set>
 #include <vector>
@@ -230,7 +241,8 @@ int fixed_form(int form, tree body, bool resumed, bool entered)
 bool copy_form(int form)
 {
 	return form == METER_FORM_FLAT_COPY || form == METER_FORM_PUSH_COPY ||
-	       form == METER_FORM_LEAF_COPY;
+	       form == METER_FORM_LEAF_COPY || form == METER_FORM_COUNT_COPY ||
+	       form == METER_FORM_COUNT_LEAF_COPY;
 }
 
 /*
@@ -301,6 +313,37 @@ void expand_mark(function *fun, gimple *mark, const struct seq_decls &sd,
 	weigh_entry(fun, from->next_bb, gimple_bb(last), unlikely);
 }
 
+/*
+ * The page for the counted copies that no own entry dominates, made at
+ * the function's start (seq_page_entry), in a block of its own on the
+ * entry edge.
+ */
+tree page_at_start(function *fun, const struct seq_decls &sd)
+{
+	tree page = create_tmp_var(ptr_type_node, "meter_hpage");
+	std::vector<tree> unlikely;
+	gimple_seq seq = seq_page_entry(sd, page, unlikely);
+	basic_block at = split_edge(single_succ_edge(
+		ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	gimple *nop = gimple_build_nop();
+	gimple_stmt_iterator i = gsi_start_bb(at);
+
+	gsi_insert_before(&i, nop, GSI_NEW_STMT);
+	for (gimple_stmt_iterator j = gsi_start(seq); !gsi_end_p(j);
+	     gsi_next(&j)) {
+		gimple_set_location(gsi_stmt(j),
+				    DECL_SOURCE_LOCATION(fun->decl));
+		update_stmt(gsi_stmt(j));
+	}
+	gimple *last = gimple_seq_last_stmt(seq);
+
+	i = gsi_for_stmt(nop);
+	gimple_find_sub_bbs(seq, &i);
+	gsi_remove(&i, true);
+	weigh_entry(fun, at->next_bb, gimple_bb(last), unlikely);
+	return page;
+}
+
 const pass_data entry_forms_data = {
 	GIMPLE_PASS,		/* type */
 	"meter_entries",		/* name */
@@ -328,9 +371,58 @@ private:
 	tree *page_ptr;
 };
 
+/*
+ * Whether this unit's inline records will tell an inlined copy's
+ * instructions from its host's: DWARF at -g's level or above (the reports
+ * read DW_TAG_inlined_subroutine through libdw).  Without them a copy
+ * keeps its own current store.
+ */
+bool copies_by_address(void)
+{
+	return dwarf_debuginfo_p() && debug_info_level >= DINFO_LEVEL_NORMAL;
+}
+
+/* The returns of a copy counted only: the stores through the page its
+ * mark gives, which would store back what its entry found */
+void drop_returns(gimple *mark)
+{
+	tree page = TREE_VALUE(gimple_asm_output_op(as_a<gasm *>(mark), 0));
+	std::vector<gimple *> dead;
+	imm_use_iterator it;
+	gimple *u;
+
+	if (TREE_CODE(page) != SSA_NAME)
+		return;
+	FOR_EACH_IMM_USE_STMT(u, it, page)
+		if (gimple_store_p(u))
+			dead.push_back(u);
+	for (gimple *g : dead) {
+		gimple_stmt_iterator i = gsi_for_stmt(g);
+
+		unlink_stmt_vdef(g);
+		gsi_remove(&i, true);
+		release_defs(g);
+	}
+}
+
+/* The note -fplugin-arg-meter-verbose gives a body that pushes nothing. */
+void note_flat(function *fun, tree body, int form)
+{
+	const char *how = form == METER_FORM_COUNT_COPY ?
+		" (an inlined copy, counted only: its time by address)" :
+		body ? " (an inlined copy)" : "";
+
+	inform(body ? BLOCK_SOURCE_LOCATION(body) :
+	       DECL_SOURCE_LOCATION(fun->decl),
+	       "meter: %qs flat once inlining is done%s",
+	       lang_hooks.decl_printable_name(body ? BLOCK_ABSTRACT_ORIGIN(body) :
+					      fun->decl, 2), how);
+}
+
 unsigned int entry_forms::execute(function *fun)
 {
 	std::set<tree> pushing;	/* bodies that keep the push */
+	std::set<tree> calling;	/* bodies with a call of any kind */
 	std::vector<gimple *> marks;
 	struct seq_decls sd;
 	gimple *own = NULL;	/* the function's own entry */
@@ -343,18 +435,22 @@ unsigned int entry_forms::execute(function *fun)
 		     gsi_next(&i)) {
 			gimple *g = gsi_stmt(i);
 
-			bool mark = seq_read_mark(g, &sd, &rec, &cfa, &form);
-
-			if (mark) {
+			if (seq_read_mark(g, &sd, &rec, &cfa, &form)) {
 				marks.push_back(g);
 				/* the function's own entry, at its start */
 				if (!copy_of(gimple_block(g)))
 					own = g;
-			}
-			if (mark || is_entry_thunk(g))
+			} else if (is_entry_thunk(g)) {
 				mark_enclosing(pushing, gimple_block(g), false);
-			else if (is_gimple_call(g) && call_reaches_code(g))
-				mark_enclosing(pushing, gimple_block(g), true);
+			} else if (is_gimple_call(g)) {
+				if (!gimple_call_internal_p(g) &&
+				    !gimple_call_builtin_p(g, BUILT_IN_NORMAL))
+					mark_enclosing(calling,
+						       gimple_block(g), true);
+				if (call_reaches_code(g))
+					mark_enclosing(pushing,
+						       gimple_block(g), true);
+			}
 		}
 	}
 	if (marks.empty())
@@ -364,19 +460,61 @@ unsigned int entry_forms::execute(function *fun)
 	sd.page_ptr = *page_ptr;
 
 	bool resumed = resumed_abnormally(fun), entered = own;
+	bool by_address = copies_by_address();
 	/* the page the own entry found, which its copies take: an SSA name
 	 * the own entry defines, at the function's start */
 	tree own_page = own ? TREE_VALUE(gimple_asm_output_op(
 					 as_a<gasm *>(own), 0)) : NULL_TREE;
-
-	std::vector<std::pair<int, bool>> forms;	/* form, host page */
+	bool has_page = own_page && TREE_CODE(own_page) == SSA_NAME;
 
 	calculate_dominance_info(CDI_DOMINATORS);
-	for (gimple *g : marks) {
+	/* host page: the own entry's, which dominates the mark */
+	std::vector<bool> host_page(marks.size()), counted(marks.size());
+	for (size_t k = 0; k < marks.size(); k++)
+		host_page[k] = has_page &&
+			dominated_by_p(CDI_DOMINATORS, gimple_bb(marks[k]),
+				       gimple_bb(own));
+	/*
+	 * A copy counted only makes no host push; any other mark makes
+	 * every body around it push, which may leave a copy around it that
+	 * was to be counted only with a push: again until nothing changes.
+	 */
+	std::vector<bool> done(marks.size());
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t k = 0; k < marks.size(); k++) {
+			tree body = copy_of(gimple_block(marks[k]));
+
+			if (done[k])
+				continue;
+			seq_read_mark(marks[k], &sd, &rec, &cfa, &form);
+			counted[k] = by_address && body &&
+				     form != METER_FORM_PUSH &&
+				     !pushing.count(body) &&
+				     !calling.count(body);
+			if (counted[k])
+				continue;
+			mark_enclosing(pushing, gimple_block(marks[k]), false);
+			done[k] = changed = true;
+		}
+	}
+
+	std::vector<int> forms;
+	for (size_t k = 0; k < marks.size(); k++) {
+		gimple *g = marks[k];
 		tree body = copy_of(gimple_block(g));
 
 		seq_read_mark(g, &sd, &rec, &cfa, &form);
-		form = fixed_form(form, body, resumed, entered);
+		if (counted[k]) {
+			form = form == METER_FORM_LEAF ?
+				METER_FORM_COUNT_LEAF_COPY :
+				METER_FORM_COUNT_COPY;
+			note_body(rec, true);
+			if (verbose)
+				note_flat(fun, body, METER_FORM_COUNT_COPY);
+		} else {
+			form = fixed_form(form, body, resumed, entered);
+		}
 		if (form == METER_FORM_AUTO) {
 			form = body_form(body, pushing.count(body), resumed,
 					 entered);
@@ -384,25 +522,25 @@ unsigned int entry_forms::execute(function *fun)
 				       form == METER_FORM_FLAT_COPY);
 			if (verbose && (form == METER_FORM_FLAT ||
 					form == METER_FORM_FLAT_COPY))
-				inform(body ? BLOCK_SOURCE_LOCATION(body) :
-				       DECL_SOURCE_LOCATION(fun->decl),
-				       "meter: %qs flat once inlining is done%s",
-				       lang_hooks.decl_printable_name(
-						body ? BLOCK_ABSTRACT_ORIGIN(body) :
-						       fun->decl, 2),
-				       body ? " (an inlined copy)" : "");
+				note_flat(fun, body, form);
 		}
-		forms.emplace_back(form, copy_form(form) && own_page &&
-				   TREE_CODE(own_page) == SSA_NAME &&
-				   dominated_by_p(CDI_DOMINATORS, gimple_bb(g),
-						  gimple_bb(own)));
+		forms.push_back(form);
 	}
 	/* expanding splits blocks: what dominates what is known first */
+	tree start_page = NULL_TREE;
 	for (size_t k = 0; k < marks.size(); k++) {
+		tree page = copy_form(forms[k]) && host_page[k] ? own_page :
+								  NULL_TREE;
+
+		if (counted[k]) {
+			drop_returns(marks[k]);
+			if (!page && !start_page)
+				start_page = page_at_start(fun, sd);
+			if (!page)
+				page = start_page;
+		}
 		seq_read_mark(marks[k], &sd, &rec, &cfa, &form);
-		expand_mark(fun, marks[k], sd, rec, cfa,
-			    forms[k].second ? own_page : NULL_TREE,
-			    forms[k].first);
+		expand_mark(fun, marks[k], sd, rec, cfa, page, forms[k]);
 	}
 	/* the blocks changed under them */
 	free_dominance_info(fun, CDI_DOMINATORS);

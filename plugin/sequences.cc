@@ -486,6 +486,26 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out,
 	b.label(done);
 }
 
+/*
+ * An inlined copy counted only (plugin/entry_forms.cc), on the page its
+ * host found (its own entry's, or seq_page_entry's).  What a return would
+ * store back (the 64-bit word when wide) is the word as found, should one
+ * remain.
+ */
+void build_enter_counted(builder &b, tree rec, tree page_out, tree cd_out,
+			 bool wide)
+{
+	tree page = b.page();
+	tree id = load_word(b, build_fold_addr_expr(rec), 0, "meter_id", true);
+
+	build_count(b, page, id);
+	b.add(gimple_build_assign(page_out, page));
+	b.add(gimple_build_assign(cd_out, NOP_EXPR,
+				  b.load(page, wide ? uint64_type_node :
+						      unsigned_type_node,
+					 OFF_CURRENT, "meter_cd")));
+}
+
 void build_leave(builder &b, tree page, tree cd, bool flat)
 {
 	if (flat) {
@@ -507,7 +527,10 @@ gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree cfa,
 	builder b(d);
 
 	b.host_page = page;
-	if (form == METER_FORM_LEAF || form == METER_FORM_LEAF_COPY)
+	if (form == METER_FORM_COUNT_COPY || form == METER_FORM_COUNT_LEAF_COPY)
+		build_enter_counted(b, rec, page_out, cd_out,
+				    form == METER_FORM_COUNT_COPY);
+	else if (form == METER_FORM_LEAF || form == METER_FORM_LEAF_COPY)
 		build_enter_flat(b, rec, page_out, cd_out,
 				 form == METER_FORM_LEAF_COPY);
 	else
@@ -594,6 +617,29 @@ tree seq_page_pointer_type(void)
 
 	TYPE_ALIAS_SET(t) = new_alias_set();
 	return build_pointer_type(t);
+}
+
+gimple_seq seq_page_entry(const struct seq_decls &d, tree page_out,
+			  std::vector<tree> &unlikely)
+{
+	builder b(d);
+	tree u32 = unsigned_type_node;
+	tree slow = create_artificial_label(UNKNOWN_LOCATION);
+	tree fast = create_artificial_label(UNKNOWN_LOCATION);
+	tree done = create_artificial_label(UNKNOWN_LOCATION);
+
+	tree page = b.page();
+	tree d32 = b.load(page, u32, OFF_DEPTH, "meter_depth");
+	b.cond(EQ_EXPR, d32, build_int_cst(u32, UINT32_MAX), slow, fast);
+	b.label(fast);
+	b.add(gimple_build_assign(page_out, page));
+	b.jump(done);
+	b.unlikely_label(slow);
+	b.thunk("meter__page_thunk", null_pointer_node, NULL_TREE, page_out,
+		create_tmp_var(uint64_type_node, "meter_pcd"));
+	b.label(done);
+	unlikely = b.unlikely;
+	return b.seq;
 }
 
 gimple_seq seq_leave(const struct seq_decls &d, tree page, tree cd, bool flat)

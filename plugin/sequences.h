@@ -52,6 +52,19 @@ struct seq_decls {
  * (METER__SP_OWN in <meter.h>). */
 #define METER_FORM_PUSH_OWN 8
 
+/*
+ * A copy whose body calls nothing (plugin/entry_forms.cc), in a unit whose
+ * inline records tell its instructions from its host's: counted, nothing
+ * else, on the page its host found (its own entry's, or
+ * seq_page_entry's).  Its host stays current and the reports give the
+ * copy's samples to it by address.  Its returns are taken out; the word
+ * they would store back is loaded as found, should one remain.  COUNT_COPY's
+ * return is the 64-bit store, COUNT_LEAF_COPY's (a LEAF's copy) the
+ * current word alone.
+ */
+#define METER_FORM_COUNT_COPY 9
+#define METER_FORM_COUNT_LEAF_COPY 10
+
 /* The first line of a mark's asm (a comment; the rest is the slow path). */
 #define METER_ENTRY_ASM "# meter: entry"
 
@@ -71,6 +84,14 @@ bool seq_read_mark(const gimple *g, struct seq_decls *d, tree *rec,
 gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree cfa,
 		     tree page, tree page_out, tree cd_out, int form,
 		     std::vector<tree> &unlikely);
+/*
+ * The page a function without an entry of its own gives its counted
+ * copies (METER_FORM_COUNT_COPY): meter__tls's, read at its start; a
+ * thread not registered yet takes meter__page_thunk, which registers it if
+ * it can.
+ */
+gimple_seq seq_page_entry(const struct seq_decls &d, tree page_out,
+			  std::vector<tree> &unlikely);
 /* The type of seq_decls' page_ptr, made once per unit (a GC root). */
 tree seq_page_pointer_type(void);
 /* The return: the saved word back into the page. */

@@ -116,7 +116,13 @@ $(LIBTEST_HOST)/lib_plugin_leaves: selftests/host/lib_plugin_leaves.c $(LIBMETER
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)
 
-LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_plugin_leaves
+# the same without debug records: inlined copies keep their current store
+$(LIBTEST_HOST)/lib_plugin_leaves_nog: selftests/host/lib_plugin_leaves.c $(LIBMETER_SO) $(METER_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -g0 $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)
+
+LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_plugin_leaves \
+	$(LIBTEST_HOST)/lib_plugin_leaves_nog
 
 $(LIBTEST_HOST)/lib_jump_lookup: selftests/host/lib_jump_lookup.c $(LIBMETER_SO)
 	@mkdir -p $(dir $@)

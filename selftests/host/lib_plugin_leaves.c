@@ -9,8 +9,15 @@
  *   mix           tiny: left alone by the tiny rule, inlined everywhere
  *   became_leaf   calls mix in the source, so the leaf rule stacks it;
  *                 once mix is inlined it calls nothing: the flat form
- *   inlined_leaf  the same, always inlined into hosts_copy: each copy flat
- *   hosts_copy    holds inlined_leaf's copies: keeps its push
+ *   inlined_leaf  the same, always inlined into hosts_copy: each copy
+ *                 counted only where the build has inline records (-g),
+ *                 its host staying current; else flat
+ *   hosts_copy    holds inlined_leaf's copies: flat where they are
+ *                 counted only, else keeps its push
+ *   tiny_start    a thread's start, left alone by the tiny rule: its only
+ *                 instrumented code is a copy of inlined_leaf, which
+ *                 registers the thread (at tiny_start's start where the
+ *                 copy is counted only)
  *   keeps_call    calls the C library: keeps its push
  *   in_line_stacked  calls the C library, always inlined: each copy
  *                 pushes, without the stale-frame test in host_plain,
@@ -22,6 +29,7 @@
  * of the shadow stack: "NAME=P", P the frames it pushed (its depth less
  * its caller's), then "depth=D" as seen from main at the end.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +75,13 @@ inlined_leaf(unsigned i, unsigned long w)
 	seen_inlined = depth_now();
 	for (k = 0; k < w; k++)
 		sink += mix(i ^ (unsigned)k);
+}
+
+/* no loop and two statements: the tiny rule leaves it alone */
+static void *tiny_start(void *arg)
+{
+	inlined_leaf((unsigned)(unsigned long)arg, 1);
+	return NULL;
 }
 
 /* a loop, so that the tiny rule leaves it be */
@@ -141,6 +156,7 @@ int main(int argc, char **argv)
 	unsigned long w = argc > 2 ? strtoul(argv[2], NULL, 10) : 1;
 	unsigned mine = depth_now();
 	unsigned long i;
+	pthread_t t;
 
 	for (i = 0; i < n; i++) {
 		became_leaf((unsigned)i, 1);
@@ -154,6 +170,10 @@ int main(int argc, char **argv)
 	printf("became_leaf=%u inlined_leaf=%u hosts_copy=%u keeps_call=%u\n",
 	       seen_became - mine, seen_inlined - seen_hosts,
 	       seen_hosts - mine, seen_keeps - mine);
+	/* after the line above: the copy sets seen_inlined */
+	if (pthread_create(&t, NULL, tiny_start, (void *)7UL) ||
+	    pthread_join(t, NULL))
+		return 1;
 	printf("depth=%u\n", depth_now());
 	return 0;
 }

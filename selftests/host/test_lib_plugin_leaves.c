@@ -2,20 +2,39 @@
 /*
  * Once inlining is done, a body that calls nothing and holds no other
  * instrumented body takes the flat form (plugin/entry_forms.cc): it is
- * counted and made current, and pushes nothing; one that still calls out,
- * or holds an inlined instrumented copy, keeps its push, and an inlined
- * copy's push checks for stale frames only where longjmp can re-enter
- * its host.  Its samples
- * have the stacks the push would have given.  selftests/host/
- * lib_plugin_leaves.c, -O2 and the default rules; the signal backend on
- * the host, meter.ko in the VM (selftests/vm/test_lib_plugin_leaves.sh).
+ * counted and made current, and pushes nothing; one that still calls out
+ * keeps its push, and an inlined copy's push checks for stale frames only
+ * where longjmp can re-enter its host.  An inlined copy that calls
+ * nothing is counted only where the build has inline records (-g): its
+ * host stays current (and pushes nothing for it), and the reports give
+ * it its samples by address, on the stack under its host.  Without them
+ * (-g0) the copy is flat and its host pushes.  Its samples have the
+ * stacks the push would have given.  selftests/host/lib_plugin_leaves.c,
+ * -O2 and the default rules; the signal backend on the host, meter.ko in
+ * the VM (selftests/vm/test_lib_plugin_leaves.sh).
  */
 #include "lib_backend.h"
+#include "analysis.h"
 
 #define CALLS 1000
 
 FIXTURE(leaves) {
 	struct backend_run r;
+};
+
+FIXTURE_VARIANT(leaves) {
+	const char *prog;
+	bool counted;	/* inlined_leaf's copies counted only */
+};
+
+FIXTURE_VARIANT_ADD(leaves, with_inline_records) {
+	.prog = "lib_plugin_leaves",
+	.counted = true,
+};
+
+FIXTURE_VARIANT_ADD(leaves, without_debug_records) {
+	.prog = "lib_plugin_leaves_nog",
+	.counted = false,
 };
 
 FIXTURE_SETUP(leaves)
@@ -26,7 +45,7 @@ FIXTURE_SETUP(leaves)
 	snprintf(n, sizeof(n), "%d", CALLS);
 	/* about 0.2 s of CPU in each of the two long calls (TCG: ~10x) */
 	snprintf(w, sizeof(w), "%d", on_kernel() ? 20000000 : 200000000);
-	backend_run(&self->r, "lib_plugin_leaves", "signal", args, "leaves",
+	backend_run(&self->r, variant->prog, "signal", args, "leaves",
 		    "METER_PERIOD_NS=1000000");
 	ASSERT_BACKEND_RUN(&self->r);
 }
@@ -43,9 +62,18 @@ TEST_F(leaves, bodies_that_became_leaves_push_nothing)
 		TH_LOG("%s", self->r.out);
 }
 
-TEST_F(leaves, bodies_that_call_out_or_hold_copies_push)
+TEST_F(leaves, bodies_that_call_out_push)
 {
-	EXPECT_NE(NULL, strstr(self->r.out, "hosts_copy=1 keeps_call=1"))
+	EXPECT_NE(NULL, strstr(self->r.out, "keeps_call=1"))
+		TH_LOG("%s", self->r.out);
+}
+
+/* a host of copies counted only pushes nothing for them; of flat ones,
+ * it pushes */
+TEST_F(leaves, hosts_push_for_flat_copies_only)
+{
+	EXPECT_NE(NULL, strstr(self->r.out, variant->counted ?
+			       "hosts_copy=0" : "hosts_copy=1"))
 		TH_LOG("%s", self->r.out);
 }
 
@@ -61,7 +89,8 @@ TEST_F(leaves, inlined_copies_push_one_frame_also_after_longjmp)
 TEST_F(leaves, exact_counts_and_the_tiny_function_left_alone)
 {
 	EXPECT_EQ(CALLS + 1, calls_of(self->r.p, "became_leaf"));
-	EXPECT_EQ(2 * (CALLS + 1), calls_of(self->r.p, "inlined_leaf"));
+	/* and one in tiny_start's thread */
+	EXPECT_EQ(2 * (CALLS + 1) + 1, calls_of(self->r.p, "inlined_leaf"));
 	EXPECT_EQ(CALLS + 1, calls_of(self->r.p, "hosts_copy"));
 	EXPECT_EQ(CALLS, calls_of(self->r.p, "keeps_call"));
 	EXPECT_EQ(-1, calls_of(self->r.p, "mix"));
@@ -77,20 +106,21 @@ TEST_F(leaves, exact_counts_and_the_tiny_function_left_alone)
  */
 TEST_F(leaves, records_whose_bodies_all_became_leaves_cost_a_flat_call)
 {
-	const char *flat[] = { "became_leaf", "inlined_leaf" };
-	const char *push[] = { "hosts_copy", "keeps_call", "in_line_stacked" };
+	const char *flat[] = { "became_leaf", "inlined_leaf", "hosts_copy" };
+	const char *push[] = { "keeps_call", "in_line_stacked", "hosts_copy" };
+	size_t nflat = variant->counted ? 3 : 2;
 	const struct meter_func *f;
 	size_t i;
 
 	ASSERT_NE(0, self->r.p->call_cost_ps);
-	for (i = 0; i < sizeof(flat) / sizeof(flat[0]); i++) {
+	for (i = 0; i < nflat; i++) {
 		f = func_named(self->r.p, flat[i]);
 		ASSERT_NE(NULL, f);
 		EXPECT_NE(0, f->cost_ps) TH_LOG("%s", flat[i]);
 		if (self->r.p->flat_call_cost_ps)
 			EXPECT_EQ(self->r.p->flat_call_cost_ps, f->cost_ps);
 	}
-	for (i = 0; i < sizeof(push) / sizeof(push[0]); i++) {
+	for (i = 0; i < 5 - nflat; i++) {
 		f = func_named(self->r.p, push[i]);
 		ASSERT_NE(NULL, f);
 		EXPECT_EQ(0, f->cost_ps) TH_LOG("%s", push[i]);
@@ -98,26 +128,67 @@ TEST_F(leaves, records_whose_bodies_all_became_leaves_cost_a_flat_call)
 	}
 }
 
+/* a thread whose only instrumented code is inlined_leaf's copy in a
+ * function without an entry of its own is registered by it */
+TEST_F(leaves, a_thread_that_runs_copies_only_is_registered)
+{
+	EXPECT_EQ(2, self->r.p->nthreads);
+}
+
 TEST_F(leaves, shadow_stack_back_to_main)
 {
 	EXPECT_EQ(1, printed_depth(self->r.out));
 }
 
-/* every sample of each is on the stack a push would have given it */
+/*
+ * Every sample of each is on the stack a push would have given it: as
+ * taken, and where inlined_leaf's copies are counted only, once the
+ * samples are given out by address (as the reports do by default), its
+ * own under its host's.
+ */
 TEST_F(leaves, samples_keep_the_stacks_of_a_push)
 {
 	const struct meter_func *b = func_named(self->r.p, "became_leaf");
 	const struct meter_func *c = func_named(self->r.p, "inlined_leaf");
+	const struct meter_func *h = func_named(self->r.p, "hosts_copy");
+	struct meter_profile *a;
+	bool failed;
 
 	ASSERT_NE(NULL, b);
 	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, h);
 	SKIP_IF_SIGNAL_STARVED(self->r.p);
 	EXPECT_LT(0, b->self_samples);
-	EXPECT_LT(0, c->self_samples);
 	EXPECT_EQ(b->self_samples,
 		  samples_of_stack(self->r.p, "main;became_leaf"));
+	if (!variant->counted) {
+		EXPECT_LT(0, c->self_samples);
+		EXPECT_EQ(c->self_samples,
+			  samples_of_stack(self->r.p,
+					   "main;hosts_copy;inlined_leaf"));
+		return;
+	}
+	/* as taken: the copies' time is their host's */
+	EXPECT_EQ(0, c->self_samples);
+	EXPECT_LT(0, h->self_samples);
+	EXPECT_EQ(h->self_samples,
+		  samples_of_stack(self->r.p, "main;hosts_copy"));
+	a = profile_attributed_copy(self->r.p, ATTRIB_BY_ADDRESS, &failed);
+	ASSERT_NE(NULL, a) TH_LOG("no addresses, or unread (failed %d)",
+				  failed);
+	c = func_named(a, "inlined_leaf");
+	h = func_named(a, "hosts_copy");
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, h);
+	/* by address: nearly all of the host's time is the copy's loop
+	 * (mix, tiny, inlined into it, below it) */
+	EXPECT_LT(h->self_samples * 4, c->total_samples)
+		TH_LOG("hosts_copy %llu, inlined_leaf %llu in all",
+		       (unsigned long long)h->self_samples,
+		       (unsigned long long)c->total_samples);
 	EXPECT_EQ(c->self_samples,
-		  samples_of_stack(self->r.p, "main;hosts_copy;inlined_leaf"));
+		  samples_of_stack(a, "main;hosts_copy;inlined_leaf"));
+	meter_profile_free(a);
 }
 
 TEST_HARNESS_MAIN
