@@ -361,9 +361,9 @@ if "$CC" -O2 -flto -fplugin="$PLUGIN" -I"$ROOT/include" -c "$LEAVES" \
 		grep -q 'became_leaf=0 inlined_leaf=0 hosts_copy=1 keeps_call=1' "$tmp/lto.out" ||
 		diag "$tmp/lto.out"
 	calls_table "$tmp/lto.json" > "$tmp/lto.tab"
-	check "-flto: the records registered, the counts exact (became_leaf 11, inlined_leaf 22)" \
+	check "-flto: the records registered, the counts exact (became_leaf 11, inlined_leaf 23: 22 and tiny_start's)" \
 		bash -c "grep -qP '^11\tbecame_leaf\$' '$tmp/lto.tab' &&
-			 grep -qP '^22\tinlined_leaf\$' '$tmp/lto.tab'" || diag "$tmp/lto.tab"
+			 grep -qP '^23\tinlined_leaf\$' '$tmp/lto.tab'" || diag "$tmp/lto.tab"
 	check "-flto, one partition: the records whose bodies all became leaves at the link are flat, the others not" \
 		test "$(flat_names "$tmp/lto.json")" = "became_leaf inlined_leaf"
 else
@@ -382,7 +382,7 @@ if "$CC" -O2 -flto -o "$tmp/lto-nolink" "$tmp/lto.o" "${LINK[@]}" \
 	calls_table "$tmp/lto-nolink.json" > "$tmp/lto-nolink.tab"
 	check "-flto without the plugin at the link: the counts exact, every call through the slow path" \
 		bash -c "grep -qP '^11\tbecame_leaf\$' '$tmp/lto-nolink.tab' &&
-			 grep -qP '^22\tinlined_leaf\$' '$tmp/lto-nolink.tab' &&
+			 grep -qP '^23\tinlined_leaf\$' '$tmp/lto-nolink.tab' &&
 			 '$STAT' -i '$tmp/lto-nolink.json' -f flat 2>&1 |
 			 grep -q '(100.00 % of calls)'" ||
 		{ diag "$tmp/lto-nolink.tab"; diag "$tmp/lto.err"; }
@@ -411,7 +411,9 @@ check "records of the bodies that all became leaves: flat at -O2, stacked with -
 # the plain build's code, its invariant loads out of it, plus the copy's
 # four instructions (load the word, make current, count, store the word
 # back).  With fences, or a slow path in the loop, o's four fields are
-# loaded again on every turn (eleven more).
+# loaded again on every turn (eleven more).  Built with -g, the copy is
+# counted only (its time is told by address): its record's id and the
+# count's address leave the loop too, and the count alone is left in it.
 cat > "$tmp/loop.c" <<'SRC'
 struct opt { unsigned *lit; unsigned lsum; unsigned *ml; unsigned msum; };
 
@@ -470,6 +472,15 @@ check "an inlined copy in a loop adds its 4 instructions to it, no more (plain $
 	     "$plugin_n" -gt "$plain_n" || diag "$tmp/loop.err"
 check "that copy is flat once inlining is done" \
 	grep -q "‘price’ flat once inlining is done (an inlined copy)" "$tmp/loop.err"
+"$CC" -O2 -g -c -fplugin="$PLUGIN" -fplugin-arg-meter-verbose -I"$ROOT/include" \
+	"$tmp/loop.c" -o "$tmp/loop-counted.o" 2> "$tmp/loop-g.err"
+counted_n=$(loop_body "$tmp/loop-counted.o")
+check "with -g, counted only: the copy adds at most 2 instructions to the loop, fewer than flat (plain $plain_n, flat $plugin_n, counted $counted_n)" \
+	test "$plain_n" -gt 0 -a "$counted_n" -le $((plain_n + 2)) -a \
+	     "$counted_n" -lt "$plugin_n" || diag "$tmp/loop-g.err"
+check "with -g, the verbose note says it is counted only" \
+	grep -q "‘price’ flat once inlining is done (an inlined copy, counted only: its time by address)" \
+	"$tmp/loop-g.err"
 
 # The inliner weighs an entry as its mark, one statement: a function the
 # plain build inlines is inlined in the plugin's build too.  Whole, the
