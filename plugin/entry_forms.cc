@@ -316,9 +316,10 @@ void expand_mark(function *fun, gimple *mark, const struct seq_decls &sd,
 /*
  * The page for the counted copies that no own entry dominates, made at
  * the function's start (seq_page_entry), in a block of its own on the
- * entry edge.
+ * entry edge, on the line of the mark it is made for (meter's own:
+ * <meter>, without the copy's block).
  */
-tree page_at_start(function *fun, const struct seq_decls &sd)
+tree page_at_start(function *fun, const struct seq_decls &sd, gimple *mark)
 {
 	tree page = create_tmp_var(ptr_type_node, "meter_hpage");
 	std::vector<tree> unlikely;
@@ -332,7 +333,7 @@ tree page_at_start(function *fun, const struct seq_decls &sd)
 	for (gimple_stmt_iterator j = gsi_start(seq); !gsi_end_p(j);
 	     gsi_next(&j)) {
 		gimple_set_location(gsi_stmt(j),
-				    DECL_SOURCE_LOCATION(fun->decl));
+				    LOCATION_LOCUS(gimple_location(mark)));
 		update_stmt(gsi_stmt(j));
 	}
 	gimple *last = gimple_seq_last_stmt(seq);
@@ -535,7 +536,7 @@ unsigned int entry_forms::execute(function *fun)
 		if (counted[k]) {
 			drop_returns(marks[k]);
 			if (!page && !start_page)
-				start_page = page_at_start(fun, sd);
+				start_page = page_at_start(fun, sd, marks[k]);
 			if (!page)
 				page = start_page;
 		}

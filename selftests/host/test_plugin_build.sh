@@ -679,6 +679,36 @@ by_line "$tmp/lines-lto" lines_leaf > "$tmp/lines_lto.txt"
 check "lines: under -flto too (the leaf's count on <meter>:1, its body on lines.c:4)" \
 	eval 'grep -q "^<meter>:1 addq" "$tmp/lines_lto.txt" && grep -q "^lines.c:4 " "$tmp/lines_lto.txt"'
 
+# a function without an entry of its own (no_instrument_function here)
+# reads the page of its counted copies once at its start: on <meter>:1
+cat > "$tmp/lines-host.c" <<'SRC'
+volatile unsigned long sink;
+static inline __attribute__((always_inline)) void lines_copy(unsigned long n)
+{
+	for (unsigned long k = 0; k < n; k++)
+		sink += k;
+}
+__attribute__((noinline, no_instrument_function)) void lines_host(unsigned long n)
+{
+	lines_copy(n);
+}
+int main(void)
+{
+	lines_host(3);
+	return sink != 3;
+}
+SRC
+"$CC" -O2 -g -fplugin="$PLUGIN" -o "$tmp/lines-host" "$tmp/lines-host.c" \
+	"${LINK[@]}" 2> "$tmp/lines-host.err"
+by_line "$tmp/lines-host" lines_host > "$tmp/lines_host.txt"
+host_meter=$(grep -c '^<meter>:1 ' "$tmp/lines_host.txt")
+host_off=$(objdump -d -l --no-show-raw-insn "$tmp/lines-host" |
+	awk '/^[^ \t].*:[0-9]+/ { at = $0 } /%fs:|addq +\$0x1,0x5000/ { print at }' |
+	grep -v '<meter>:1$')
+check "lines: a function without an entry reads its counted copy's page and counts on <meter>:1 ($host_meter instructions), nothing off it, and runs" \
+	eval '"$tmp/lines-host" && test "$host_meter" -ge 4 -a -z "$host_off"' ||
+	{ diag "$tmp/lines_host.txt"; diag "$tmp/lines-host.err"; }
+
 # a precompiled header read while parsing replaces the line table: one
 # built without the plugin must not move meter's lines into a header
 mkdir -p "$tmp/pch"
