@@ -420,13 +420,18 @@ void note_flat(function *fun, tree body, int form)
 					      fun->decl, 2), how);
 }
 
-unsigned int entry_forms::execute(function *fun)
+/*
+ * The marks of fun's bodies, into marks; the bodies that call what may
+ * reach instrumented code or hold a slow path the macro made, into
+ * pushing; those that make any call that stays one (GCC's built-ins
+ * aside), into calling.  Returns the function's own entry's mark, or
+ * NULL.
+ */
+gimple *scan_bodies(function *fun, std::vector<gimple *> &marks,
+		    std::set<tree> &pushing, std::set<tree> &calling)
 {
-	std::set<tree> pushing;	/* bodies that keep the push */
-	std::set<tree> calling;	/* bodies with a call of any kind */
-	std::vector<gimple *> marks;
 	struct seq_decls sd;
-	gimple *own = NULL;	/* the function's own entry */
+	gimple *own = NULL;
 	basic_block bb;
 	tree rec, cfa;
 	int form;
@@ -454,33 +459,26 @@ unsigned int entry_forms::execute(function *fun)
 			}
 		}
 	}
-	if (marks.empty())
-		return 0;
-	if (!*page_ptr)
-		*page_ptr = seq_page_pointer_type();
-	sd.page_ptr = *page_ptr;
+	return own;
+}
 
-	bool resumed = resumed_abnormally(fun), entered = own;
-	bool by_address = copies_by_address();
-	/* the page the own entry found, which its copies take: an SSA name
-	 * the own entry defines, at the function's start */
-	tree own_page = own ? TREE_VALUE(gimple_asm_output_op(
-					 as_a<gasm *>(own), 0)) : NULL_TREE;
-	bool has_page = own_page && TREE_CODE(own_page) == SSA_NAME;
+/*
+ * Which marks are inlined copies counted only: by_address, a copy whose
+ * body neither pushes nor calls, nor asks for a push (flat=none).  A
+ * counted copy makes no host push; any other mark makes every body
+ * around it push (into pushing), which may leave a copy around it that
+ * was to be counted with a push: again until nothing changes.
+ */
+std::vector<bool> counted_copies(const std::vector<gimple *> &marks,
+				 std::set<tree> &pushing,
+				 const std::set<tree> &calling,
+				 bool by_address)
+{
+	std::vector<bool> counted(marks.size()), done(marks.size());
+	struct seq_decls sd;
+	tree rec, cfa;
+	int form;
 
-	calculate_dominance_info(CDI_DOMINATORS);
-	/* host page: the own entry's, which dominates the mark */
-	std::vector<bool> host_page(marks.size()), counted(marks.size());
-	for (size_t k = 0; k < marks.size(); k++)
-		host_page[k] = has_page &&
-			dominated_by_p(CDI_DOMINATORS, gimple_bb(marks[k]),
-				       gimple_bb(own));
-	/*
-	 * A copy counted only makes no host push; any other mark makes
-	 * every body around it push, which may leave a copy around it that
-	 * was to be counted only with a push: again until nothing changes.
-	 */
-	std::vector<bool> done(marks.size());
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (size_t k = 0; k < marks.size(); k++) {
@@ -499,6 +497,42 @@ unsigned int entry_forms::execute(function *fun)
 			done[k] = changed = true;
 		}
 	}
+	return counted;
+}
+
+unsigned int entry_forms::execute(function *fun)
+{
+	std::set<tree> pushing;	/* bodies that keep the push */
+	std::set<tree> calling;	/* bodies that call (GCC's built-ins aside) */
+	std::vector<gimple *> marks;
+	struct seq_decls sd;
+	gimple *own;		/* the function's own entry */
+	tree rec, cfa;
+	int form;
+
+	own = scan_bodies(fun, marks, pushing, calling);
+	if (marks.empty())
+		return 0;
+	if (!*page_ptr)
+		*page_ptr = seq_page_pointer_type();
+	sd.page_ptr = *page_ptr;
+
+	bool resumed = resumed_abnormally(fun), entered = own;
+	/* the page the own entry found, which its copies take: an SSA name
+	 * the own entry defines, at the function's start */
+	tree own_page = own ? TREE_VALUE(gimple_asm_output_op(
+					 as_a<gasm *>(own), 0)) : NULL_TREE;
+	bool has_page = own_page && TREE_CODE(own_page) == SSA_NAME;
+
+	calculate_dominance_info(CDI_DOMINATORS);
+	/* host page: the own entry's, which dominates the mark */
+	std::vector<bool> host_page(marks.size());
+	for (size_t k = 0; k < marks.size(); k++)
+		host_page[k] = has_page &&
+			dominated_by_p(CDI_DOMINATORS, gimple_bb(marks[k]),
+				       gimple_bb(own));
+	std::vector<bool> counted = counted_copies(marks, pushing, calling,
+						     copies_by_address());
 
 	std::vector<int> forms;
 	for (size_t k = 0; k < marks.size(); k++) {
