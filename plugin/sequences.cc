@@ -406,10 +406,17 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 	sp = b.pin(sp);
 	id = b.pin(id);
 	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
-	/* current first, even on the shared page: what follows is sampled
-	 * as the callee's */
+	/*
+	 * current first, even on the shared page: what follows is sampled
+	 * as the callee's.  But for an entry with the stale-frame test,
+	 * whose slow path takes frames off before it pushes: current after
+	 * the test, so that no sample sees the callee over a frame it is
+	 * about to take off (its own line, <meter>, keeps what comes
+	 * before out of the caller's time by address).
+	 */
 	tree id32 = b.convert(u32, id, "meter_id32");
-	b.store(page, u32, OFF_CURRENT, id32, true);
+	if (!tested)
+		b.store(page, u32, OFF_CURRENT, id32, true);
 
 	if (form == METER_FORM_FLAT)
 		/* not registered: the stacked slow path, whose push the
@@ -431,6 +438,8 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 				 slow, own);
 	if (!flat) {
 		b.label(fast);
+		if (tested)
+			b.store(page, u32, OFF_CURRENT, id32, true);
 		tree d1 = b.plus_one(d, u32, "meter_d1");
 		build_count(b, page, id);
 		b.store(slot, uptr, 8, sp, true);
