@@ -351,15 +351,16 @@ typedef uintptr_t __attribute__((may_alias)) meter__wptr_t;
 #endif
 
 /*
- * Entry.  The callee becomes current first, as soon as the page's address
- * is known and before the test of whether the page is the thread's own
- * (registered, not deep), so that the window in which the callee runs but
- * its caller is sampled is as short as the loads that find the page
- * (Documentation/libmeter.md, "Correction", says where the rest of a
- * call's cost is seen and how the reports take it out).  Until the depth
- * store the sampler sees the callee current over its caller's stack: the
- * flat functions' rule.  The record's id was set by its module's
- * constructor.
+ * Entry.  The callee becomes current once the tests that may send it to
+ * the slow path have passed (the page is the thread's own, registered and
+ * not deep, and no stale frame is on top), and before the push: the slow
+ * path sets current and depth itself, after taking stale frames off, so
+ * no sample sees the callee over a frame about to go.  The window in
+ * which the callee runs but its caller is sampled is the loads and tests
+ * before (Documentation/libmeter.md, "Correction", says where a call's
+ * cost is seen and how the reports take it out).  Until the depth store
+ * the sampler sees the callee current over its caller's stack: the flat
+ * functions' rule.  The record's id was set by its module's constructor.
  */
 static inline __attribute__((always_inline, no_instrument_function))
 struct meter__frame meter__enter(struct meter_record *rec)
@@ -382,7 +383,6 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	__asm__("" : "+r"(id));	/* one register, on both paths */
 
 	f.cd = METER__CD_WORD(f.page);
-	METER__VSTORE(uint32_t, h->current_id, (uint32_t)id);
 	/* not registered (depth UINT32_MAX: the shared page) or deep */
 	if (__builtin_expect(d >= METER__STACK_CAP, 0))
 		goto slow;
@@ -402,6 +402,7 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	     __builtin_expect(METER__READ32(h->stack[d - 1]) ==
 			      *(volatile uint32_t *)&rec->id, 0)))
 		goto slow;
+	METER__VSTORE(uint32_t, h->current_id, (uint32_t)id);
 	METER__PLUS_ONE(d1, d);
 	METER__COUNTS(f.page)[id]++;
 	METER__VSTORE(uintptr_t, slot[1], sp);
