@@ -267,6 +267,29 @@ static int innermost_func(const struct obj *o, Dwarf_Addr addr,
 	int n, k;
 
 	n = cu ? dwarf_getscopes(cu, addr - cu_bias, &scopes) : 0;
+	/*
+	 * getscopes stops at the innermost inlined subroutine, whose
+	 * parents it gives are its abstract definition's (the CU): the
+	 * scopes of that DIE itself go on through the functions it is
+	 * inlined into.
+	 */
+	for (k = 0; k < n; k++) {
+		if (dwarf_tag(&scopes[k]) == DW_TAG_inlined_subroutine) {
+			Dwarf_Die inl = scopes[k], *all = NULL;
+			int m = dwarf_getscopes_die(&inl, &all);
+
+			if (m > 0) {
+				free(scopes);
+				scopes = all;
+				n = m;
+			} else {
+				free(all);
+			}
+			break;
+		}
+		if (dwarf_tag(&scopes[k]) == DW_TAG_subprogram)
+			break;
+	}
 	for (k = 0; k < n && !nomem; k++) {
 		int tag = dwarf_tag(&scopes[k]);
 		char **more;

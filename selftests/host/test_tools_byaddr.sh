@@ -28,7 +28,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_byaddr.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..12"
+echo "1..14"
 
 # the share (%time) and calls of a flat profile's row; "-" when none
 row() { # report, name
@@ -52,6 +52,16 @@ check "by address: mix has most of work's time (its own instructions)" \
 	awk -v m="$mix_pct" -v w="$work_pct" 'BEGIN { exit !(m + 0 > w + 0 && m + 0 > 30) }' ||
 	diag byaddr.out
 check "by address: work keeps its exact calls ($ROUNDS)" test "$work_calls" = "$ROUNDS"
+# rows(): a copy counted without being made current, in work2 (tiny, left
+# alone), with mix inlined into it; by address between work2 and mix
+"$STAT" -i prof.json -f folded > folded.out 2>&1
+read -r rows_pct rows_calls <<< "$(row byaddr.out rows)"
+check "by address: rows, a counted copy, keeps its exact calls ($rows_calls of $ROUNDS) and its own samples" \
+	bash -c "test '$rows_calls' = $ROUNDS && grep -q '^main;work2;rows [1-9]' folded.out" ||
+	{ diag byaddr.out; diag folded.out; }
+check "by address: mix, inlined into rows, is under it (main;work2;rows;mix), never under work2 directly" \
+	bash -c "grep -q '^main;work2;rows;mix [1-9]' folded.out && ! grep -q '^main;work2;mix ' folded.out" ||
+	diag folded.out
 check "by address: the report says what it took out and moved" \
 	grep -q "^By address: meter's own instructions .* taken out; .* moved" byaddr.out ||
 	diag byaddr.out
