@@ -65,6 +65,7 @@
 #include "except.h"
 #include "cgraph.h"
 #include "flags.h"
+#include "builtins.h"
 
 #include <set>
 #include <vector>
@@ -421,6 +422,37 @@ void note_flat(function *fun, tree body, int form)
 }
 
 /*
+ * Whether a call will be one in the code made: not an internal function,
+ * nor one of GCC's built-ins that never make a call (a bit count, a byte
+ * swap, __builtin_expect), nor a memcpy, memmove or memset of at most 64
+ * bytes known at compile time (a load and a store: zstd's MEM_read64).
+ * Other built-ins (malloc, printf, a memcpy of a length not known) may
+ * become a call to the C library.
+ */
+bool stays_a_call(const gimple *g)
+{
+	tree fn, len;
+
+	if (gimple_call_internal_p(g))
+		return false;
+	if (!gimple_call_builtin_p(g, BUILT_IN_NORMAL))
+		return true;
+	fn = gimple_call_fndecl(g);
+	if (is_inexpensive_builtin(fn))
+		return false;
+	switch (DECL_FUNCTION_CODE(fn)) {
+	case BUILT_IN_MEMCPY:
+	case BUILT_IN_MEMMOVE:
+	case BUILT_IN_MEMSET:
+		len = gimple_call_arg(g, 2);
+		return !(TREE_CODE(len) == INTEGER_CST &&
+			 tree_fits_uhwi_p(len) && tree_to_uhwi(len) <= 64);
+	default:
+		return true;
+	}
+}
+
+/*
  * The marks of fun's bodies, into marks; the bodies that call what may
  * reach instrumented code or hold a slow path the macro made, into
  * pushing; those that make any call that stays one (GCC's built-ins
@@ -449,8 +481,7 @@ gimple *scan_bodies(function *fun, std::vector<gimple *> &marks,
 			} else if (is_entry_thunk(g)) {
 				mark_enclosing(pushing, gimple_block(g), false);
 			} else if (is_gimple_call(g)) {
-				if (!gimple_call_internal_p(g) &&
-				    !gimple_call_builtin_p(g, BUILT_IN_NORMAL))
+				if (stays_a_call(g))
 					mark_enclosing(calling,
 						       gimple_block(g), true);
 				if (call_reaches_code(g))
