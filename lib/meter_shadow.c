@@ -226,22 +226,6 @@ struct meter__frame meter_page_quick(void)
 	return f;
 }
 
-/* The page of a thread not registered yet, registered now if it can be,
- * for the counted copies of a function without an entry of its own. */
-struct meter__frame meter_page_slow(void)
-{
-	struct meter__frame f = meter_page_quick();
-
-	if (f.page)
-		return f;
-	f.page = METER_SCRATCH_PAGE;
-	if (!meter_thread_ready())
-		return f;
-	meter_count_slow();
-	f.page = meter__tls.page;
-	return f;
-}
-
 /* The explicit API (<meter.h>): a runtime's frames on the shadow stack. */
 void meter_enter(meter_record_t *rec)
 {
