@@ -55,10 +55,11 @@ check "by address: work keeps its exact calls ($ROUNDS)" test "$work_calls" = "$
 # rows(): a copy counted without being made current, in work2 (tiny, left
 # alone), with mix inlined into it; by address between work2 and mix
 "$STAT" -i prof.json -f folded > folded.out 2>&1
+# (its own few instructions may have no sample: under TCG a sample falls
+# at the end of a translation block, mix's)
 read -r rows_pct rows_calls <<< "$(row byaddr.out rows)"
-check "by address: rows, a counted copy, keeps its exact calls ($rows_calls of $ROUNDS) and its own samples" \
-	bash -c "test '$rows_calls' = $ROUNDS && grep -q '^main;work2;rows [1-9]' folded.out" ||
-	{ diag byaddr.out; diag folded.out; }
+check "by address: rows, a counted copy, keeps its exact calls ($rows_calls of $ROUNDS; $rows_pct % its own)" \
+	test "$rows_calls" = "$ROUNDS" || { diag byaddr.out; diag folded.out; }
 check "by address: mix, inlined into rows, is under it (main;work2;rows;mix), never under work2 directly" \
 	bash -c "grep -q '^main;work2;rows;mix [1-9]' folded.out && ! grep -q '^main;work2;mix ' folded.out" ||
 	diag folded.out
