@@ -657,22 +657,6 @@ struct meter__frame meter__enter_flat_slow(struct meter_record *rec)
 extern __typeof__(meter__enter_flat_slow) meter_enter_flat_slow_hidden
 	__attribute__((alias("meter__enter_flat_slow"), cold)) METER_HIDDEN;
 
-/* The page of a thread not registered yet, registered now if it can be,
- * for the counted copies of a function without an entry of its own. */
-struct meter__frame meter_page_slow(void)
-{
-	struct meter__frame f = meter_page_quick();
-
-	if (f.page)
-		return f;
-	f.page = METER_SCRATCH_PAGE;
-	if (!meter_thread_ready())
-		return f;
-	meter_count_slow();
-	f.page = meter__tls.page;
-	return f;
-}
-
 const char *meter_backend(void)
 {
 	if (!meter_g.inited) {

@@ -25,6 +25,23 @@
 
 #ifdef METER__THUNKS
 
+/* The page of a thread not registered yet, registered now if it can be,
+ * for the GCC plugin's counted copies in a function without an entry of
+ * its own (meter__page_thunk's full half: only the thunk calls it). */
+struct meter__frame meter_page_slow(void)
+{
+	struct meter__frame f = meter_page_quick();
+
+	if (f.page)
+		return f;
+	f.page = METER_SCRATCH_PAGE;
+	if (!meter_thread_ready())
+		return f;
+	meter_count_slow();
+	f.page = meter__tls.page;
+	return f;
+}
+
 /* The XSAVE components saved: x87, SSE, AVX, opmask, ZMM upper halves and
  * ZMM16-31; their standard-format area ends before 4096 bytes. */
 #define THUNK_XSAVE_MASK "0xe7"

@@ -281,10 +281,33 @@ void weigh_entry(function *fun, basic_block first, basic_block last,
 }
 
 /*
- * The mark replaced by its entry in a form: the sequence's blocks built
- * where the mark was, its temporaries and memory put into SSA form by the
- * pass's TODO_update_ssa, the mark's outputs set at the end.
+ * at (a statement) replaced by seq, a sequence with jumps, in blocks of
+ * its own: on the line loc and in the lexical block given (its
+ * temporaries and memory put into SSA form by the pass's
+ * TODO_update_ssa), the edges into the labels unlikely made so.
  */
+void replace_by_blocks(function *fun, gimple *at, gimple_seq seq,
+		       location_t loc, tree block,
+		       const std::vector<tree> &unlikely)
+{
+	gimple_stmt_iterator i;
+
+	for (i = gsi_start(seq); !gsi_end_p(i); gsi_next(&i)) {
+		gimple_set_location(gsi_stmt(i), loc);
+		gimple_set_block(gsi_stmt(i), block);
+		update_stmt(gsi_stmt(i));
+	}
+	gimple *last = gimple_seq_last_stmt(seq);
+	basic_block from = gimple_bb(at);
+
+	i = gsi_for_stmt(at);
+	gimple_find_sub_bbs(seq, &i);
+	gsi_remove(&i, true);
+	weigh_entry(fun, from->next_bb, gimple_bb(last), unlikely);
+}
+
+/* The mark replaced by its entry in a form, the mark's outputs set at
+ * the end. */
 void expand_mark(function *fun, gimple *mark, const struct seq_decls &sd,
 		 tree rec, tree cfa, tree host_page, int form)
 {
@@ -294,24 +317,13 @@ void expand_mark(function *fun, gimple *mark, const struct seq_decls &sd,
 	std::vector<tree> unlikely;
 	gimple_seq seq = seq_enter(sd, rec, cfa, host_page, page, cd, form,
 				   unlikely);
-	gimple_stmt_iterator i;
 
 	gimple_seq_add_stmt(&seq, gimple_build_assign(
 		TREE_VALUE(gimple_asm_output_op(a, 0)), page));
 	gimple_seq_add_stmt(&seq, gimple_build_assign(
 		TREE_VALUE(gimple_asm_output_op(a, 1)), cd));
-	for (i = gsi_start(seq); !gsi_end_p(i); gsi_next(&i)) {
-		gimple_set_location(gsi_stmt(i), gimple_location(mark));
-		gimple_set_block(gsi_stmt(i), gimple_block(mark));
-		update_stmt(gsi_stmt(i));
-	}
-	gimple *last = gimple_seq_last_stmt(seq);
-	basic_block from = gimple_bb(mark);
-
-	i = gsi_for_stmt(mark);
-	gimple_find_sub_bbs(seq, &i);
-	gsi_remove(&i, true);
-	weigh_entry(fun, from->next_bb, gimple_bb(last), unlikely);
+	replace_by_blocks(fun, mark, seq, gimple_location(mark),
+			  gimple_block(mark), unlikely);
 }
 
 /*
@@ -331,18 +343,8 @@ tree page_at_start(function *fun, const struct seq_decls &sd, gimple *mark)
 	gimple_stmt_iterator i = gsi_start_bb(at);
 
 	gsi_insert_before(&i, nop, GSI_NEW_STMT);
-	for (gimple_stmt_iterator j = gsi_start(seq); !gsi_end_p(j);
-	     gsi_next(&j)) {
-		gimple_set_location(gsi_stmt(j),
-				    LOCATION_LOCUS(gimple_location(mark)));
-		update_stmt(gsi_stmt(j));
-	}
-	gimple *last = gimple_seq_last_stmt(seq);
-
-	i = gsi_for_stmt(nop);
-	gimple_find_sub_bbs(seq, &i);
-	gsi_remove(&i, true);
-	weigh_entry(fun, at->next_bb, gimple_bb(last), unlikely);
+	replace_by_blocks(fun, nop, seq, LOCATION_LOCUS(gimple_location(mark)),
+			  NULL_TREE, unlikely);
 	return page;
 }
 
