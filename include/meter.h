@@ -339,15 +339,20 @@ typedef uintptr_t __attribute__((may_alias)) meter__wptr_t;
 #endif
 
 /*
- * The new depth, d + 1, in one instruction: left to itself GCC copies d
- * and adds (two), and the plugin's sequence does the same as this one.
+ * The push's last store, depth + 1, as one instruction that adds to the
+ * word in place: GCC would compute d + 1 from the depth it loaded and
+ * store it (two).  Nothing but the thread writes its depth, and an
+ * interrupt comes between instructions, so the sampler sees the old depth
+ * or the new one, as with a store.  The plugin's sequence does the same.
  */
 #if defined(__x86_64__)
-#define METER__PLUS_ONE_ASM	"lea 1(%q1), %k0"	/* the plugin's too */
-#define METER__PLUS_ONE(out, v) \
-	__asm__(METER__PLUS_ONE_ASM : "=r"(out) : "r"(v))
+#define METER__DEPTH_UP_ASM	"addl $1, %0"	/* the plugin's too */
+#define METER__DEPTH_UP(lvalue) \
+	__asm__ volatile(METER__DEPTH_UP_ASM				\
+			 : "+m"(*(meter__w32_t *)&(lvalue)))
 #else
-#define METER__PLUS_ONE(out, v) ((out) = (uint32_t)(v) + 1)
+#define METER__DEPTH_UP(lvalue) \
+	METER__VSTORE(uint32_t, lvalue, METER__READ32(lvalue) + 1)
 #endif
 
 /*
@@ -377,8 +382,6 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
 	/* slot[0] is sps[d - 1], slot[1] sps[d] */
 	uintptr_t *slot = &METER__SP_BELOW(f.page, d);
-	uint32_t d1;
-
 	__asm__("" : "+r"(sp));	/* computed once, not rematerialised */
 	__asm__("" : "+r"(id));	/* one register, on both paths */
 
@@ -403,13 +406,12 @@ struct meter__frame meter__enter(struct meter_record *rec)
 			      *(volatile uint32_t *)&rec->id, 0)))
 		goto slow;
 	METER__VSTORE(uint32_t, h->current_id, (uint32_t)id);
-	METER__PLUS_ONE(d1, d);
 	METER__COUNTS(f.page)[id]++;
 	METER__VSTORE(uintptr_t, slot[1], sp);
 	METER__VSTORE(uintptr_t, slot[METER__SITE_SLOT],
 		      (uintptr_t)__builtin_return_address(0));
 	METER__VSTORE32(h->stack[d], id);
-	METER__VSTORE(uint32_t, h->depth, d1);
+	METER__DEPTH_UP(h->depth);
 	return f;
 slow:
 #ifdef METER__THUNKS

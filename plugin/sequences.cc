@@ -228,17 +228,20 @@ struct builder {
 		add(a);
 	}
 
-	/* meter.h's METER__PLUS_ONE(out, v): the new depth in one
-	 * instruction where GCC would copy and add */
-	tree plus_one(tree v, tree type, const char *n)
+	/* meter.h's METER__DEPTH_UP(): the push's last store, depth + 1,
+	 * added in place in one instruction where GCC would add and store */
+	void depth_up(tree page, HOST_WIDE_INT off)
 	{
-		tree t = tmp(type, n);
-		vec<tree, va_gc> *in = NULL, *out = NULL;
-		vec_safe_push(out, asm_operand("=r", t));
-		vec_safe_push(in, asm_operand("r", v));
-		add(gimple_build_asm_vec(METER__PLUS_ONE_ASM, in, out, NULL,
-					 NULL));
-		return t;
+		vec<tree, va_gc> *out = NULL;
+
+		vec_safe_push(out, asm_operand("+m",
+					       mem(page, unsigned_type_node,
+						   off)));
+		gasm *a = gimple_build_asm_vec(METER__DEPTH_UP_ASM, NULL, out,
+					       NULL, NULL);
+
+		gimple_asm_set_volatile(a, true);
+		add(a);
 	}
 
 	/*
@@ -440,14 +443,13 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 		b.label(fast);
 		if (tested)
 			b.store(page, u32, OFF_CURRENT, id32, true);
-		tree d1 = b.plus_one(d, u32, "meter_d1");
 		build_count(b, page, id);
 		b.store(slot, uptr, 8, sp, true);
 		b.store(slot, uptr, METER__SITE_SLOT * 8, return_address(b),
 			true);
 		tree stk = b.index(page, d, 4, "meter_stk");
 		b.store32_asm(stk, OFF_STACK, id32);
-		b.store(page, u32, OFF_DEPTH, d1, true);
+		b.depth_up(page, OFF_DEPTH);
 		b.add(gimple_build_assign(page_out, page));
 		b.add(gimple_build_assign(cd_out, cd));
 		b.jump(done);
