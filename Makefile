@@ -60,8 +60,10 @@ LDLIBS ?=
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 # What the analysis library needs beyond libnl: json-c reads JSON profiles,
-# libstdc++ demangles the C++ names a program could not.
-ANALYSIS_LIBS := $(NL_LIBS) -ljson-c -ldw -lelf -lstdc++
+# libdw and libelf the programs' debug information.  libstdc++, which
+# demangles the C++ names a program could not, is loaded at the first one
+# (analysis/profile.c).
+ANALYSIS_LIBS := $(NL_LIBS) -ljson-c -ldw -lelf
 
 # The $ORIGIN rpath that lets the shared objects loaded from the build tree
 # (the alloc preload, the Python and Lua modules) find build/lib/libmeter.so;

@@ -10,8 +10,10 @@
  * was added out of order (funcs_unordered), a linear scan, so that it is
  * right for any order and fast for the usual ones.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +79,31 @@ int meter_array_grow(void **arr, size_t *cap, size_t need, size_t sz)
 	return 0;
 }
 
-/* libstdc++'s demangler (the tools link it) */
-char *__cxa_demangle(const char *mangled, char *out, size_t *len,
-		     int *status);
+typedef char *(*demangler)(const char *mangled, char *out, size_t *len,
+			   int *status);
+
+/*
+ * libstdc++'s demangler, loaded at the first mangled name: a profile of C
+ * has none, and the tools do not pay for loading and relocating
+ * libstdc++ at every start.  NULL without libstdc++ (names stay mangled).
+ */
+static demangler cxa_demangle_fn;
+
+static void cxa_demangle_load(void)
+{
+	void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+	if (lib)
+		cxa_demangle_fn = (demangler)dlsym(lib, "__cxa_demangle");
+}
+
+static demangler cxa_demangle(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, cxa_demangle_load);
+	return cxa_demangle_fn;
+}
 
 /*
  * libmeter demangles a C++ name with the program's own libstdc++; a
@@ -88,12 +112,13 @@ char *__cxa_demangle(const char *mangled, char *out, size_t *len,
  */
 char *meter_name_demangled(const char *name)
 {
+	demangler fn;
 	int status = -1;
 	char *out;
 
-	if (strncmp(name, "_Z", 2))
+	if (strncmp(name, "_Z", 2) || !(fn = cxa_demangle()))
 		return strdup(name);
-	out = __cxa_demangle(name, NULL, NULL, &status);
+	out = fn(name, NULL, NULL, &status);
 	if (status || !out) {
 		free(out);
 		return strdup(name);
