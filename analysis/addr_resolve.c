@@ -8,7 +8,11 @@
  * frames included.  The plugin puts what it adds on lines of the file
  * "<meter>" (Documentation/gcc-plugin.md), so those are meter's own, as
  * is all of libmeter.  An address no map, file or record covers is left
- * unresolved, and stays with the function that was current.
+ * unresolved, and stays with the function that was current.  A file not
+ * built for meter (the C library) is named by its symbols alone: none
+ * of its functions is counted inlined, and its debug information,
+ * detached and compressed where installed (libc6-dbg), took 400 million
+ * instructions to read for one report.
  *
  * The files are those the profile's maps name, opened as they are now:
  * regular files only (a FIFO named in a profile would block, a device
@@ -36,6 +40,7 @@ struct obj {
 	Elf *elf;
 	Dwarf_Addr bias;
 	bool meter;		/* libmeter's: all of it meter's own */
+	bool built;		/* built for meter: its DWARF is read */
 	bool plugin;		/* it has "<meter>" lines */
 };
 
@@ -66,6 +71,54 @@ static bool has_meter_lines(Dwfl_Module *mod)
 		for (i = 0; i < n; i++)
 			if (is_meter_file(dwarf_filesrc(files, i, NULL, NULL)))
 				return true;
+	}
+	return false;
+}
+
+/* Whether a symbol table of elf's section scn names one of meter's, or
+ * calls -finstrument-functions' hook (which the C library defines). */
+static bool names_meter_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	const char *name;
+	GElf_Sym sym;
+
+	for (i = 0; data && i < n; i++) {
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (name && (!strncmp(name, "meter__", 7) ||
+			     (sym.st_shndx == SHN_UNDEF &&
+			      !strcmp(name, "__cyg_profile_func_enter"))))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether elf was built for meter: it has function records (the plugin's
+ * and the macro's section "meter_records"), or its symbols name meter's
+ * entry points or -finstrument-functions' hooks.
+ */
+static bool built_for_meter(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Shdr sh;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstr, sh.sh_name);
+		if (name && !strcmp(name, "meter_records"))
+			return true;
+		if ((sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB) &&
+		    names_meter_symbol(elf, scn, &sh))
+			return true;
 	}
 	return false;
 }
@@ -133,7 +186,8 @@ static void obj_open(struct obj *o, const char *path)
 		o->elf = dwfl_module_getelf(o->mod, &o->bias);
 	if (!o->elf)
 		o->mod = NULL;
-	o->plugin = o->mod && has_meter_lines(o->mod);
+	o->built = o->mod && built_for_meter(o->elf);
+	o->plugin = o->built && has_meter_lines(o->mod);
 }
 
 /* The ELF address of the file offset off: its PT_LOAD's. */
@@ -250,6 +304,24 @@ static void drop_clone_suffix(char *name)
 		name[strcspn(name, ".")] = 0;
 }
 
+/* The function of the symbol at addr into w->func (none: none). -1 on
+ * ENOMEM. */
+static int symbol_func(const struct obj *o, Dwarf_Addr addr,
+		       struct addr_where *w)
+{
+	const char *sym = dwfl_module_addrname(o->mod, addr);
+	char *name;
+
+	if (!sym)
+		return 0;
+	name = meter_name_demangled(sym);
+	if (!name)
+		return -1;
+	drop_clone_suffix(name);
+	w->func = name;
+	return 0;
+}
+
 /*
  * The innermost function at addr, inline frames first (the symbol table's
  * where there are no debug records), into w->func, and the functions it
@@ -261,7 +333,6 @@ static int innermost_func(const struct obj *o, Dwarf_Addr addr,
 	Dwarf_Addr cu_bias;
 	Dwarf_Die *cu = dwfl_module_addrdie(o->mod, addr, &cu_bias);
 	Dwarf_Die *scopes = NULL;
-	const char *sym;
 	bool nomem = false;
 	char *name;
 	int n, k;
@@ -319,15 +390,7 @@ static int innermost_func(const struct obj *o, Dwarf_Addr addr,
 	free(scopes);
 	if (w->func || nomem)
 		return nomem ? -1 : 0;
-	sym = dwfl_module_addrname(o->mod, addr);
-	if (!sym)
-		return 0;
-	name = meter_name_demangled(sym);
-	if (!name)
-		return -1;
-	drop_clone_suffix(name);
-	w->func = name;
-	return 0;
+	return symbol_func(o, addr, w);
 }
 
 static bool on_meter_line(const struct obj *o, Dwarf_Addr addr)
@@ -351,11 +414,11 @@ static int obj_where(const struct obj *o, uint64_t off, struct addr_where *w)
 	if (!o->mod || !obj_vaddr(o, off, &vaddr))
 		return 0;
 	addr = vaddr + o->bias;
-	if (on_meter_line(o, addr)) {
+	if (o->plugin && on_meter_line(o, addr)) {
 		w->kind = ADDR_METER;
 		return 0;
 	}
-	if (innermost_func(o, addr, w))
+	if (o->built ? innermost_func(o, addr, w) : symbol_func(o, addr, w))
 		return -1;
 	if (!w->func)
 		return 0;
