@@ -7,7 +7,8 @@
 # record gets its own samples, meter's own instructions are taken out,
 # and the report says so; --no-correction gives the samples as taken; a
 # profile file read again reads the same; a map naming a FIFO (which
-# would block) is not read.  The signal backend here; meter.ko in the VM
+# would block) is not read; the separate debug file of a program not
+# built for meter is not read either (its symbols name it).  The signal backend here; meter.ko in the VM
 # (selftests/vm/test_tools_byaddr.sh, through selftests/on-kernel).
 set -u
 
@@ -28,7 +29,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_byaddr.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..14"
+echo "1..15"
 
 # the share (%time) and calls of a flat profile's row; "-" when none
 row() { # report, name
@@ -112,6 +113,24 @@ if command -v strace > /dev/null; then
 		diag dev.trace
 else
 	skip "a map naming a device: only looked at (O_PATH)" "no strace"
+fi
+
+# a map naming the same source built without meter, its debug
+# information split off beside it as packages do (.gnu_debuglink): named
+# by its symbols, the debug file never opened (libc6-dbg's, compressed,
+# took 400 million instructions a report)
+if command -v strace > /dev/null && command -v objcopy > /dev/null &&
+	${CC:-gcc} -O2 -g -o plain "$ROOT/selftests/host/tools_inlined.c" &&
+	objcopy --only-keep-debug plain plain.debug &&
+	objcopy --strip-debug --add-gnu-debuglink=plain.debug plain; then
+	sed "s|\"path\": \"$PROG\"|\"path\": \"$tmp/plain\"|" prof.json > plain.json
+	strace -f -e trace=open,openat -o plain.trace "$STAT" -i plain.json -f flat > plain.out 2>&1
+	check "a map naming a program not built for meter: its separate debug file is never opened" \
+		bash -c 'test -s plain.debug && grep -q "/plain\"" plain.trace &&
+			 ! grep -q "plain\.debug" plain.trace' ||
+		{ diag plain.trace; diag plain.out; }
+else
+	skip "a map naming a program not built for meter: debug file unread" "no strace, objcopy or compiler"
 fi
 
 echo "# $fails failed"
