@@ -9,10 +9,11 @@
  * "<meter>" (Documentation/gcc-plugin.md), so those are meter's own, as
  * is all of libmeter.  An address no map, file or record covers is left
  * unresolved, and stays with the function that was current.  A file not
- * built for meter (the C library) is named by its symbols alone: none
- * of its functions is counted inlined, and its debug information,
- * detached and compressed where installed (libc6-dbg), took 400 million
- * instructions to read for one report.
+ * built for meter (the C library; a program patched at load time, whose
+ * functions count their own entries only) is named by its symbols alone:
+ * no inlined copy of its functions is counted, and decoding its debug
+ * information, detached and compressed where installed (libc6-dbg), took
+ * 400 million instructions a report.
  *
  * The files are those the profile's maps name, opened as they are now:
  * regular files only (a FIFO named in a profile would block, a device
@@ -75,8 +76,9 @@ static bool has_meter_lines(Dwfl_Module *mod)
 	return false;
 }
 
-/* Whether a symbol table of elf's section scn names one of meter's, or
- * calls -finstrument-functions' hook (which the C library defines). */
+/* Whether a symbol table of elf's section scn names one of meter's (its
+ * API, its inline paths' meter__ symbols), or calls
+ * -finstrument-functions' hook (which the C library defines). */
 static bool names_meter_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -88,7 +90,7 @@ static bool names_meter_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (name && (!strncmp(name, "meter__", 7) ||
+		if (name && (!strncmp(name, "meter_", 6) ||
 			     (sym.st_shndx == SHN_UNDEF &&
 			      !strcmp(name, "__cyg_profile_func_enter"))))
 			return true;
@@ -99,7 +101,7 @@ static bool names_meter_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 /*
  * Whether elf was built for meter: it has function records (the plugin's
  * and the macro's section "meter_records"), or its symbols name meter's
- * entry points or -finstrument-functions' hooks.
+ * API and entry points or -finstrument-functions' hook.
  */
 static bool built_for_meter(Elf *elf)
 {

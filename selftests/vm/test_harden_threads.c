@@ -130,7 +130,8 @@ TEST_F(churn, exited_threads_are_listed_counted_and_unpinned)
  * 407 KiB 5 s after the churn, on 6.1).  Dropping the slab caches runs
  * their shrinkers, which hand every gathered batch to RCU at once; the
  * level is read a second after each drop until three readings agree
- * (memory.stat is flushed at the latest every 2 s).
+ * within a page (memory.stat is flushed at the latest every 2 s; what
+ * the test itself allocates meanwhile, a file opened, is far less).
  */
 static long slab_settled(const char *cg)
 {
@@ -142,7 +143,7 @@ static long slab_settled(const char *cg)
 			return -1;
 		sleep(1);
 		v = ku_cg_stat(cg, "slab_unreclaimable");
-		same = v == last ? same + 1 : 0;
+		same = last >= 0 && labs(v - last) <= 4096 ? same + 1 : 0;
 		last = v;
 	}
 	return same == 2 ? last : -1;
@@ -175,10 +176,10 @@ TEST(register_and_exit_churn_leaves_no_growing_slab)
 	ku_funcs(nl, 2);
 	churn(nl, cookie, ROUND, &lck);
 	before = slab_settled("churn");
+	ASSERT_LE(0, before) TH_LOG("the level settles");
 	churn(nl, cookie, ROUND, &lck);
 	ASSERT_EQ(4, lck) TH_LOG("VmLck: the releases are done");
 	after = slab_settled("churn");
-	ASSERT_LE(0, before) TH_LOG("the level settles");
 	ASSERT_LE(0, after) TH_LOG("the level settles");
 	TH_LOG("the cgroup's unreclaimable slab: %ld KiB after %d threads, %ld KiB after %d more",
 	       before >> 10, ROUND, after >> 10, ROUND);
