@@ -382,6 +382,7 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
 	/* slot[0] is sps[d - 1], slot[1] sps[d] */
 	uintptr_t *slot = &METER__SP_BELOW(f.page, d);
+
 	__asm__("" : "+r"(sp));	/* computed once, not rematerialised */
 	__asm__("" : "+r"(id));	/* one register, on both paths */
 
