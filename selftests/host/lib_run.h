@@ -333,6 +333,27 @@ TAP_HELPER uint64_t samples_of_stack(const struct meter_profile *p,
 	return n;
 }
 
+/* "stack N, ..." for each stack whose leaf is leaf, into buf (what a
+ * failed count of one stack shows of the others). */
+TAP_HELPER void stacks_of_leaf(const struct meter_profile *p,
+			       const char *leaf, char *out, size_t len)
+{
+	size_t i, n = 0, l = strlen(leaf), k;
+	char buf[4096];
+
+	out[0] = 0;
+	for (i = 0; i < p->nstacks && n < len; i++) {
+		stack_string(p, &p->stacks[i], buf, sizeof(buf));
+		k = strlen(buf);
+		if (k < l || strcmp(buf + k - l, leaf) ||
+		    (k > l && buf[k - l - 1] != ';'))
+			continue;
+		n += (size_t)snprintf(out + n, len - n, "%s%s %llu",
+				      n ? ", " : "", buf,
+				      (unsigned long long)p->stacks[i].samples);
+	}
+}
+
 /*
  * Runs PROG (next to this test, or a path relative to it) with
  * METER_BACKEND=backend, METER_QUIET=1, extra ("K=V" or NULL) and its
