@@ -192,6 +192,10 @@ static void __exit meter_exit(void)
 	meter_lifecycle_exit();
 	meter_threads_end_all();
 	flush_workqueue(meter_wq);
+	/* a tick that a release's cancel waited for may have queued a
+	 * table growth after that flush began: no tick runs now
+	 */
+	flush_workqueue(meter_wq);
 	meter_cputimer_exit();
 	mutex_lock(&meter_mutex);
 	meter_sessions_destroy();
