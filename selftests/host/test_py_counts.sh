@@ -163,13 +163,15 @@ check "cProfile inside a program profiled by meter: both count (4 calls of f)" \
 	want_calls "$tmp/cprof.json" __main__.f=4
 
 run "$tmp/aio.json" "$DATA/aio.py"
-$Q tails "$tmp/aio.json" __main__.crunch 3 | awk '{ print $1 }' | sort -u > "$tmp/aio.tails"
+$Q tails "$tmp/aio.json" __main__.crunch 3 > "$tmp/aio.counted"
+awk '{ print $1 }' "$tmp/aio.counted" | sort -u > "$tmp/aio.tails"
 check "asyncio: two tasks interleaving on a thread, each coroutine one call, crunch only ever under the task that runs it" \
 	bash -c "$(declare -f want_calls); Q='$Q'; want_calls '$tmp/aio.json' \
 			__main__.crunch=60 __main__.task_a=1 __main__.task_b=1 &&
 		 [ \"\$(cut -d';' -f2- '$tmp/aio.tails' | sort -u | tr '\n' ' ')\" = \
 		   '__main__.task_a;__main__.crunch __main__.task_b;__main__.crunch ' ]" ||
-	diag "$tmp/aio.tails"
+	{ $Q calls "$tmp/aio.json" __main__.crunch __main__.task_a \
+		__main__.task_b | diag; diag "$tmp/aio.counted" "$tmp/stderr"; }
 
 METER_QUIET=1 "$RUN" -b "$BACKEND" --follow-fork -f json -o "$tmp/fork.json" -- \
 	"$PY" "$DATA/forks.py" > /dev/null 2>&1
