@@ -8,7 +8,9 @@
  * store), or in the current function.  The first are taken out of the
  * current function, as the correction takes its estimate out; the second
  * go to that function, as the innermost inline frame names it, a callee
- * of the current one in the stacks; the rest stay.  What meter counts
+ * of the current one in the stacks (unless it is below the current one
+ * there, with no inline record between them: a flat copy inlined into
+ * it, in a build without -g); the rest stay.  What meter counts
  * exactly stays: the calls, the stacks' shape, the totals of the header
  * and of the threads.
  *
@@ -156,6 +158,79 @@ static int move_to(struct meter_profile *p, uint32_t f,
 	return 0;
 }
 
+/* The on-CPU stacks' leaf function's index, or SIZE_MAX. */
+static size_t leaf_of(const struct meter_profile *p, size_t s)
+{
+	const struct meter_stack *st = &p->stacks[s];
+	const struct meter_func *leaf;
+
+	if (!st->depth || st->state != METER_STATE_ONCPU)
+		return SIZE_MAX;
+	leaf = meter_profile_find(p, st->frames[st->depth - 1]);
+	return leaf ? (size_t)(leaf - p->funcs) : SIZE_MAX;
+}
+
+/* p's on-CPU stacks by leaf: function f's are ix[start[f] .. start[f + 1]) */
+struct by_leaf {
+	size_t nfuncs;
+	size_t *ix, *start;
+};
+
+static int by_leaf_make(const struct meter_profile *p, struct by_leaf *b)
+{
+	size_t s, f, *fill;
+
+	b->nfuncs = p->nfuncs;
+	b->ix = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*b->ix));
+	b->start = calloc(p->nfuncs + 1, sizeof(*b->start));
+	fill = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*fill));
+	if (!b->ix || !b->start || !fill) {
+		free(fill);
+		return -1;
+	}
+	for (s = 0; s < p->nstacks; s++)
+		if ((f = leaf_of(p, s)) != SIZE_MAX)
+			b->start[f + 1]++;
+	for (f = 0; f < p->nfuncs; f++)
+		b->start[f + 1] += b->start[f];
+	for (s = 0; s < p->nstacks; s++)
+		if ((f = leaf_of(p, s)) != SIZE_MAX)
+			b->ix[b->start[f] + fill[f]++] = s;
+	free(fill);
+	return 0;
+}
+
+/*
+ * Whether row h is below f in each of f's on-CPU stacks that has samples,
+ * and f has one: f's samples at an address of h's with no inline record
+ * between them are then on a copy of f inlined into h (a build without
+ * -g), which the plugin counted as f, and they stay f's.  Else they would
+ * go to h as f's callee, a call that never was.
+ */
+static bool inlined_into(const struct meter_profile *p,
+			 const struct by_leaf *b, size_t f, uint32_t h)
+{
+	uint32_t hid = p->funcs[h].id;
+	bool some = false;
+	size_t j;
+
+	if (f >= b->nfuncs)
+		return false;
+	for (j = b->start[f]; j < b->start[f + 1]; j++) {
+		const struct meter_stack *st = &p->stacks[b->ix[j]];
+		uint32_t k;
+
+		if (!st->samples)
+			continue;
+		for (k = 0; k + 1 < st->depth && st->frames[k] != hid; k++)
+			;
+		if (k + 1 >= st->depth)
+			return false;
+		some = true;
+	}
+	return some;
+}
+
 /*
  * The moves of p's address rows, sorted by giver; meter's own are to
  * UINT32_MAX.  Counts what it finds into r.
@@ -165,11 +240,12 @@ static struct give *gives_of(struct meter_profile *p,
 			     struct byaddr_result *r)
 {
 	struct give *g = calloc(p->naddrs ? p->naddrs : 1, sizeof(*g));
+	struct by_leaf b = { 0 };
 	size_t i, k;
 
 	*n = 0;
-	if (!g)
-		return NULL;
+	if (!g || by_leaf_make(p, &b))
+		goto fail;
 	for (i = 0; i < p->naddrs; i++) {
 		const struct meter_addr *a = &p->addrs[i];
 		const struct meter_func *f = meter_profile_find(p, a->func);
@@ -183,12 +259,16 @@ static struct give *gives_of(struct meter_profile *p,
 				continue;
 			}
 			if (move_to(p, (uint32_t)(f - p->funcs), &where[i],
-				    to)) {
-				free(g);
-				return NULL;
-			}
+				    to))
+				goto fail;
 			/* a row made may have moved the array */
 			f = meter_profile_find(p, a->func);
+			if (to->to != TO_NONE && !where[i].nouter &&
+			    inlined_into(p, &b, (size_t)(f - p->funcs),
+					 to->to)) {
+				r->resolved += a->samples;
+				continue;
+			}
 		}
 		if (!f || where[i].kind == ADDR_UNRESOLVED ||
 		    to->to == TO_NONE) {
@@ -209,7 +289,14 @@ static struct give *gives_of(struct meter_profile *p,
 			g[k++] = g[i];
 	}
 	*n = k;
+	free(b.ix);
+	free(b.start);
 	return g;
+fail:
+	free(b.ix);
+	free(b.start);
+	free(g);
+	return NULL;
 }
 
 /* s, ending in f, with g's path and then g's to as its callees: a new
@@ -243,18 +330,6 @@ static int stack_to(struct meter_profile *p, size_t s, const struct give *g,
 static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
 {
 	return (uint64_t)((unsigned __int128)a * b / c);
-}
-
-/* The on-CPU stacks' leaf function's index, or SIZE_MAX. */
-static size_t leaf_of(const struct meter_profile *p, size_t s)
-{
-	const struct meter_stack *st = &p->stacks[s];
-	const struct meter_func *leaf;
-
-	if (!st->depth || st->state != METER_STATE_ONCPU)
-		return SIZE_MAX;
-	leaf = meter_profile_find(p, st->frames[st->depth - 1]);
-	return leaf ? (size_t)(leaf - p->funcs) : SIZE_MAX;
 }
 
 static const size_t *sort_leaf;

@@ -195,4 +195,34 @@ TEST_F(leaves, samples_keep_the_stacks_of_a_push)
 	meter_profile_free(a);
 }
 
+/*
+ * Without inline records a flat copy's samples lie at addresses of its
+ * host, which is below it on each of its stacks: read by address they
+ * stay the copy's, never the host's as a callee of its own copy.
+ */
+TEST_F(leaves, flat_copies_keep_their_samples_by_address_without_records)
+{
+	const struct meter_func *c = func_named(self->r.p, "inlined_leaf");
+	struct meter_profile *a;
+	const struct meter_func *ca;
+	char all[2048];
+	bool failed;
+
+	if (variant->counted)
+		SKIP(return, "the copies are counted only: the host is current");
+	ASSERT_NE(NULL, c);
+	SKIP_IF_SIGNAL_STARVED(self->r.p);
+	a = profile_attributed_copy(self->r.p, ATTRIB_BY_ADDRESS, &failed);
+	ASSERT_NE(NULL, a) TH_LOG("no addresses, or unread (failed %d)",
+				  failed);
+	ca = func_named(a, "inlined_leaf");
+	ASSERT_NE(NULL, ca);
+	stacks_of_leaf(a, "hosts_copy", all, sizeof(all));
+	EXPECT_LT(0, c->self_samples);
+	EXPECT_EQ(c->self_samples, ca->self_samples);
+	EXPECT_EQ(0, samples_of_stack(a, "main;hosts_copy;inlined_leaf;hosts_copy"))
+		TH_LOG("hosts_copy's stacks: %s", all);
+	meter_profile_free(a);
+}
+
 TEST_HARNESS_MAIN
