@@ -8,9 +8,9 @@
  * store), or in the current function.  The first are taken out of the
  * current function, as the correction takes its estimate out; the second
  * go to that function, as the innermost inline frame names it, a callee
- * of the current one in the stacks (unless it is below the current one
- * there, with no inline record between them: a flat copy inlined into
- * it, in a build without -g); the rest stay.  What meter counts
+ * of the current one in the stacks (unless, in a file without the
+ * plugin's line table, it is below the current one there: a flat copy
+ * inlined into it, in a build without -g); the rest stay.  What meter counts
  * exactly stays: the calls, the stacks' shape, the totals of the header
  * and of the threads.
  *
@@ -201,17 +201,17 @@ static int by_leaf_make(const struct meter_profile *p, struct by_leaf *b)
 }
 
 /*
- * Whether row h is below f in each of f's on-CPU stacks that has samples,
- * and f has one: f's samples at an address of h's with no inline record
- * between them are then on a copy of f inlined into h (a build without
- * -g), which the plugin counted as f, and they stay f's.  Else they would
- * go to h as f's callee, a call that never was.
+ * Whether row h is below f in one of f's on-CPU stacks with samples: in a
+ * file without the plugin's line table (-g0), so without inline records,
+ * f's samples at an address of h's are then on a copy of f inlined into
+ * h, which the plugin made current, and they stay f's; else they would go
+ * to h as f's callee, a call that never was.  (With the line table such
+ * an address is h's own code: a recursion's callee not entered yet.)
  */
 static bool inlined_into(const struct meter_profile *p,
 			 const struct by_leaf *b, size_t f, uint32_t h)
 {
 	uint32_t hid = p->funcs[h].id;
-	bool some = false;
 	size_t j;
 
 	if (f >= b->nfuncs)
@@ -220,15 +220,11 @@ static bool inlined_into(const struct meter_profile *p,
 		const struct meter_stack *st = &p->stacks[b->ix[j]];
 		uint32_t k;
 
-		if (!st->samples)
-			continue;
-		for (k = 0; k + 1 < st->depth && st->frames[k] != hid; k++)
-			;
-		if (k + 1 >= st->depth)
-			return false;
-		some = true;
+		for (k = 0; st->samples && k + 1 < st->depth; k++)
+			if (st->frames[k] == hid)
+				return true;
 	}
-	return some;
+	return false;
 }
 
 /*
@@ -263,7 +259,8 @@ static struct give *gives_of(struct meter_profile *p,
 				goto fail;
 			/* a row made may have moved the array */
 			f = meter_profile_find(p, a->func);
-			if (to->to != TO_NONE && !where[i].nouter &&
+			if (to->to != TO_NONE && !where[i].plugin &&
+			    !where[i].nouter &&
 			    inlined_into(p, &b, (size_t)(f - p->funcs),
 					 to->to)) {
 				r->resolved += a->samples;

@@ -140,6 +140,24 @@ TEST_F(leaves, shadow_stack_back_to_main)
 	EXPECT_EQ(1, printed_depth(self->r.out));
 }
 
+/* The samples of stack want on threads other than the process's first. */
+static uint64_t samples_off_main(const struct meter_profile *p,
+				 const char *want)
+{
+	char buf[4096];
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nstacks; i++) {
+		if (!p->stacks[i].tid || p->stacks[i].tid == (uint32_t)p->pid)
+			continue;
+		stack_string(p, &p->stacks[i], buf, sizeof(buf));
+		if (!strcmp(buf, want))
+			n += p->stacks[i].samples;
+	}
+	return n;
+}
+
 /*
  * Every sample of each is on the stack a push would have given it: as
  * taken, and where inlined_leaf's copies are counted only, once the
@@ -166,9 +184,13 @@ TEST_F(leaves, samples_keep_the_stacks_of_a_push)
 
 		stacks_of_leaf(self->r.p, "inlined_leaf", all, sizeof(all));
 		EXPECT_LT(0, c->self_samples);
+		/* tiny_start's copy is the root of its thread's stack: the
+		 * end of that thread's registration, in the copy's entry, is
+		 * sampled there (5 runs of 70 in the VM, on 6.1) */
 		EXPECT_EQ(c->self_samples,
 			  samples_of_stack(self->r.p,
-					   "main;hosts_copy;inlined_leaf"))
+					   "main;hosts_copy;inlined_leaf") +
+			  samples_off_main(self->r.p, "inlined_leaf"))
 			TH_LOG("inlined_leaf's stacks: %s", all);
 		return;
 	}
@@ -195,6 +217,31 @@ TEST_F(leaves, samples_keep_the_stacks_of_a_push)
 	meter_profile_free(a);
 }
 
+/* The samples of function id at addresses of the file named name. */
+static uint64_t samples_in_file(const struct meter_profile *p, uint32_t id,
+				const char *name)
+{
+	size_t i, j, l = strlen(name);
+	uint64_t n = 0;
+
+	for (i = 0; i < p->naddrs; i++) {
+		const struct meter_addr *a = &p->addrs[i];
+
+		if (a->func != id)
+			continue;
+		for (j = 0; j < p->nmaps; j++) {
+			const struct meter_map_row *m = &p->maps[j];
+			size_t k = m->path ? strlen(m->path) : 0;
+
+			if (a->ip >= m->start && a->ip < m->end && k > l &&
+			    m->path[k - l - 1] == '/' &&
+			    !strcmp(m->path + k - l, name))
+				n += a->samples;
+		}
+	}
+	return n;
+}
+
 /*
  * Without inline records a flat copy's samples lie at addresses of its
  * host, which is below it on each of its stacks: read by address they
@@ -205,6 +252,7 @@ TEST_F(leaves, flat_copies_keep_their_samples_by_address_without_records)
 	const struct meter_func *c = func_named(self->r.p, "inlined_leaf");
 	struct meter_profile *a;
 	const struct meter_func *ca;
+	uint64_t in_prog;
 	char all[2048];
 	bool failed;
 
@@ -218,8 +266,10 @@ TEST_F(leaves, flat_copies_keep_their_samples_by_address_without_records)
 	ca = func_named(a, "inlined_leaf");
 	ASSERT_NE(NULL, ca);
 	stacks_of_leaf(a, "hosts_copy", all, sizeof(all));
-	EXPECT_LT(0, c->self_samples);
-	EXPECT_EQ(c->self_samples, ca->self_samples);
+	/* those in libmeter (tiny_start's registration) are meter's own */
+	in_prog = samples_in_file(self->r.p, c->id, variant->prog);
+	EXPECT_LT(0, in_prog);
+	EXPECT_LE(in_prog, ca->self_samples);
 	EXPECT_EQ(0, samples_of_stack(a, "main;hosts_copy;inlined_leaf;hosts_copy"))
 		TH_LOG("hosts_copy's stacks: %s", all);
 	meter_profile_free(a);
