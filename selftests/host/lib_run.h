@@ -318,19 +318,30 @@ TAP_HELPER void stack_string(const struct meter_profile *p,
 	}
 }
 
-TAP_HELPER uint64_t samples_of_stack(const struct meter_profile *p,
-				 const char *want)
+/* The samples of the stack "a;b;c" on threads other than off_tid (0: on
+ * every thread). */
+TAP_HELPER uint64_t samples_of_stack_off(const struct meter_profile *p,
+				     const char *want, uint32_t off_tid)
 {
 	char buf[4096];
 	uint64_t n = 0;
 	size_t i;
 
 	for (i = 0; i < p->nstacks; i++) {
+		if (off_tid && (!p->stacks[i].tid ||
+				p->stacks[i].tid == off_tid))
+			continue;
 		stack_string(p, &p->stacks[i], buf, sizeof(buf));
 		if (!strcmp(buf, want))
 			n += p->stacks[i].samples;
 	}
 	return n;
+}
+
+TAP_HELPER uint64_t samples_of_stack(const struct meter_profile *p,
+				 const char *want)
+{
+	return samples_of_stack_off(p, want, 0);
 }
 
 /* "stack N, ..." for each stack whose leaf is leaf, into buf (what a

@@ -140,24 +140,6 @@ TEST_F(leaves, shadow_stack_back_to_main)
 	EXPECT_EQ(1, printed_depth(self->r.out));
 }
 
-/* The samples of stack want on threads other than the process's first. */
-static uint64_t samples_off_main(const struct meter_profile *p,
-				 const char *want)
-{
-	char buf[4096];
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < p->nstacks; i++) {
-		if (!p->stacks[i].tid || p->stacks[i].tid == (uint32_t)p->pid)
-			continue;
-		stack_string(p, &p->stacks[i], buf, sizeof(buf));
-		if (!strcmp(buf, want))
-			n += p->stacks[i].samples;
-	}
-	return n;
-}
-
 /*
  * Every sample of each is on the stack a push would have given it: as
  * taken, and where inlined_leaf's copies are counted only, once the
@@ -190,7 +172,8 @@ TEST_F(leaves, samples_keep_the_stacks_of_a_push)
 		EXPECT_EQ(c->self_samples,
 			  samples_of_stack(self->r.p,
 					   "main;hosts_copy;inlined_leaf") +
-			  samples_off_main(self->r.p, "inlined_leaf"))
+			  samples_of_stack_off(self->r.p, "inlined_leaf",
+					       (uint32_t)self->r.p->pid))
 			TH_LOG("inlined_leaf's stacks: %s", all);
 		return;
 	}
