@@ -219,12 +219,8 @@ check-debug: deps
 	rm -f $(call METER_KO,$$k) $(call WARN_KO,$$k) && \
 	$(MAKE) --no-print-directory KDIR=$(DEBUG_KDIR) \
 		$(call METER_KO,$$k) $(call WARN_KO,$$k)
-	@# no5lvl: one boot of this kernel with QEMU's 5-level paging (-cpu max)
-	@# hit a KASAN wild-memory-access in sched_clock_local() during SMP
-	@# bring-up, before meter.ko was loaded (2026-11-24, hacking.md)
 	@METER_TEST_TIMEOUT=$${METER_TEST_TIMEOUT:-3600} \
 	METER_VM_TIMEOUT=$${METER_VM_TIMEOUT:-10800} \
-	VM_RUN_APPEND="no5lvl $${VM_RUN_APPEND:-}" \
 	selftests/run-check --series "" --logs $(BUILD)/check-debug \
 		--vm "$(VM_TESTS)" --kernels "$(DEBUG_KDIR)"
 
