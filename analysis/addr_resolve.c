@@ -392,6 +392,7 @@ static int innermost_func(const struct obj *o, Dwarf_Addr addr,
 	free(scopes);
 	if (w->func || nomem)
 		return nomem ? -1 : 0;
+	w->no_records = true;
 	return symbol_func(o, addr, w);
 }
 

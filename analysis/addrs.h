@@ -32,6 +32,9 @@ struct addr_where {
 				 * no inline records)
 				 */
 	size_t nouter;
+	bool no_records;	/* in a file built for meter, named by its
+				 * symbol: no debug records there (-g0)
+				 */
 };
 
 /*

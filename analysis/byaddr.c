@@ -8,8 +8,8 @@
  * store), or in the current function.  The first are taken out of the
  * current function, as the correction takes its estimate out; the second
  * go to that function, as the innermost inline frame names it, a callee
- * of the current one in the stacks (unless, in a file without the
- * plugin's line table, it is below the current one there: a flat copy
+ * of the current one in the stacks (unless, where a file built for meter
+ * has no debug records, it is below the current one there: a flat copy
  * inlined into it, in a build without -g); the rest stay.  What meter counts
  * exactly stays: the calls, the stacks' shape, the totals of the header
  * and of the threads.
@@ -201,12 +201,12 @@ static int by_leaf_make(const struct meter_profile *p, struct by_leaf *b)
 }
 
 /*
- * Whether row h is below f in one of f's on-CPU stacks with samples: in a
- * file without the plugin's line table (-g0), so without inline records,
+ * Whether row h is below f in one of f's on-CPU stacks with samples: where
+ * a file built for meter has no debug records (-g0), so no inline ones,
  * f's samples at an address of h's are then on a copy of f inlined into
- * h, which the plugin made current, and they stay f's; else they would go
- * to h as f's callee, a call that never was.  (With the line table such
- * an address is h's own code: a recursion's callee not entered yet.)
+ * h, which made itself current, and they stay f's; else they would go to
+ * h as f's callee, a call that never was.  (With the records, such an
+ * address is h's own code: a recursion's callee not entered yet.)
  */
 static bool inlined_into(const struct meter_profile *p,
 			 const struct by_leaf *b, size_t f, uint32_t h)
@@ -259,8 +259,7 @@ static struct give *gives_of(struct meter_profile *p,
 				goto fail;
 			/* a row made may have moved the array */
 			f = meter_profile_find(p, a->func);
-			if (to->to != TO_NONE && !where[i].plugin &&
-			    !where[i].nouter &&
+			if (to->to != TO_NONE && where[i].no_records &&
 			    inlined_into(p, &b, (size_t)(f - p->funcs),
 					 to->to)) {
 				r->resolved += a->samples;
