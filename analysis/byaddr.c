@@ -328,17 +328,6 @@ static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
 	return (uint64_t)((unsigned __int128)a * b / c);
 }
 
-static const size_t *sort_leaf;
-
-static int cmp_by_leaf(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	if (sort_leaf[x] != sort_leaf[y])
-		return sort_leaf[x] < sort_leaf[y] ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
 /*
  * One move of giver f, n of its on[f] self samples, out of its stacks
  * (ix[0..m), what each has left in left[]): in proportion to what each
@@ -380,30 +369,23 @@ static int move_out(struct meter_profile *p, const size_t *ix, size_t m,
 static int share_stacks(struct meter_profile *p, const struct give *g,
 			size_t ng, const uint64_t *on)
 {
-	size_t n0 = p->nstacks, s, i, k;
-	size_t *ix = malloc((n0 ? n0 : 1) * sizeof(*ix));
-	size_t *leaf = malloc((n0 ? n0 : 1) * sizeof(*leaf));
+	size_t n0 = p->nstacks, s, f, k = 0;
 	uint64_t *left = malloc((n0 ? n0 : 1) * sizeof(*left));
+	struct by_leaf b = { 0 };
 	int ret = -1;
 
-	if (!ix || !leaf || !left)
+	if (!left || by_leaf_make(p, &b))
 		goto out;
-	for (s = 0; s < n0; s++) {
-		ix[s] = s;
-		leaf[s] = leaf_of(p, s);
+	for (s = 0; s < n0; s++)
 		left[s] = p->stacks[s].samples;
-	}
-	sort_leaf = leaf;
-	qsort(ix, n0, sizeof(*ix), cmp_by_leaf);
-	for (i = 0, k = 0; i < n0 && leaf[ix[i]] != SIZE_MAX; i = s) {
-		size_t f = leaf[ix[i]];
+	for (f = 0; f < b.nfuncs && k < ng; f++) {
+		size_t m = b.start[f + 1] - b.start[f];
 
-		for (s = i; s < n0 && leaf[ix[s]] == f; s++)
-			;
 		while (k < ng && g[k].from < f)
 			k++;
 		for (; k < ng && g[k].from == f; k++)
-			if (move_out(p, ix + i, s - i, left, on[f], &g[k]))
+			if (m && move_out(p, b.ix + b.start[f], m, left, on[f],
+					  &g[k]))
 				goto out;
 	}
 	for (s = 0; s < n0; s++)
@@ -411,8 +393,8 @@ static int share_stacks(struct meter_profile *p, const struct give *g,
 	meter_profile_drop_empty_stacks(p);
 	ret = 0;
 out:
-	free(ix);
-	free(leaf);
+	free(b.ix);
+	free(b.start);
 	free(left);
 	return ret;
 }
