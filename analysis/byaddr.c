@@ -201,30 +201,66 @@ static int by_leaf_make(const struct meter_profile *p, struct by_leaf *b)
 }
 
 /*
+ * The pairs (f, h) where row h is below leaf f in one of f's on-CPU stacks
+ * with samples, sorted: made once, when the first address asks (a -g0
+ * file's rows), so that each asking row costs a search, not a scan of
+ * f's stacks.
+ */
+struct below_leaf {
+	uint64_t *v;
+	size_t n;
+	bool made;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int below_leaf_make(const struct meter_profile *p,
+			   struct below_leaf *bl)
+{
+	size_t s, n = 0, f;
+
+	bl->made = true;
+	for (s = 0; s < p->nstacks; s++)
+		if (p->stacks[s].samples && leaf_of(p, s) != SIZE_MAX)
+			n += p->stacks[s].depth - 1;
+	bl->v = malloc((n ? n : 1) * sizeof(*bl->v));
+	if (!bl->v)
+		return -1;
+	for (s = 0; s < p->nstacks; s++) {
+		const struct meter_stack *st = &p->stacks[s];
+		uint32_t k;
+
+		if (!st->samples || (f = leaf_of(p, s)) == SIZE_MAX)
+			continue;
+		for (k = 0; k + 1 < st->depth; k++)
+			bl->v[bl->n++] = (uint64_t)f << 32 | st->frames[k];
+	}
+	qsort(bl->v, bl->n, sizeof(*bl->v), cmp_u64);
+	return 0;
+}
+
+/*
  * Whether row h is below f in one of f's on-CPU stacks with samples: where
  * a file built for meter has no debug records (-g0), so no inline ones,
  * f's samples at an address of h's are then on a copy of f inlined into
  * h, which made itself current, and they stay f's; else they would go to
  * h as f's callee, a call that never was.  (With the records, such an
  * address is h's own code: a recursion's callee not entered yet.)
+ * -1 if the pairs could not be made.
  */
-static bool inlined_into(const struct meter_profile *p,
-			 const struct by_leaf *b, size_t f, uint32_t h)
+static int inlined_into(const struct meter_profile *p, struct below_leaf *bl,
+			size_t f, uint32_t h)
 {
-	uint32_t hid = p->funcs[h].id;
-	size_t j;
+	uint64_t key = (uint64_t)f << 32 | p->funcs[h].id;
 
-	if (f >= b->nfuncs)
-		return false;
-	for (j = b->start[f]; j < b->start[f + 1]; j++) {
-		const struct meter_stack *st = &p->stacks[b->ix[j]];
-		uint32_t k;
-
-		for (k = 0; st->samples && k + 1 < st->depth; k++)
-			if (st->frames[k] == hid)
-				return true;
-	}
-	return false;
+	if (!bl->made && below_leaf_make(p, bl))
+		return -1;
+	return bsearch(&key, bl->v, bl->n, sizeof(key), cmp_u64) != NULL;
 }
 
 /*
@@ -236,11 +272,12 @@ static struct give *gives_of(struct meter_profile *p,
 			     struct byaddr_result *r)
 {
 	struct give *g = calloc(p->naddrs ? p->naddrs : 1, sizeof(*g));
-	struct by_leaf b = { 0 };
+	struct below_leaf bl = { 0 };
 	size_t i, k;
+	int into;
 
 	*n = 0;
-	if (!g || by_leaf_make(p, &b))
+	if (!g)
 		goto fail;
 	for (i = 0; i < p->naddrs; i++) {
 		const struct meter_addr *a = &p->addrs[i];
@@ -259,9 +296,12 @@ static struct give *gives_of(struct meter_profile *p,
 				goto fail;
 			/* a row made may have moved the array */
 			f = meter_profile_find(p, a->func);
-			if (to->to != TO_NONE && where[i].no_records &&
-			    inlined_into(p, &b, (size_t)(f - p->funcs),
-					 to->to)) {
+			into = to->to != TO_NONE && where[i].no_records ?
+			       inlined_into(p, &bl, (size_t)(f - p->funcs),
+					    to->to) : 0;
+			if (into < 0)
+				goto fail;
+			if (into) {
 				r->resolved += a->samples;
 				continue;
 			}
@@ -285,12 +325,10 @@ static struct give *gives_of(struct meter_profile *p,
 			g[k++] = g[i];
 	}
 	*n = k;
-	free(b.ix);
-	free(b.start);
+	free(bl.v);
 	return g;
 fail:
-	free(b.ix);
-	free(b.start);
+	free(bl.v);
 	free(g);
 	return NULL;
 }
