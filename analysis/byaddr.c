@@ -53,28 +53,63 @@ static int cmp_give(const void *a, const void *b)
 }
 
 /*
+ * A GCC clone's suffix (".constprop.0", ".isra.0", ".part.0", ".cold",
+ * ".lto_priv.0"): a record named from a symbol (--patch) keeps it, where
+ * the name found at an address has it cut (addr_resolve.c).
+ */
+static bool clone_suffix(const char *s)
+{
+	static const char *const kinds[] = {
+		"constprop", "isra", "part", "cold", "lto_priv", "localalias",
+	};
+	size_t i, n;
+
+	if (*s++ != '.')
+		return false;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		n = strlen(kinds[i]);
+		if (!strncmp(s, kinds[i], n) && (!s[n] || s[n] == '.'))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Whether a record's name is the function found by name: the same, or,
  * for a name read without a linkage name (internal linkage: no mangled
- * name to demangle), the record's less its parameters and ABI tags.
+ * name to demangle), the record's less its parameters and ABI tags; or
+ * (exact false) the record's less a clone's suffix.
  */
-static bool name_is(const char *record, const char *found)
+static bool name_is_as(const char *record, const char *found, bool exact)
 {
 	size_t n = strlen(found);
 
 	return !strncmp(record, found, n) &&
-	       (!record[n] || record[n] == '(' || record[n] == '[');
+	       (!record[n] || record[n] == '(' || record[n] == '[' ||
+		(!exact && clone_suffix(record + n)));
 }
 
-/* The index of the row of the function found by name; false: none. */
+static bool name_is(const char *record, const char *found)
+{
+	return name_is_as(record, found, false);
+}
+
+/*
+ * The index of the row of the function found by name, its own before a
+ * clone's (--patch names both spin and spin.constprop.0); false: none.
+ */
 static bool func_row(const struct meter_profile *p, const char *name,
 		     uint32_t *idx)
 {
 	size_t i;
+	int exact;
 
-	for (i = 0; i < p->nfuncs; i++) {
-		if (name_is(p->funcs[i].name, name)) {
-			*idx = (uint32_t)i;
-			return true;
+	for (exact = 1; exact >= 0; exact--) {
+		for (i = 0; i < p->nfuncs; i++) {
+			if (name_is_as(p->funcs[i].name, name, exact)) {
+				*idx = (uint32_t)i;
+				return true;
+			}
 		}
 	}
 	return false;

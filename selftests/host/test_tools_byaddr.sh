@@ -29,7 +29,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_byaddr.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..15"
+echo "1..16"
 
 # the share (%time) and calls of a flat profile's row; "-" when none
 row() { # report, name
@@ -149,6 +149,19 @@ if command -v strace > /dev/null && command -v objcopy > /dev/null &&
 else
 	skip "a program not built for meter: debug file unread" "no strace, objcopy or compiler"
 fi
+
+# a patched program with a function and another whose symbol is a GCC
+# clone's of it (selftests/host/tools_clone.c): the clone's samples stay
+# its own, never moved to spin as a callee that was never called
+"$RUN" --backend "$BACKEND" --patch -f json -o clone.json -- \
+	"$ROOT/build/selftests/tools_clone" $([ "$BACKEND" = kernel ] && echo short) \
+	> /dev/null 2> clone.err
+"$STAT" -i clone.json -f folded > clone.out 2>&1
+copy=$(awk '$1 == "main;spin.constprop.0" { print $2 }' clone.out)
+check "a patched clone (spin.constprop.0) keeps its samples (${copy:-none}), none moved to spin under it" \
+	bash -c "test -n '$copy' && test '$copy' -gt 10 &&
+		 ! grep -q 'spin.constprop.0;spin' clone.out" ||
+	{ diag clone.err; diag clone.out; }
 
 echo "# $fails failed"
 [ "$fails" -eq 0 ]

@@ -46,13 +46,22 @@ $(TOOLS_INLINED): selftests/host/tools_inlined.c $(LIBMETER_SO) $(METER_PLUGIN)
 		-o $@ $< -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lmeter \
 		$(filter-out $(SAN_FLAGS),$(LDFLAGS))
 
+# a program built as people build, not for meter, one of whose symbols
+# is a GCC clone's (spin.constprop.0): test_tools_byaddr under --patch.
+# Never with the sanitizers: --patch profiles what it is given as is.
+TOOLS_CLONE := $(BUILD)/selftests/tools_clone
+$(TOOLS_CLONE): selftests/host/tools_clone.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SAN_FLAGS),$(CFLAGS)) -o $@ $< \
+		$(filter-out $(SAN_FLAGS),$(LDFLAGS))
+
 TOOLS_TEST_DEPS := $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO) $(TOOLS_SPLIT_CHANGED) \
-	$(TOOLS_INLINED) $(BUILD)/examples/split \
+	$(TOOLS_INLINED) $(TOOLS_CLONE) $(BUILD)/examples/split \
 	$(BUILD)/tools/meter-run $(BUILD)/tools/meter-stat
 
 $(patsubst selftests/host/%.sh,$(BUILD)/selftests/host/%,$(wildcard selftests/host/test_tools_*.sh)): $(TOOLS_TEST_DEPS)
 
 ALL_TARGETS += $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO) $(TOOLS_SPLIT_CHANGED) \
-	$(TOOLS_INLINED)
+	$(TOOLS_INLINED) $(TOOLS_CLONE)
 
 endif
