@@ -319,7 +319,17 @@ static int symbol_func(const struct obj *o, Dwarf_Addr addr,
 	name = meter_name_demangled(sym);
 	if (!name)
 		return -1;
+	/* a record named from the symbol (--patch) is the clone's own */
+	w->sym = strdup(name);
+	if (!w->sym) {
+		free(name);
+		return -1;
+	}
 	drop_clone_suffix(name);
+	if (!strcmp(name, w->sym)) {
+		free(w->sym);
+		w->sym = NULL;
+	}
 	w->func = name;
 	return 0;
 }
@@ -496,6 +506,8 @@ void addr_where_free(struct addr_where *w, size_t n)
 	for (i = 0; i < n; i++) {
 		free(w[i].func);
 		w[i].func = NULL;
+		free(w[i].sym);
+		w[i].sym = NULL;
 		for (k = 0; k < w[i].nouter; k++)
 			free(w[i].outer[k]);
 		free(w[i].outer);

@@ -35,6 +35,10 @@ struct addr_where {
 	bool no_records;	/* in a file built for meter, named by its
 				 * symbol: no debug records there (-g0)
 				 */
+	char *sym;		/* named by its symbol, a clone's (spin.
+				 * constprop.0): the symbol whole, func
+				 * being its name cut (spin); else NULL
+				 */
 };
 
 /*

@@ -53,63 +53,54 @@ static int cmp_give(const void *a, const void *b)
 }
 
 /*
- * A GCC clone's suffix (".constprop.0", ".isra.0", ".part.0", ".cold",
- * ".lto_priv.0"): a record named from a symbol (--patch) keeps it, where
- * the name found at an address has it cut (addr_resolve.c).
- */
-static bool clone_suffix(const char *s)
-{
-	static const char *const kinds[] = {
-		"constprop", "isra", "part", "cold", "lto_priv", "localalias",
-	};
-	size_t i, n;
-
-	if (*s++ != '.')
-		return false;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		n = strlen(kinds[i]);
-		if (!strncmp(s, kinds[i], n) && (!s[n] || s[n] == '.'))
-			return true;
-	}
-	return false;
-}
-
-/*
  * Whether a record's name is the function found by name: the same, or,
  * for a name read without a linkage name (internal linkage: no mangled
- * name to demangle), the record's less its parameters and ABI tags; or
- * (exact false) the record's less a clone's suffix.
+ * name to demangle), the record's less its parameters and ABI tags.
  */
-static bool name_is_as(const char *record, const char *found, bool exact)
+static bool name_is(const char *record, const char *found)
 {
 	size_t n = strlen(found);
 
 	return !strncmp(record, found, n) &&
-	       (!record[n] || record[n] == '(' || record[n] == '[' ||
-		(!exact && clone_suffix(record + n)));
-}
-
-static bool name_is(const char *record, const char *found)
-{
-	return name_is_as(record, found, false);
+	       (!record[n] || record[n] == '(' || record[n] == '[');
 }
 
 /*
- * The index of the row of the function found by name, its own before a
- * clone's (--patch names both spin and spin.constprop.0); false: none.
+ * Whether a record is the innermost function at w: by its name, or, for
+ * a clone named by its symbol, by the symbol whole (--patch names the
+ * record of spin.constprop.0 so; its name cut, spin, is another
+ * function's).
  */
+static bool is_innermost(const char *record, const struct addr_where *w)
+{
+	return name_is(record, w->func) || (w->sym && !strcmp(record, w->sym));
+}
+
+/* The index of the row of the function found by name; false: none. */
 static bool func_row(const struct meter_profile *p, const char *name,
 		     uint32_t *idx)
 {
 	size_t i;
-	int exact;
 
-	for (exact = 1; exact >= 0; exact--) {
-		for (i = 0; i < p->nfuncs; i++) {
-			if (name_is_as(p->funcs[i].name, name, exact)) {
-				*idx = (uint32_t)i;
-				return true;
-			}
+	for (i = 0; i < p->nfuncs; i++) {
+		if (name_is(p->funcs[i].name, name)) {
+			*idx = (uint32_t)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The row of a clone's record, named by its whole symbol; false: none. */
+static bool sym_row(const struct meter_profile *p, const char *sym,
+		    uint32_t *idx)
+{
+	size_t i;
+
+	for (i = 0; sym && i < p->nfuncs; i++) {
+		if (!strcmp(p->funcs[i].name, sym)) {
+			*idx = (uint32_t)i;
+			return true;
 		}
 	}
 	return false;
@@ -170,13 +161,14 @@ static int move_to(struct meter_profile *p, uint32_t f,
 	g->npath = 0;
 	/* frames outermost first: outer[nouter - 1] ... outer[0], func */
 	for (j = m; j > 0; j--) {
-		name = j == m ? w->func : w->outer[m - 1 - j];
-		if (name_is(p->funcs[f].name, name))
+		if (j == m ? is_innermost(p->funcs[f].name, w) :
+		    name_is(p->funcs[f].name, w->outer[m - 1 - j]))
 			break;
 	}
 	for (t = j; t < m; t++) {
 		name = t == m - 1 ? w->func : w->outer[m - 2 - t];
-		if (row_to(p, name, w->plugin, &row))
+		if ((t != m - 1 || !sym_row(p, w->sym, &row)) &&
+		    row_to(p, name, w->plugin, &row))
 			return -1;
 		if (row == TO_NONE || row == f)
 			continue;
@@ -322,7 +314,7 @@ static struct give *gives_of(struct meter_profile *p,
 		to->to = UINT32_MAX;	/* meter's own */
 		to->npath = 0;
 		if (f && where[i].kind == ADDR_FUNC) {
-			if (name_is(f->name, where[i].func)) {
+			if (is_innermost(f->name, &where[i])) {
 				r->resolved += a->samples;
 				continue;
 			}

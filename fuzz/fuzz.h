@@ -124,6 +124,13 @@ static inline void fuzz_by_address(const struct meter_profile *p)
 				 (unsigned int)(ip / 32 % 5));
 		w[i].func = strdup(name);
 		FUZZ_CHECK(w[i].func, "out of memory");
+		/* named by a clone's symbol: a record's name whole, or not */
+		if (ip & 64) {
+			w[i].sym = strdup(c->nfuncs && ip & 128 ?
+					  c->funcs[ip / 256 % c->nfuncs].name :
+					  "inl0.constprop.0");
+			FUZZ_CHECK(w[i].sym, "out of memory");
+		}
 	}
 	for (i = 0; i < c->nfuncs; i++)
 		before += c->funcs[i].self_samples;

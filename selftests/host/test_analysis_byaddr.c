@@ -64,11 +64,11 @@ static void at(struct meter_profile *p, struct addr_where *w, uint32_t func,
 	       uint64_t n, enum addr_kind kind, const char *name, bool plugin)
 {
 	meter_profile_add_addr(p, 0x1000 + p->naddrs, func, n);
+	/* every field the resolver sets, not set here, as it leaves them */
+	memset(&w[p->naddrs - 1], 0, sizeof(w[0]));
 	w[p->naddrs - 1].kind = kind;
 	w[p->naddrs - 1].func = name ? strdup(name) : NULL;
 	w[p->naddrs - 1].plugin = plugin;
-	w[p->naddrs - 1].outer = NULL;
-	w[p->naddrs - 1].nouter = 0;
 }
 
 /* the same in code the plugin built, name inlined into outer[0], which

@@ -29,7 +29,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_byaddr.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-echo "1..16"
+echo "1..17"
 
 # the share (%time) and calls of a flat profile's row; "-" when none
 row() { # report, name
@@ -151,17 +151,22 @@ else
 fi
 
 # a patched program with a function and another whose symbol is a GCC
-# clone's of it (selftests/host/tools_clone.c): the clone's samples stay
-# its own, never moved to spin as a callee that was never called
-"$RUN" --backend "$BACKEND" --patch -f json -o clone.json -- \
-	"$ROOT/build/selftests/tools_clone" $([ "$BACKEND" = kernel ] && echo short) \
-	> /dev/null 2> clone.err
-"$STAT" -i clone.json -f folded > clone.out 2>&1
-copy=$(awk '$1 == "main;spin.constprop.0" { print $2 }' clone.out)
-check "a patched clone (spin.constprop.0) keeps its samples (${copy:-none}), none moved to spin under it" \
-	bash -c "test -n '$copy' && test '$copy' -gt 10 &&
-		 ! grep -q 'spin.constprop.0;spin' clone.out" ||
-	{ diag clone.err; diag clone.out; }
+# clone's of it (selftests/host/tools_clone.c, as C and as C++): the
+# clone's samples stay its own, never moved to spin as a callee that was
+# never called
+for lang in c cxx; do
+	prog=$ROOT/build/selftests/tools_clone$([ $lang = cxx ] && echo _cxx)
+	"$RUN" --backend "$BACKEND" --patch -f json -o clone.$lang.json -- \
+		"$prog" $([ "$BACKEND" = kernel ] && echo short) \
+		> /dev/null 2> clone.$lang.err
+	"$STAT" -i clone.$lang.json --whole-names -f folded > clone.$lang.out 2>&1
+	copy=$(awk -F' ' '{ n = $NF; $NF = "" }
+		$0 ~ /^main;spin[^;]*constprop\.0[^;]* $/ { print n }' clone.$lang.out)
+	check "a patched clone ($lang) keeps its samples (${copy:-none}), none moved to spin under it" \
+		bash -c "test -n '$copy' && test '$copy' -gt 10 &&
+			 ! grep -q 'constprop\.0[^;]*;spin' clone.$lang.out" ||
+		{ diag clone.$lang.err; diag clone.$lang.out; }
+done
 
 echo "# $fails failed"
 [ "$fails" -eq 0 ]

@@ -49,11 +49,14 @@ $(TOOLS_INLINED): selftests/host/tools_inlined.c $(LIBMETER_SO) $(METER_PLUGIN)
 # a program built as people build, not for meter, one of whose symbols
 # is a GCC clone's (spin.constprop.0): test_tools_byaddr under --patch.
 # Never with the sanitizers: --patch profiles what it is given as is.
-TOOLS_CLONE := $(BUILD)/selftests/tools_clone
-$(TOOLS_CLONE): selftests/host/tools_clone.c
+TOOLS_CLONE := $(BUILD)/selftests/tools_clone $(BUILD)/selftests/tools_clone_cxx
+$(BUILD)/selftests/tools_clone: selftests/host/tools_clone.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out $(SAN_FLAGS),$(CFLAGS)) -o $@ $< \
 		$(filter-out $(SAN_FLAGS),$(LDFLAGS))
+$(BUILD)/selftests/tools_clone_cxx: selftests/host/tools_clone.c
+	@mkdir -p $(dir $@)
+	$(CXX) -x c++ -std=c++17 -O2 -g -Wall -Wextra -Werror -o $@ $<
 
 TOOLS_TEST_DEPS := $(TOOLS_APPEL) $(TOOLS_APPEL_AUTO) $(TOOLS_SPLIT_CHANGED) \
 	$(TOOLS_INLINED) $(TOOLS_CLONE) $(BUILD)/examples/split \
