@@ -8,8 +8,10 @@
 # and the report says so; --no-correction gives the samples as taken; a
 # profile file read again reads the same; a map naming a FIFO (which
 # would block) is not read; the separate debug file of a program not
-# built for meter is not read either (its symbols name it).  The signal backend here; meter.ko in the VM
-# (selftests/vm/test_tools_byaddr.sh, through selftests/on-kernel).
+# built for meter is not read either (its symbols name it); a patched
+# GCC clone keeps its samples (C and C++).  The signal backend here;
+# meter.ko in the VM (selftests/vm/test_tools_byaddr.sh, through
+# selftests/on-kernel).
 set -u
 
 ROOT=${METER_ROOT:-$(cd "$(dirname "$(readlink -f "$0")")/../../.." && pwd)}
