@@ -148,6 +148,51 @@ bool is_entry_thunk(const gimple *g)
 }
 
 /*
+ * Whether the pushes in fun store their return address (sites[]).  Only
+ * an entry that finds a frame at its own frame address on top reads it,
+ * to tell the host it was inlined into (the same return address) from a
+ * sibling left there by longjmp or an exception: the plugin's copies with
+ * the stale-frame test, in a function resumed abnormally, and the
+ * macro's entries and -finstrument-functions' hooks inlined here (their
+ * slow paths without thunks too).  A function's own entry and the
+ * untested copies never read it, and a frame at their address that no
+ * such entry can follow is a sibling left there, which the slow path
+ * takes off whatever it finds in sites[] (lib/meter_shadow.c): two
+ * instructions saved on every other push.
+ */
+bool frame_sites(function *fun)
+{
+	struct seq_decls sd;
+	basic_block bb;
+	tree rec, cfa;
+	int form;
+
+	if (resumed_abnormally(fun))
+		return true;
+	FOR_EACH_BB_FN(bb, fun) {
+		for (gimple_stmt_iterator i = gsi_start_bb(bb); !gsi_end_p(i);
+		     gsi_next(&i)) {
+			gimple *g = gsi_stmt(i);
+			tree fn;
+
+			/* a mark's asm holds the plugin's own slow path */
+			if (seq_read_mark(g, &sd, &rec, &cfa, &form))
+				continue;
+			if (is_entry_thunk(g))
+				return true;
+			if (!is_gimple_call(g) ||
+			    !(fn = gimple_call_fndecl(g)) || !DECL_NAME(fn))
+				continue;
+			const char *n = IDENTIFIER_POINTER(DECL_NAME(fn));
+			if (!strcmp(n, "meter__enter_slow") ||
+			    !strcmp(n, "__cyg_profile_func_enter"))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Whether every body of this unit's records is compiled in this process,
  * before the records are written.  Not under -flto with several
  * partitions (a copy in another partition cannot mark the record), nor
@@ -309,14 +354,14 @@ void replace_by_blocks(function *fun, gimple *at, gimple_seq seq,
 /* The mark replaced by its entry in a form, the mark's outputs set at
  * the end. */
 void expand_mark(function *fun, gimple *mark, const struct seq_decls &sd,
-		 tree rec, tree cfa, tree host_page, int form)
+		 tree rec, tree cfa, tree host_page, int form, bool site)
 {
 	gasm *a = as_a<gasm *>(mark);
 	tree page = create_tmp_var(ptr_type_node, "meter_fpage");
 	tree cd = create_tmp_var(uint64_type_node, "meter_fcd");
 	std::vector<tree> unlikely;
 	gimple_seq seq = seq_enter(sd, rec, cfa, host_page, page, cd, form,
-				   unlikely);
+				   site, unlikely);
 
 	gimple_seq_add_stmt(&seq, gimple_build_assign(
 		TREE_VALUE(gimple_asm_output_op(a, 0)), page));
@@ -551,6 +596,7 @@ unsigned int entry_forms::execute(function *fun)
 	sd.page_ptr = *page_ptr;
 
 	bool resumed = resumed_abnormally(fun), entered = own;
+	bool site = frame_sites(fun);
 	/* the page the own entry found, which its copies take: an SSA name
 	 * the own entry defines, at the function's start */
 	tree own_page = own ? TREE_VALUE(gimple_asm_output_op(
@@ -608,7 +654,8 @@ unsigned int entry_forms::execute(function *fun)
 				page = start_page;
 		}
 		seq_read_mark(marks[k], &sd, &rec, &cfa, &form);
-		expand_mark(fun, marks[k], sd, rec, cfa, page, forms[k]);
+		expand_mark(fun, marks[k], sd, rec, cfa, page, forms[k],
+			    site);
 	}
 	/* the blocks changed under them */
 	free_dominance_info(fun, CDI_DOMINATORS);

@@ -382,10 +382,12 @@ void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
  * in the form (METER_FORM_*) plugin/entry_forms.cc chose once inlining
  * had shown what the body calls and where it lies: pushed with the
  * stale-frame test (a function's own body, or a copy in a host that may
- * be resumed abnormally), without it, or not pushed at all.
+ * be resumed abnormally), without it, or not pushed at all.  The return
+ * address goes into sites[] only where site says a frame may be tested
+ * by it (plugin/entry_forms.cc, frame_sites()).
  */
 void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
-		 int form)
+		 int form, bool site)
 {
 	tree u32 = unsigned_type_node, uptr = pointer_sized_int_node;
 	tree slow = create_artificial_label(UNKNOWN_LOCATION);
@@ -445,8 +447,9 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 			b.store(page, u32, OFF_CURRENT, id32, true);
 		build_count(b, page, id);
 		b.store(slot, uptr, 8, sp, true);
-		b.store(slot, uptr, METER__SITE_SLOT * 8, return_address(b),
-			true);
+		if (site)
+			b.store(slot, uptr, METER__SITE_SLOT * 8,
+				return_address(b), true);
 		tree stk = b.index(page, d, 4, "meter_stk");
 		b.store32_asm(stk, OFF_STACK, id32);
 		b.depth_up(page, OFF_DEPTH);
@@ -533,7 +536,7 @@ void build_leave(builder &b, tree page, tree cd, bool flat)
 
 gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree cfa,
 		     tree page, tree page_out, tree cd_out, int form,
-		     std::vector<tree> &unlikely)
+		     bool site, std::vector<tree> &unlikely)
 {
 	builder b(d);
 
@@ -545,7 +548,7 @@ gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree cfa,
 		build_enter_flat(b, rec, page_out, cd_out,
 				 form == METER_FORM_LEAF_COPY);
 	else
-		build_enter(b, rec, cfa, page_out, cd_out, form);
+		build_enter(b, rec, cfa, page_out, cd_out, form, site);
 	unlikely = b.unlikely;
 	return b.seq;
 }

@@ -80,10 +80,11 @@ bool seq_read_mark(const gimple *g, struct seq_decls *d, tree *rec,
  * mark's), in a form; unlikely: the labels of its blocks that are entered
  * rarely (the graph's builder gives their edges their probabilities).
  * page: the thread's page as the host's own entry found it (a copy's
- * forms), or NULL_TREE to load it from meter__tls. */
+ * forms), or NULL_TREE to load it from meter__tls.  site: a push stores
+ * its return address (sites[]) for the tests that read it. */
 gimple_seq seq_enter(const struct seq_decls &d, tree rec, tree cfa,
 		     tree page, tree page_out, tree cd_out, int form,
-		     std::vector<tree> &unlikely);
+		     bool site, std::vector<tree> &unlikely);
 /*
  * The page a function without an entry of its own gives its counted
  * copies (METER_FORM_COUNT_COPY): meter__tls's, read at its start; a

@@ -23,6 +23,12 @@
  *                 pushes, without the stale-frame test in host_plain,
  *                 with it in host_setjmp, which longjmp re-enters with
  *                 deep_jump's frames left above its own
+ *   by_macro      instrumented by METER_FUNCTION(), always inlined into
+ *                 host_macro, which the plugin instruments: its entry
+ *                 finds host_macro's frame at its own address and takes
+ *                 it for its host by the return address, which
+ *                 host_macro's push keeps for it (plugin/entry_forms.cc,
+ *                 frame_sites)
  *
  * main calls each N times with one round of work, then once with W
  * rounds (the time the sampled tests look at), and prints what each saw
@@ -150,6 +156,27 @@ NOINLINE static unsigned host_setjmp(unsigned i)
 	return seen - mine;
 }
 
+static inline __attribute__((always_inline)) void
+by_macro(unsigned i, unsigned *seen)
+{
+	int k;
+
+	METER_FUNCTION();
+	*seen = depth_now();
+	for (k = 0; k < 2; k++)
+		sink += i + (unsigned)getppid();
+}
+
+/* by_macro's push, minus host_macro's depth */
+NOINLINE static unsigned host_macro(unsigned i)
+{
+	unsigned mine = depth_now(), seen = 0, r;
+
+	for (r = 0; r < 2; r++)
+		by_macro(i + r, &seen);
+	return seen - mine;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000;
@@ -167,6 +194,9 @@ int main(int argc, char **argv)
 	hosts_copy(0, w);
 	printf("host_plain=%u host_setjmp=%u\n", host_plain(1),
 	       host_setjmp(2));
+	for (i = 0; i < n; i++)
+		sink += host_macro((unsigned)i);
+	printf("host_macro=%u\n", host_macro(3));
 	printf("became_leaf=%u inlined_leaf=%u hosts_copy=%u keeps_call=%u\n",
 	       seen_became - mine, seen_inlined - seen_hosts,
 	       seen_hosts - mine, seen_keeps - mine);

@@ -86,6 +86,22 @@ TEST_F(leaves, inlined_copies_push_one_frame_also_after_longjmp)
 		TH_LOG("%s", self->r.out);
 }
 
+/*
+ * A body of METER_FUNCTION() inlined into a function the plugin
+ * instruments pushes over that function's frame, on the fast path: the
+ * host keeps its return address for the macro's test, which would take
+ * the host for a frame left behind and pop it.  The slow path is taken
+ * once a thread (two threads: main and tiny_start's).
+ */
+TEST_F(leaves, a_macro_body_inlined_into_a_plugin_host_pushes_over_it)
+{
+	EXPECT_NE(NULL, strstr(self->r.out, "host_macro=1"))
+		TH_LOG("%s", self->r.out);
+	EXPECT_EQ(2 * (CALLS + 1), calls_of(self->r.p, "by_macro"));
+	EXPECT_EQ(CALLS + 1, calls_of(self->r.p, "host_macro"));
+	EXPECT_GE(2, self->r.p->slow_entries);
+}
+
 TEST_F(leaves, exact_counts_and_the_tiny_function_left_alone)
 {
 	EXPECT_EQ(CALLS + 1, calls_of(self->r.p, "became_leaf"));

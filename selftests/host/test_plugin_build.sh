@@ -556,7 +556,9 @@ check "a function the plain build inlines everywhere is inlined by the plugin's 
 # plugin: the instructions from entry to the first return, mnemonics only
 # (register choice is the allocator's, and so is a move from one register
 # to another: the macro's build moves the argument out of %rdi), must be
-# the same list.
+# the same list, but for the return address the macro's push keeps in
+# sites[] (its load and its store), which only a function resumed
+# abnormally or holding an entry that reads it keeps in the plugin's.
 cat > "$tmp/seq.c" <<'SRC'
 #ifdef BY_MACRO
 #include <meter.h>
@@ -578,13 +580,34 @@ __attribute__((noinline)) void seq_callee(unsigned long i)
 SRC
 # (the thread pointer's load aside: where it goes is the scheduler's, and
 # fs_loads counts it)
-mnemonics() { # asm file -> seq_callee's mnemonics up to its first ret
-	awk '/^seq_callee:/ { on = 1; next }
+# the store into sites[d] (METER__SITE_SLOT * 8 from &sps[d - 1]) and the
+# load of the return address it stores
+SITE_STORE=", $(( $(printf '#include <meter.h>\nMETER__SITE_SLOT * 8\n' |
+	"$CC" -E -P -I"$ROOT/include" -I"$ROOT/include/uapi" - | tail -n 1) ))("
+mnemonics() { # asm file [nosite] -> seq_callee's mnemonics up to its first ret
+	awk -v nosite="${2:-}" -v store="$SITE_STORE" '
+	     /^seq_callee:/ { on = 1; next }
 	     on && /^[ \t]*(#|\.|$)/ { next }
 	     on && /^[^ \t]/ { next }
 	     on && $1 ~ /^mov/ && $2 ~ /^%[a-z0-9]+,$/ && $3 ~ /^%[a-z0-9]+$/ { next }
 	     on && /%fs:/ { next }
-	     on { print $1; if ($1 == "ret") exit }' "$1"
+	     on { n++; op[n] = $1; src[n] = $2; dst[n] = $3; if ($1 == "ret") exit }
+	     END {
+		if (nosite)
+			for (i = 1; i <= n; i++)
+				if (index(src[i] " " dst[i], store)) {
+					reg = src[i]; sub(/,$/, "", reg)
+					for (j = i - 1; j > 0; j--)
+						if (src[j] ~ /\(%rsp\),$/ && dst[j] == reg)
+							break
+					if (j > 0) { drop[i] = 1; drop[j] = 1; dropped = 2 }
+				}
+		for (i = 1; i <= n; i++)
+			if (!drop[i])
+				print op[i]
+		if (nosite && dropped != 2)
+			print "(no site store found)"
+	     }' "$1"
 }
 fs_loads() { # asm file -> seq_callee's loads from %fs up to its first ret
 	awk '/^seq_callee:/ { on = 1; next }
@@ -604,7 +627,9 @@ for form in stacked flat gated; do
 		"$tmp/seq.c" -o "$tmp/seq-macro.s"
 	"$CC" -O2 -S -fplugin="$PLUGIN" $ALL -fplugin-arg-meter-flat=$pflag \
 		"$tmp/seq.c" -o "$tmp/seq-plugin.s"
-	mnemonics "$tmp/seq-macro.s" > "$tmp/seq-macro.txt"
+	nosite=1
+	[ $form != flat ] || nosite=
+	mnemonics "$tmp/seq-macro.s" $nosite > "$tmp/seq-macro.txt"
 	mnemonics "$tmp/seq-plugin.s" > "$tmp/seq-plugin.txt"
 	if [ $form = gated ]; then
 		# the gate's folded branches leave the scheduler another order
