@@ -93,16 +93,6 @@ err_free:
 	return ret;
 }
 
-int meter_nl_small_replies(struct meter_nl *nl, size_t bytes)
-{
-	int one = 1;
-
-	if (setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_CAP_ACK,
-		       &one, sizeof(one)))
-		return -errno;
-	return nl_socket_set_msg_buf_size(nl->sk, bytes) < 0 ? -EIO : 0;
-}
-
 void meter_nl_close(struct meter_nl *nl)
 {
 	if (!nl)

@@ -32,13 +32,6 @@ void meter_nl_close(struct meter_nl *nl);
 struct nl_msg;
 struct nlattr;
 
-/*
- * Replies received into a buffer of bytes, and error acknowledgements
- * without the request they answer (NETLINK_CAP_ACK): for a client whose
- * requests get a few words back.  -errno when the kernel refuses.
- */
-int meter_nl_small_replies(struct meter_nl *nl, size_t bytes);
-
 /* A request for cmd, NULL on ENOMEM; size 0: libnl's default. */
 struct nl_msg *meter_nl_msg(struct meter_nl *nl, int cmd, int flags,
 			    size_t size);

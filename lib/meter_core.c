@@ -112,35 +112,25 @@ void meter_send_names_locked(void)
 	free(f);
 }
 
-/*
- * Sends a thread's call counts to its session; the lock is held.  A
- * message's worth at a time, from the stack: a thread's or the process's
- * end allocates nothing large (lib/nlreg.c says why).
- */
+/* Sends a thread's call counts to its session; the lock is held. */
 static void send_calls_locked(struct meter_thr *th)
 {
 	uint32_t hi = atomic_load_explicit(&meter_g.next_id,
 					   memory_order_acquire) - 1;
-	struct meter_call_counts c[METER_NL_CALLS_PER_MSG];
-	uint64_t slow = __atomic_load_n(&th->slow_entries, __ATOMIC_RELAXED);
+	struct meter_call_counts *c;
 	char err[256];
 	size_t n = 0;
 	uint32_t id;
-	int ret = 0;
 
-	for (id = 1; id <= hi && !ret; id++) {
+	c = malloc((size_t)(hi + 1) * sizeof(*c));
+	if (!c)
+		return;
+	for (id = 1; id <= hi; id++) {
 		uint64_t ac = th->alloc_calls ? th->alloc_calls[id] : 0;
 		uint64_t ab = th->alloc_bytes ? th->alloc_bytes[id] : 0;
 
 		if (!th->counts[id] && !ac)
 			continue;
-		/* held until the next: the last message is marked so */
-		if (n == METER_NL_CALLS_PER_MSG) {
-			ret = meter_nl_add_calls(meter_g.nl, (uint32_t)th->tid,
-						 c, n, false, slow, err,
-						 sizeof(err));
-			n = 0;
-		}
 		c[n].id = id;
 		c[n].reserved = 0;
 		c[n].calls = th->counts[id];
@@ -148,11 +138,13 @@ static void send_calls_locked(struct meter_thr *th)
 		c[n].alloc_bytes = ab;
 		n++;
 	}
-	if (!ret && n)
-		ret = meter_nl_add_calls(meter_g.nl, (uint32_t)th->tid, c, n,
-					 true, slow, err, sizeof(err));
-	if (ret && !meter_g.quiet)
+	if (n && meter_nl_add_calls(meter_g.nl, (uint32_t)th->tid, c, n,
+				    __atomic_load_n(&th->slow_entries,
+						    __ATOMIC_RELAXED),
+				    err, sizeof(err)) &&
+	    !meter_g.quiet)
 		fprintf(stderr, "meter: sending call counts: %s\n", err);
+	free(c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -194,7 +186,7 @@ static bool signal_notice_wanted(void)
 
 static bool open_kernel(char *err, size_t errlen)
 {
-	return meter_nl_reg_open(&meter_g.nl, err, errlen) == 0;
+	return meter_nl_open(&meter_g.nl, err, errlen) == 0;
 }
 
 static void new_cookie(void)
@@ -407,8 +399,7 @@ static int thread_register_locked(struct meter_thr *th)
 
 	switch (meter_g.backend) {
 	case METER_BK_KERNEL:
-		if (!meter_g.nl &&
-		    meter_nl_reg_open(&meter_g.nl, err, sizeof(err)))
+		if (!meter_g.nl && meter_nl_open(&meter_g.nl, err, sizeof(err)))
 			goto fail;
 		reg.page_addr = (uintptr_t)th->page;
 		/* not asked for: the module's default (and its floors) */

@@ -8,7 +8,6 @@
  * is needed in a profiled process.  Called with meter_g.lock held.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,27 +46,21 @@ static char *output_path(bool before_exec)
 
 /*
  * A thread's name (pthread_setname_np's, or the program's), from
- * /proc/self/task/TID/comm; false if it cannot be read.  Read without
- * stdio: a thread's end allocates nothing (lib/nlreg.c says why).
+ * /proc/self/task/TID/comm; false if it cannot be read.
  */
 bool meter_thread_comm(pid_t tid, char *buf, size_t len)
 {
 	char path[64];
-	ssize_t got;
-	size_t n;
-	int fd;
+	size_t n = 0;
+	FILE *f;
 
-	if (!len)
-		return false;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	f = fopen(path, "re");
+	if (!f)
 		return false;
-	do
-		got = read(fd, buf, len - 1);
-	while (got < 0 && errno == EINTR);
-	close(fd);
-	buf[got > 0 ? got : 0] = '\0';
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
 	n = strcspn(buf, "\n");
 	buf[n] = '\0';
 	return n > 0;

@@ -15,34 +15,8 @@
 
 #include "nlreg.h"
 
-/* Bound on the payload packed into one ADD_FUNCS message. */
+/* Bound on the payload packed into one ADD_FUNCS / ADD_CALLS message. */
 #define METER_NL_BATCH_BYTES	(16 * 1024)
-
-/*
- * What a thread's or the process's end allocates: requests and replies in
- * the C library's small size classes.  A larger allocation (1 KiB or
- * more) makes glibc's malloc first merge every small chunk the program
- * has freed (malloc_consolidate), work the program itself would never
- * have done: 7.5 million instructions when lua5.4 (work.lua at scale 4)
- * ends, where it has just freed its whole heap.  So the counts go in
- * messages of METER_NL_CALLS_PER_MSG (nlreg.h), and the socket takes
- * replies of up to METER_NL_REPLY_BYTES: libmeter's requests get a few
- * words back, and error acknowledgements leave the request out.
- */
-#define METER_NL_REPLY_BYTES	960
-#define METER_NL_SMALL_MSG	(METER_NL_CALLS_PER_MSG * \
-				 sizeof(struct meter_call_counts) + 128)
-
-int meter_nl_reg_open(struct meter_nl **nl, char *err, size_t errlen)
-{
-	int ret = meter_nl_open(nl, err, errlen);
-
-	if (ret)
-		return ret;
-	/* a kernel that refuses keeps libnl's buffers: a larger malloc */
-	(void)meter_nl_small_replies(*nl, METER_NL_REPLY_BYTES);
-	return 0;
-}
 
 struct meter_nl_reg_reply {
 	uint64_t cookie, period_ns;
@@ -102,7 +76,7 @@ int meter_nl_register(struct meter_nl *nl, struct meter_nl_reg *reg,
 
 int meter_nl_unregister(struct meter_nl *nl, char *err, size_t errlen)
 {
-	struct nl_msg *msg = meter_nl_msg(nl, METER_CMD_UNREGISTER, 0, 128);
+	struct nl_msg *msg = meter_nl_msg(nl, METER_CMD_UNREGISTER, 0, 0);
 
 	if (!msg)
 		return -ENOMEM;
@@ -239,26 +213,25 @@ int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,
 }
 
 int meter_nl_add_calls(struct meter_nl *nl, uint32_t tid,
-		       const struct meter_call_counts *c, size_t n, bool last,
+		       const struct meter_call_counts *c, size_t n,
 		       uint64_t slow, char *err, size_t errlen)
 {
-	const size_t per_msg = METER_NL_CALLS_PER_MSG;
+	const size_t per_msg = METER_NL_BATCH_BYTES / sizeof(*c);
 	size_t i;
 	int ret;
 
 	for (i = 0; i < n; i += per_msg) {
 		size_t k = n - i < per_msg ? n - i : per_msg;
-		bool end = last && i + k == n;
 		struct nl_msg *msg;
 
 		msg = meter_nl_msg(nl, METER_CMD_ADD_CALLS, 0,
-				   METER_NL_SMALL_MSG);
+				   METER_NL_BATCH_BYTES + 4096);
 		if (!msg)
 			return -ENOMEM;
 		if (nla_put(msg, METER_A_CALLS, (int)(k * sizeof(*c)), c + i) ||
 		    (tid && nla_put_u32(msg, METER_A_TID, tid)) ||
-		    (end && nla_put_flag(msg, METER_A_LAST)) ||
-		    (end && slow &&
+		    (i + k == n && nla_put_flag(msg, METER_A_LAST)) ||
+		    (i + k == n && slow &&
 		     nla_put_u64(msg, METER_A_SLOW_ENTRIES, slow))) {
 			nlmsg_free(msg);
 			return -ENOMEM;

@@ -21,11 +21,6 @@ struct meter_nl_reg {
 				   which its first thread chose */
 };
 
-/*
- * meter_nl_open(), with the socket made for libmeter's requests, whose
- * replies are a few words (nlreg.c: why).
- */
-int meter_nl_reg_open(struct meter_nl **nl, char *err, size_t errlen);
 int meter_nl_register(struct meter_nl *nl, struct meter_nl_reg *reg,
 		      uint64_t *cookie, uint64_t *period_ns,
 		      char *err, size_t errlen);
@@ -42,12 +37,10 @@ struct meter_nl_func {
 int meter_nl_add_funcs(struct meter_nl *nl, const struct meter_nl_func *f,
 		       size_t n, char *err, size_t errlen);
 /*
- * Thread tid's counts (0: the sender's), ids ascending, in messages of
- * METER_NL_CALLS_PER_MSG; with last, the last message is marked so and
- * carries slow, its slow-path entries.
+ * Thread tid's counts (0: the sender's), ids ascending; the last message
+ * is marked so and carries slow, its slow-path entries.
  */
-#define METER_NL_CALLS_PER_MSG	20
 int meter_nl_add_calls(struct meter_nl *nl, uint32_t tid,
-		       const struct meter_call_counts *c, size_t n, bool last,
+		       const struct meter_call_counts *c, size_t n,
 		       uint64_t slow, char *err, size_t errlen);
 #endif /* METER_NLREG_H */

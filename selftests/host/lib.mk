@@ -124,13 +124,6 @@ $(LIBTEST_HOST)/lib_plugin_leaves_nog: selftests/host/lib_plugin_leaves.c $(LIBM
 LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_plugin_leaves \
 	$(LIBTEST_HOST)/lib_plugin_leaves_nog
 
-# the plugin's build, as people build (its own malloc: lib_exit_allocs.c)
-$(LIBTEST_HOST)/lib_exit_allocs: selftests/host/lib_exit_allocs.c $(LIBMETER_SO) $(METER_PLUGIN)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PLUGIN_FLAGS) -o $@ $< $(LIBTEST_LINK)
-
-LIBTEST_WORKLOADS += $(LIBTEST_HOST)/lib_exit_allocs
-
 $(LIBTEST_HOST)/lib_jump_lookup: selftests/host/lib_jump_lookup.c $(LIBMETER_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) -o $@ $< $(LIBTEST_LINK)

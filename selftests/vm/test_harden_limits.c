@@ -169,7 +169,7 @@ static void funcs_at_limit(struct res *r)
 	f.id = funcs_lim + 1;
 	f.name = "over_limit";
 	r->ret = meter_nl_add_funcs(nl, &f, 1, r->msg, sizeof(r->msg));
-	calls_res.ret = meter_nl_add_calls(nl, 0, &cc, 1, true, 0, calls_res.msg,
+	calls_res.ret = meter_nl_add_calls(nl, 0, &cc, 1, 0, calls_res.msg,
 					   sizeof(calls_res.msg));
 	/* Nothing of the refused requests was kept. */
 	if (!meter_nl_get_profile(nl, &sel, &p, NULL, 0) && p->nfuncs != 1)
@@ -209,7 +209,7 @@ static void session_mb(struct res *r)
 		r->ret2 = -1;
 	for (c = 0; c < 1000 && !r->ret; c++) {
 		cc.id = c * 1024 + 1;
-		r->ret = meter_nl_add_calls(nl, 0, &cc, 1, true, 0, r->msg,
+		r->ret = meter_nl_add_calls(nl, 0, &cc, 1, 0, r->msg,
 					    sizeof(r->msg));
 	}
 	two[1].id = cc.id;

@@ -51,7 +51,7 @@ TEST_F(bulk, names_and_calls_in_many_messages_dump_back_complete)
 
 	ASSERT_EQ(0, meter_nl_add_funcs(self->nl, f, N, err, sizeof(err)))
 		TH_LOG("%d names in ADD_FUNCS messages: %s", N, err);
-	ASSERT_EQ(0, meter_nl_add_calls(self->nl, 0, cc, N, true, 0, err, sizeof(err)))
+	ASSERT_EQ(0, meter_nl_add_calls(self->nl, 0, cc, N, 0, err, sizeof(err)))
 		TH_LOG("%d call counts in ADD_CALLS messages: %s", N, err);
 	p = ku_profile(self->nl, self->cookie, 0);
 	for (i = 0; i < N; i++) {

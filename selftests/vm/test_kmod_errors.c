@@ -135,7 +135,7 @@ static void add_bad_calls(struct __test_metadata *_metadata,
 	uint64_t cookie = ku_register(self->nl, ku_page(), 0);
 	struct meter_profile *p;
 
-	EXPECT_REJECTED(-EINVAL, meter_nl_add_calls(self->nl, 0, &cc, 1, true, 0,
+	EXPECT_REJECTED(-EINVAL, meter_nl_add_calls(self->nl, 0, &cc, 1, 0,
 						    self->err,
 						    sizeof(self->err)));
 	p = ku_profile(self->nl, cookie, 0);

@@ -24,7 +24,7 @@ static void exit_child(int wfd)
 	ku_enter(pg, 1);
 	burnt = ku_burn(400000000);
 	ku_leave(pg);
-	meter_nl_add_calls(nl, 0, &cc, 1, true, 0, NULL, 0);
+	meter_nl_add_calls(nl, 0, &cc, 1, 0, NULL, 0);
 	if (write(wfd, &burnt, sizeof(burnt)) != sizeof(burnt))
 		_exit(2);
 	_exit(0);	/* exit's own CPU time goes to no_current */

@@ -389,12 +389,12 @@ TEST_F(live, nfuncs_counts_an_unnamed_id_once_after_a_reset_too)
 	struct meter_call_counts cc = { .id = NIDS + 10, .calls = 3 };
 	uint32_t n0 = session_nfuncs(self->nl), n1, n2, n3;
 
-	ASSERT_EQ(0, meter_nl_add_calls(self->nl, 0, &cc, 1, true, 0, self->err,
+	ASSERT_EQ(0, meter_nl_add_calls(self->nl, 0, &cc, 1, 0, self->err,
 					sizeof(self->err)));
 	n1 = session_nfuncs(self->nl);
 	ASSERT_EQ(0, reset(self));
 	n2 = session_nfuncs(self->nl);
-	ASSERT_EQ(0, meter_nl_add_calls(self->nl, 0, &cc, 1, true, 0, self->err,
+	ASSERT_EQ(0, meter_nl_add_calls(self->nl, 0, &cc, 1, 0, self->err,
 					sizeof(self->err)));
 	n3 = session_nfuncs(self->nl);
 	ASSERT_LT(0, n0);

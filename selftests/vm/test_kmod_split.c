@@ -50,7 +50,7 @@ FIXTURE_SETUP(split)
 			self->burnt[i] += ku_thread_cpu_ns() - t0;
 		}
 	ku_leave(pg);
-	self->add_calls = meter_nl_add_calls(nl, 0, cc, 3, true, 7, err, sizeof(err));
+	self->add_calls = meter_nl_add_calls(nl, 0, cc, 3, 7, err, sizeof(err));
 	self->p = ku_profile(nl, cookie, 0);
 	meter_nl_close(nl);
 }
