@@ -154,10 +154,11 @@ bool is_entry_thunk(const gimple *g)
  * sibling left there by longjmp or an exception: the plugin's copies with
  * the stale-frame test, in a function resumed abnormally, and the
  * macro's entries and -finstrument-functions' hooks inlined here (their
- * slow paths without thunks too).  A function's own entry and the
- * untested copies never read it, and a frame at their address that no
- * such entry can follow is a sibling left there, which the slow path
- * takes off whatever it finds in sites[] (lib/meter_shadow.c): two
+ * slow paths without thunks too); and the slow path of an untested copy
+ * (PUSH_UNTESTED, past the stack's capacity), which always keeps its
+ * own (expand_mark's caller).  A function's own entry never reads it,
+ * and a frame at its address is a sibling left there, which the slow
+ * path takes off whatever it finds in sites[] (lib/meter_shadow.c): two
  * instructions saved on every other push.
  */
 bool frame_sites(function *fun)
@@ -654,8 +655,10 @@ unsigned int entry_forms::execute(function *fun)
 				page = start_page;
 		}
 		seq_read_mark(marks[k], &sd, &rec, &cfa, &form);
+		/* an untested copy's slow path tests the frame below by
+		 * its return address: a copy it nests in keeps it too */
 		expand_mark(fun, marks[k], sd, rec, cfa, page, forms[k],
-			    site);
+			    site || forms[k] == METER_FORM_PUSH_UNTESTED);
 	}
 	/* the blocks changed under them */
 	free_dominance_info(fun, CDI_DOMINATORS);

@@ -29,6 +29,12 @@
  *                 it for its host by the return address, which
  *                 host_macro's push keeps for it (plugin/entry_forms.cc,
  *                 frame_sites)
+ *   nest_outer, nest_inner  push, always inlined (one into the other)
+ *                 into tiny_nest, a tiny function with no entry of
+ *                 its own, called at the stack's last slot (descend):
+ *                 the inner copy's slow path finds the outer copy at
+ *                 its own frame address and keeps it by its return
+ *                 address
  *
  * main calls each N times with one round of work, then once with W
  * rounds (the time the sampled tests look at), and prints what each saw
@@ -156,6 +162,7 @@ NOINLINE static unsigned host_setjmp(unsigned i)
 	return seen - mine;
 }
 
+#ifndef PLUGIN_ONLY	/* test_plugin_build's -flto builds: the plugin's alone */
 static inline __attribute__((always_inline)) void
 by_macro(unsigned i, unsigned *seen)
 {
@@ -176,6 +183,49 @@ NOINLINE static unsigned host_macro(unsigned i)
 		by_macro(i + r, &seen);
 	return seen - mine;
 }
+#endif
+
+static unsigned nest_seen;
+
+/* a loop in each, so that the tiny rule leaves them be */
+static inline __attribute__((always_inline)) void nest_inner(unsigned i)
+{
+	int k;
+
+	nest_seen = depth_now();
+	for (k = 0; k < 2; k++)
+		sink += i + (unsigned)getppid();
+}
+
+static inline __attribute__((always_inline)) void nest_outer(unsigned i)
+{
+	int k;
+
+	for (k = 0; k < 2; k++)
+		sink += (unsigned)getppid();
+	nest_inner(i);
+}
+
+/* no loop and one statement: the tiny rule leaves it alone */
+NOINLINE static void tiny_nest(unsigned i)
+{
+	nest_outer(i);
+}
+
+/* down to the stack's last slot, then the nested copies' push above it
+ * less the depth they were called at */
+NOINLINE static unsigned descend(unsigned i)
+{
+	unsigned mine = depth_now(), r;
+
+	if (mine + 1 < METER__STACK_CAP) {
+		r = descend(i + 1);
+		sink += r;
+		return r;
+	}
+	tiny_nest(i);
+	return nest_seen - mine;
+}
 
 int main(int argc, char **argv)
 {
@@ -194,9 +244,12 @@ int main(int argc, char **argv)
 	hosts_copy(0, w);
 	printf("host_plain=%u host_setjmp=%u\n", host_plain(1),
 	       host_setjmp(2));
+#ifndef PLUGIN_ONLY
 	for (i = 0; i < n; i++)
 		sink += host_macro((unsigned)i);
 	printf("host_macro=%u\n", host_macro(3));
+#endif
+	printf("nested_at_cap=%u\n", descend(0));
 	printf("became_leaf=%u inlined_leaf=%u hosts_copy=%u keeps_call=%u\n",
 	       seen_became - mine, seen_inlined - seen_hosts,
 	       seen_hosts - mine, seen_keeps - mine);

@@ -91,7 +91,8 @@ TEST_F(leaves, inlined_copies_push_one_frame_also_after_longjmp)
  * instruments pushes over that function's frame, on the fast path: the
  * host keeps its return address for the macro's test, which would take
  * the host for a frame left behind and pop it.  The slow path is taken
- * once a thread (two threads: main and tiny_start's).
+ * once a thread (two threads: main and tiny_start's) and once past the
+ * stack's capacity (nested_copies_at_the_capacity_push_two_frames).
  */
 TEST_F(leaves, a_macro_body_inlined_into_a_plugin_host_pushes_over_it)
 {
@@ -99,7 +100,19 @@ TEST_F(leaves, a_macro_body_inlined_into_a_plugin_host_pushes_over_it)
 		TH_LOG("%s", self->r.out);
 	EXPECT_EQ(2 * (CALLS + 1), calls_of(self->r.p, "by_macro"));
 	EXPECT_EQ(CALLS + 1, calls_of(self->r.p, "host_macro"));
-	EXPECT_GE(2, self->r.p->slow_entries);
+	EXPECT_GE(3, self->r.p->slow_entries);
+}
+
+/*
+ * Two copies nested in a function without an entry of its own, the outer
+ * one at the stack's last slot: the inner one's slow path (past the
+ * capacity) takes the outer for its host by the return address the outer
+ * kept, and the two push two frames.
+ */
+TEST_F(leaves, nested_copies_at_the_capacity_push_two_frames)
+{
+	EXPECT_NE(NULL, strstr(self->r.out, "nested_at_cap=2"))
+		TH_LOG("%s", self->r.out);
 }
 
 TEST_F(leaves, exact_counts_and_the_tiny_function_left_alone)
