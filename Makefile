@@ -172,6 +172,11 @@ deps:
 check-deps:
 	@scripts/install-deps --check
 
+# VM tests that hold the guest's wall-clock time to a bound: make check
+# runs them in each kernel's VM once the others are over, one VM at a time
+# (selftests/run-check --vm-alone).
+VM_TESTS_ALONE = $(BUILD)/selftests/vm/test_harden_budget
+
 # The kernels make check tests in: those installed among 6.1 and 6.12 cloud.
 CHECK_KVERS = $(shell selftests/kernels)
 
@@ -183,7 +188,8 @@ CHECK_JOBS ?= $(shell nproc)
 check: check-deps
 	@build=ok; $(MAKE) -k -j$(CHECK_JOBS) --no-print-directory check-build || build=failed; \
 	selftests/run-check --build "$$build" --host "$(HOST_TESTS)" \
-		--vm "$(VM_TESTS)" --kernels "$(CHECK_KVERS)"
+		--vm "$(filter-out $(VM_TESTS_ALONE),$(VM_TESTS))" \
+		--vm-alone "$(VM_TESTS_ALONE)" --kernels "$(CHECK_KVERS)"
 
 check-build: userland $(HOST_TESTS) $(VM_TESTS)
 	@rc=0; for k in $(CHECK_KVERS); do \
