@@ -148,7 +148,8 @@ bool is_entry_thunk(const gimple *g)
 }
 
 /*
- * Whether the pushes in fun store their return address (sites[]).  Only
+ * Whether the pushes in fun store their return address (sites[]), for a
+ * function not resumed abnormally (resumed_abnormally(): then always).  Only
  * an entry that finds a frame at its own frame address on top reads it,
  * to tell the host it was inlined into (the same return address) from a
  * sibling left there by longjmp or an exception: the plugin's copies with
@@ -168,8 +169,6 @@ bool frame_sites(function *fun)
 	tree rec, cfa;
 	int form;
 
-	if (resumed_abnormally(fun))
-		return true;
 	FOR_EACH_BB_FN(bb, fun) {
 		for (gimple_stmt_iterator i = gsi_start_bb(bb); !gsi_end_p(i);
 		     gsi_next(&i)) {
@@ -597,7 +596,7 @@ unsigned int entry_forms::execute(function *fun)
 	sd.page_ptr = *page_ptr;
 
 	bool resumed = resumed_abnormally(fun), entered = own;
-	bool site = frame_sites(fun);
+	bool site = resumed || frame_sites(fun);
 	/* the page the own entry found, which its copies take: an SSA name
 	 * the own entry defines, at the function's start */
 	tree own_page = own ? TREE_VALUE(gimple_asm_output_op(
