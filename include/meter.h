@@ -290,12 +290,23 @@ struct meter__page_hdr {
 /* sps[d - 1], indexed without a subtraction */
 #define METER__SP_BELOW(pg, d)	(((uintptr_t *)((char *)(pg) + \
 						METER__BLOCK_SPS))[d])
+/*
+ * The word at pg + d * 8 + off, as the entry addresses sps[] and sites[]
+ * (off METER__BLOCK_SPS: sps[d - 1]; + 8: sps[d]): a scaled index and a
+ * constant, which fold into the instruction's address.  A function, not
+ * one expression: folded whole, it would become pg + (d + off / 8) * 8,
+ * whose sum GCC computes apart.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+uintptr_t *meter__slots(void *pg, uintptr_t d)
+{
+	return (uintptr_t *)((char *)pg + d * 8);
+}
+#define METER__SLOT(pg, d, off)	(meter__slots(pg, d)[(off) / 8])
 #define METER__SITES(pg)	((uintptr_t *)((char *)(pg) + \
 						METER__BLOCK_SITES) + 1)
 #define METER__COUNTS(pg)	((uint64_t *)((char *)(pg) + \
 					      METER__BLOCK_COUNTS))
-/* sites[d] from &sps[d - 1] (meter__enter's slot) */
-#define METER__SITE_SLOT	(1 + (METER__BLOCK_SITES - METER__BLOCK_SPS) / 8)
 
 /* current (low address) and depth as one 64-bit word */
 typedef uint64_t __attribute__((may_alias, aligned(8))) meter__cd_t;
@@ -328,14 +339,19 @@ typedef uintptr_t __attribute__((may_alias)) meter__wptr_t;
  * invariant loads could no longer leave it).
  */
 #define METER__VSTORE(type, lvalue, v) (*(volatile type *)&(lvalue) = (v))
-/* The same for a 32-bit word at an indexed address, whose volatile store
- * GCC makes two instructions (the address apart); the plugin's too. */
+/* The same for a word at an indexed address, whose volatile store GCC
+ * makes two instructions (the address apart, in an lea); the plugin's
+ * too. */
 #if defined(__x86_64__)
 #define METER__STORE32_ASM	"movl %1, %0"
+#define METER__STOREPTR_ASM	"movq %1, %0"
 #define METER__VSTORE32(lvalue, v) \
 	__asm__ volatile(METER__STORE32_ASM : "=m"(lvalue) : "r"((uint32_t)(v)))
+#define METER__VSTOREPTR(lvalue, v) \
+	__asm__ volatile(METER__STOREPTR_ASM : "=m"(lvalue) : "r"((uintptr_t)(v)))
 #else
 #define METER__VSTORE32(lvalue, v) METER__VSTORE(uint32_t, lvalue, v)
+#define METER__VSTOREPTR(lvalue, v) METER__VSTORE(uintptr_t, lvalue, v)
 #endif
 
 /*
@@ -354,6 +370,32 @@ typedef uintptr_t __attribute__((may_alias)) meter__wptr_t;
 #define METER__DEPTH_UP(lvalue) \
 	METER__VSTORE(uint32_t, lvalue, METER__READ32(lvalue) + 1)
 #endif
+
+/*
+ * The longer test, with sp at sps[d - 1]: this function is inlined into
+ * the one on top (the same frame and return address, another function:
+ * pushed here, as -O2 makes this the common case), or the top frame is
+ * stale (longjmp, exception): the slow path pops it.  The id and the
+ * return address are loaded again for it: held in registers across it,
+ * they would cost the fast path a saved register (the id's load volatile,
+ * or GCC reuses the first one's register).  The depth goes through an
+ * empty asm, as on the fast path (meter__enter()).
+ */
+static inline __attribute__((always_inline, no_instrument_function)) int
+meter__top_is_other(struct meter_page *pg, uintptr_t d, uintptr_t sp,
+		    struct meter_record *rec)
+{
+	struct meter__page_hdr *h = (struct meter__page_hdr *)pg;
+
+	__asm__("" : "+r"(d));
+	return __builtin_expect(sp != METER__READPTR(METER__SLOT(pg, d,
+					       METER__BLOCK_SPS)), 0) ||
+	       __builtin_expect(METER__READPTR(METER__SLOT(pg, d,
+					       METER__BLOCK_SITES)) !=
+				(uintptr_t)__builtin_return_address(0), 0) ||
+	       __builtin_expect(METER__READ32(h->stack[d - 1]) ==
+				*(volatile uint32_t *)&rec->id, 0);
+}
 
 /*
  * Entry.  The callee becomes current once the tests that may send it to
@@ -380,8 +422,6 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	uintptr_t d = METER__READ32(h->depth), id = rec->id;
 	/* the calling function's frame: inlined into its caller, the caller's */
 	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
-	/* slot[0] is sps[d - 1], slot[1] sps[d] */
-	uintptr_t *slot = &METER__SP_BELOW(f.page, d);
 
 	__asm__("" : "+r"(sp));	/* computed once, not rematerialised */
 	__asm__("" : "+r"(id));	/* one register, on both paths */
@@ -390,28 +430,26 @@ struct meter__frame meter__enter(struct meter_record *rec)
 	/* not registered (depth UINT32_MAX: the shared page) or deep */
 	if (__builtin_expect(d >= METER__STACK_CAP, 0))
 		goto slow;
-	/*
-	 * A frame at or below ours on top: this function is inlined into
-	 * the one on top (the same frame and return address, another
-	 * function: pushed here, as -O2 makes this the common case), or the
-	 * top frame is stale (longjmp, exception): the slow path pops it.
-	 * The id and the return address are loaded again for the test: held
-	 * in registers across it, they cost the fast path a saved register
-	 * (the id's load volatile, or GCC reuses the first one's register).
-	 */
-	if (__builtin_expect(sp >= METER__READPTR(slot[0]), 0) &&
-	    (__builtin_expect(sp != METER__READPTR(slot[0]), 0) ||
-	     __builtin_expect(METER__READPTR(slot[METER__SITE_SLOT - 1]) !=
-			      (uintptr_t)__builtin_return_address(0), 0) ||
-	     __builtin_expect(METER__READ32(h->stack[d - 1]) ==
-			      *(volatile uint32_t *)&rec->id, 0)))
+	/* a frame at or below ours on top (meter__top_is_other()) */
+	if (__builtin_expect(sp >= METER__READPTR(METER__SLOT(f.page, d,
+					METER__BLOCK_SPS)), 0) &&
+	    meter__top_is_other(f.page, d, sp, rec))
 		goto slow;
+	/*
+	 * The depth again, through an empty asm whose copy takes the test's
+	 * register: GCC would otherwise compute &sps[d - 1] once, into a
+	 * register (an lea), for the test and the stores; each address now
+	 * folds into its instruction.
+	 */
+	__asm__("" : "+r"(d));
 	METER__VSTORE(uint32_t, h->current_id, (uint32_t)id);
 	METER__COUNTS(f.page)[id]++;
-	METER__VSTORE(uintptr_t, slot[1], sp);
-	METER__VSTORE(uintptr_t, slot[METER__SITE_SLOT],
-		      (uintptr_t)__builtin_return_address(0));
+	METER__VSTOREPTR(METER__SLOT(f.page, d, METER__BLOCK_SPS + 8), sp);
 	METER__VSTORE32(h->stack[d], id);
+	/* last, through its own copy of the depth, for the same reason */
+	__asm__("" : "+r"(d));
+	METER__VSTOREPTR(METER__SLOT(f.page, d, METER__BLOCK_SITES + 8),
+			 (uintptr_t)__builtin_return_address(0));
 	METER__DEPTH_UP(h->depth);
 	return f;
 slow:

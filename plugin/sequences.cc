@@ -210,19 +210,19 @@ struct builder {
 		return t;
 	}
 
-	/* meter.h's METER__VSTORE32(): a volatile 32-bit store at an
-	 * indexed address in one instruction (a volatile store's address
-	 * stays out of it) */
-	void store32_asm(tree base, HOST_WIDE_INT off, tree val)
+	/* meter.h's METER__VSTORE32() and METER__VSTOREPTR(): a volatile
+	 * store at an indexed address in one instruction (GCC keeps a
+	 * volatile store's address out of it, in an lea) */
+	void store_asm(tree base, tree type, HOST_WIDE_INT off, tree val)
 	{
 		vec<tree, va_gc> *in = NULL, *out = NULL;
+		bool wide = TYPE_PRECISION(type) == 64;
 
-		vec_safe_push(out, asm_operand("=m",
-					       mem(base, unsigned_type_node,
-						   off)));
+		vec_safe_push(out, asm_operand("=m", mem(base, type, off)));
 		vec_safe_push(in, asm_operand("r", val));
-		gasm *a = gimple_build_asm_vec(METER__STORE32_ASM, in, out,
-					       NULL, NULL);
+		gasm *a = gimple_build_asm_vec(wide ? METER__STOREPTR_ASM :
+						      METER__STORE32_ASM,
+					       in, out, NULL, NULL);
 
 		gimple_asm_set_volatile(a, true);
 		add(a);
@@ -344,7 +344,7 @@ void build_counted(builder &b, tree page, tree id, tree cd, tree page_out,
  * the top frame is stale (longjmp, exception): the slow path pops it.  A
  * function's own entry (own) is never inlined: any such frame is stale.
  */
-void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
+void build_stale_test(builder &b, tree page, tree d, tree sp,
 		      tree rec_addr, tree check, tree fast, tree slow,
 		      bool own)
 {
@@ -352,7 +352,10 @@ void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
 	tree same = create_artificial_label(UNKNOWN_LOCATION);
 
 	b.label(check);
-	tree below = b.load(slot, uptr, 0, "meter_below");
+	/* sps[d - 1], its address computed here, in the test's block, so
+	 * that it folds into the comparison */
+	tree slot = b.index(page, d, 8, "meter_slot");
+	tree below = b.load(slot, uptr, METER__BLOCK_SPS, "meter_below");
 	b.cond_unlikely(GE_EXPR, sp, below, own ? slow : same, fast);
 	if (own)
 		return;
@@ -363,11 +366,15 @@ void build_stale_test(builder &b, tree page, tree d, tree slot, tree sp,
 	b.label(same);
 	b.cond(NE_EXPR, sp, below, slow, same_site);
 	b.label(same_site);
-	tree below_site = b.load(slot, uptr,
-				 (METER__SITE_SLOT - 1) * 8, "meter_bsite");
+	/* its own copy of the address: one the fast path shares would be
+	 * computed into a register before the first test */
+	tree dl = b.pin(d);
+	tree lslot = b.index(page, dl, 8, "meter_lslot");
+	tree below_site = b.load(lslot, uptr, METER__BLOCK_SITES,
+				 "meter_bsite");
 	b.cond(NE_EXPR, below_site, return_address(b), slow, same_id);
 	b.label(same_id);
-	tree dm1 = b.op(PLUS_EXPR, uptr, d, build_int_cst(uptr, -1),
+	tree dm1 = b.op(PLUS_EXPR, uptr, dl, build_int_cst(uptr, -1),
 			"meter_dm1");
 	tree stk_below = b.index(page, dm1, 4, "meter_stkb");
 	tree below_id = b.load(stk_below, u32, OFF_STACK, "meter_bid");
@@ -404,10 +411,6 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 	tree d = load_word(b, page, OFF_DEPTH, "meter_depth");
 	tree id = load_word(b, rec_addr, 0, "meter_id", true);
 	tree sp = b.convert(uptr, cfa, "meter_sp");
-	/* &sps[d - 1], as meter.h's slot */
-	tree dd = b.op(PLUS_EXPR, uptr, d,
-		       build_int_cst(uptr, METER__BLOCK_SPS / 8), "meter_dd");
-	tree slot = b.index(page, dd, 8, "meter_slot");
 	sp = b.pin(sp);
 	id = b.pin(id);
 	tree cd = b.load(page, uint64_type_node, OFF_CURRENT, "meter_cd");
@@ -439,19 +442,34 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 		build_counted(b, page, id, cd, page_out, cd_out, done);
 	}
 	if (tested)
-		build_stale_test(b, page, d, slot, sp, rec_addr, check, fast,
+		build_stale_test(b, page, d, sp, rec_addr, check, fast,
 				 slow, own);
 	if (!flat) {
 		b.label(fast);
+		/*
+		 * The depth again, through an empty asm: GCC would otherwise
+		 * compute &sps[d - 1] once into a register for the test and
+		 * the stores (an lea); each now folds into its instruction.
+		 * The test's d dies here, so the copy takes its register.
+		 */
+		tree dp = b.pin(d);
+		tree wslot = b.index(page, dp, 8, "meter_wslot");
+
 		if (tested)
 			b.store(page, u32, OFF_CURRENT, id32, true);
 		build_count(b, page, id);
-		b.store(slot, uptr, 8, sp, true);
-		if (site)
-			b.store(slot, uptr, METER__SITE_SLOT * 8,
-				return_address(b), true);
-		tree stk = b.index(page, d, 4, "meter_stk");
-		b.store32_asm(stk, OFF_STACK, id32);
+		b.store_asm(wslot, uptr, METER__BLOCK_SPS + 8, sp);
+		tree stk = b.index(page, dp, 4, "meter_stk");
+		b.store_asm(stk, u32, OFF_STACK, id32);
+		if (site) {
+			/* last, through its own copy of the depth, as in
+			 * meter.h */
+			tree ds = b.pin(dp);
+
+			b.store_asm(b.index(page, ds, 8, "meter_sslot"), uptr,
+				    METER__BLOCK_SITES + 8,
+				    return_address(b));
+		}
 		b.depth_up(page, OFF_DEPTH);
 		b.add(gimple_build_assign(page_out, page));
 		b.add(gimple_build_assign(cd_out, cd));

@@ -582,9 +582,9 @@ __attribute__((noinline)) void seq_callee(unsigned long i)
 SRC
 # (the thread pointer's load aside: where it goes is the scheduler's, and
 # fs_loads counts it)
-# the store into sites[d] (METER__SITE_SLOT * 8 from &sps[d - 1]) and the
+# the store into sites[d] (METER__BLOCK_SITES + 8 from &pg[d * 8]) and the
 # load of the return address it stores
-SITE_STORE=", $(( $(printf '#include <meter.h>\nMETER__SITE_SLOT * 8\n' |
+SITE_STORE=", $(( $(printf '#include <meter.h>\nMETER__BLOCK_SITES + 8\n' |
 	"$CC" -E -P -I"$ROOT/include" -I"$ROOT/include/uapi" - | tail -n 1) ))("
 mnemonics() { # asm file [nosite] -> seq_callee's mnemonics up to its first ret
 	awk -v nosite="${2:-}" -v store="$SITE_STORE" '
