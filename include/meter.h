@@ -462,14 +462,11 @@ slow:
 }
 
 /*
- * Flat entry: count the call, become current; nothing pushed.  The count
- * is the test: the block of threads not registered holds every numbered
- * record's count at METER__UNREGISTERED_COUNT or above, so the sum's sign
- * sends the call to the slow path, which registers the thread and makes
- * the callee current itself (its own block's counts never come near
- * 2^63).  Current after the count, not before: so ordered, GCC keeps the
- * saved word where the body's registers are not (a body that needed one
- * more made its callers save one around each call).
+ * Flat entry: become current (first, as above), count the call; nothing
+ * pushed.  The count is the test: the block of threads not registered
+ * holds every numbered record's count at METER__UNREGISTERED_COUNT or
+ * above, so the sum's sign sends the call to the slow path, which
+ * registers the thread (its own block's counts never come near 2^63).
  */
 #define METER__UNREGISTERED_COUNT (1ULL << 63)
 /*
@@ -497,6 +494,7 @@ struct meter__frame meter__enter_flat(struct meter_record *rec)
 	uintptr_t id = rec->id;
 
 	f.cd = METER__READ32(h->current_id);
+	METER__VSTORE(uint32_t, h->current_id, (uint32_t)id);
 	if (__builtin_expect(METER__COUNT_NEGATIVE(METER__COUNTS(f.page)[id]),
 			     0))
 #ifdef METER__THUNKS
@@ -504,7 +502,6 @@ struct meter__frame meter__enter_flat(struct meter_record *rec)
 #else
 		return meter__enter_flat_slow(rec);
 #endif
-	METER__VSTORE(uint32_t, h->current_id, (uint32_t)id);
 	return f;
 }
 

@@ -508,7 +508,7 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 	b.label(done);
 }
 
-/* meter__enter_flat(): count, become current, push nothing; a copy in an
+/* meter__enter_flat(): become current, count, push nothing; a copy in an
  * entered host (copy) without the slow path */
 void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out,
 		      bool copy)
@@ -522,7 +522,7 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out,
 	tree page = b.page();
 	tree id = load_word(b, rec_addr, 0, "meter_id", true);
 	tree cur = b.load(page, u32, OFF_CURRENT, "meter_cur");
-	/* the count, then current: meter.h says why in this order */
+	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"), true);
 	if (!copy) {
 		/* not registered: the count's sign (meter.h) */
 		tree neg = build_count_negative(b, page, id);
@@ -532,7 +532,6 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out,
 		build_count(b, page, id);
 	}
 	b.label(fast);
-	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"), true);
 	b.add(gimple_build_assign(page_out, page));
 	b.add(gimple_build_assign(cd_out, NOP_EXPR, cur));
 	b.jump(done);
