@@ -184,7 +184,7 @@ struct meter__tls {
  * above or to what the inline code does with them (and lib/libmeter.map's
  * names with it).
  */
-#define METER__ABI_VERSION "5"
+#define METER__ABI_VERSION "4"
 #define METER__ABI_SYMBOL "meter__tls_abi" METER__ABI_VERSION
 /* libmeter's block for threads not registered (meter__tls's first value):
  * what an executable, which defines meter__tls itself, needs of libmeter's
@@ -461,31 +461,8 @@ slow:
 #endif
 }
 
-/*
- * Flat entry: become current (first, as above), count the call; nothing
- * pushed.  The count is the test: the block of threads not registered
- * holds every numbered record's count at METER__UNREGISTERED_COUNT or
- * above, so the sum's sign sends the call to the slow path, which
- * registers the thread (its own block's counts never come near 2^63).
- */
-#define METER__UNREGISTERED_COUNT (1ULL << 63)
-/*
- * ++count < 0 (signed), as one add to the word in place whose sign flag
- * the branch reads: GCC's own add-and-test keeps the indexed address
- * apart, in an lea.  The plugin's sequence does the same.
- */
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
-#define METER__COUNT_ASM	"addq $1, %0"
-#define METER__COUNT_NEGATIVE(lvalue)					\
-	({								\
-		int meter__neg;						\
-		__asm__(METER__COUNT_ASM				\
-			: "+m"(lvalue), "=@ccs"(meter__neg));		\
-		meter__neg;						\
-	})
-#else
-#define METER__COUNT_NEGATIVE(lvalue) ((int64_t)++(lvalue) < 0)
-#endif
+/* Flat entry: become current (first, as above), count the call; nothing
+ * pushed. */
 static inline __attribute__((always_inline, no_instrument_function))
 struct meter__frame meter__enter_flat(struct meter_record *rec)
 {
@@ -495,13 +472,13 @@ struct meter__frame meter__enter_flat(struct meter_record *rec)
 
 	f.cd = METER__READ32(h->current_id);
 	METER__VSTORE(uint32_t, h->current_id, (uint32_t)id);
-	if (__builtin_expect(METER__COUNT_NEGATIVE(METER__COUNTS(f.page)[id]),
-			     0))
+	if (__builtin_expect(METER__READ32(h->depth) == UINT32_MAX, 0))
 #ifdef METER__THUNKS
 		return METER__THUNK_CALL("meter__enter_flat_thunk", rec, );
 #else
 		return meter__enter_flat_slow(rec);
 #endif
+	METER__COUNTS(f.page)[id]++;
 	return f;
 }
 

@@ -41,10 +41,9 @@ _Static_assert(METER__BLOCK_SITES + 8 * (METER_STACK_CAP + 1) <=
 
 /*
  * The block of threads not (yet) registered: its depth sends a function's
- * own entry to the slow path, and its counts, 2^63 and up, a flat entry
- * (<meter.h>, meter__enter_flat()); the entries store current into it
- * first and the plugin's inlined copies without a host's page count into
- * it, for nobody to read (<meter.h>, struct meter__tls).  Zeroes, not to be 8 MB
+ * own entry to the slow path; the entries store current into it first and
+ * the plugin's inlined copies without a host's page count into it, for
+ * nobody to read (<meter.h>, struct meter__tls).  Zeroes, not to be 8 MB
  * of the library's file: meter_loaded() gives it its depth.
  */
 union meter_whole_block meter_no_block __attribute__((aligned(4096)));
@@ -472,8 +471,6 @@ static void __attribute__((constructor)) meter_loaded(void)
 	meter_no_block.page.magic = METER_PAGE_MAGIC;
 	meter_no_block.page.version = METER_PAGE_VERSION;
 	meter_no_block.page.depth = UINT32_MAX;
-	/* a record not numbered yet, as the numbered ones (meter_registry.c) */
-	METER__COUNTS(METER_NO_PAGE)[0] = METER__UNREGISTERED_COUNT;
 	__atomic_store_n(&meter_g.loaded, true, __ATOMIC_RELEASE);
 }
 

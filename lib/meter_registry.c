@@ -36,9 +36,6 @@ uint32_t meter_record_new_locked(uint32_t kind, const char *name,
 		if (!meter_g.recs[id].name)
 			return 0;
 	}
-	/* a flat entry on a thread not registered goes to the slow path
-	 * by this count's sign (<meter.h>, meter__enter_flat()) */
-	METER__COUNTS(METER_NO_PAGE)[id] = METER__UNREGISTERED_COUNT;
 	atomic_store_explicit(&meter_g.next_id, id + 1, memory_order_release);
 	return id;
 }

@@ -319,24 +319,6 @@ void build_count(builder &b, tree page, tree id)
 	b.store(cnt, uint64_type_node, METER__BLOCK_COUNTS, n1);
 }
 
-/*
- * counts[id]++, and whether the sum is negative, as meter.h's
- * METER__COUNT_NEGATIVE(): one add in place whose sign flag the branch
- * reads (the block of threads not registered counts from 2^63).
- */
-tree build_count_negative(builder &b, tree page, tree id)
-{
-	tree cnt = b.index(page, id, 8, "meter_cnt");
-	tree neg = b.tmp(integer_type_node, "meter_neg");
-	vec<tree, va_gc> *out = NULL;
-
-	vec_safe_push(out, asm_operand("+m", b.mem(cnt, uint64_type_node,
-						   METER__BLOCK_COUNTS)));
-	vec_safe_push(out, asm_operand("=@ccs", neg));
-	b.add(gimple_build_asm_vec(METER__COUNT_ASM, NULL, out, NULL, NULL));
-	return neg;
-}
-
 /* __builtin_return_address(0), as an integer */
 tree return_address(builder &b)
 {
@@ -444,25 +426,18 @@ void build_enter(builder &b, tree rec, tree cfa, tree page_out, tree cd_out,
 	if (!tested)
 		b.store(page, u32, OFF_CURRENT, id32, true);
 
-	if (form == METER_FORM_FLAT) {
-		/* counted; not registered (the count's sign): the stacked
-		 * slow path, whose push the return's 64-bit store takes
-		 * back */
-		tree neg = build_count_negative(b, page, id);
-
-		b.cond(NE_EXPR, neg, integer_zero_node, slow, counted);
-		b.label(counted);
-		b.add(gimple_build_assign(page_out, page));
-		b.add(gimple_build_assign(cd_out, cd));
-		b.jump(done);
-	} else if (!flat)
+	if (form == METER_FORM_FLAT)
+		/* not registered: the stacked slow path, whose push the
+		 * return's 64-bit store takes back */
+		b.cond(EQ_EXPR, d, build_int_cst(uptr, UINT32_MAX), slow,
+		       counted);
+	else if (!flat)
 		/* not registered (depth UINT32_MAX) or deep: slot is not
 		 * ours; a copy in an entered host is then counted only */
 		b.cond(GE_EXPR, d, build_int_cst(uptr, METER__STACK_CAP),
 		       form == METER_FORM_PUSH_COPY ? counted : slow,
 		       tested ? check : fast);
-	if (!tested && form != METER_FORM_PUSH_UNTESTED &&
-	    form != METER_FORM_FLAT) {
+	if (!tested && form != METER_FORM_PUSH_UNTESTED) {
 		b.label(counted);
 		build_counted(b, page, id, cd, page_out, cd_out, done);
 	}
@@ -524,14 +499,13 @@ void build_enter_flat(builder &b, tree rec, tree page_out, tree cd_out,
 	tree cur = b.load(page, u32, OFF_CURRENT, "meter_cur");
 	b.store(page, u32, OFF_CURRENT, b.convert(u32, id, "meter_id32"), true);
 	if (!copy) {
-		/* not registered: the count's sign (meter.h) */
-		tree neg = build_count_negative(b, page, id);
+		tree d32 = b.load(page, u32, OFF_DEPTH, "meter_depth");
 
-		b.cond(NE_EXPR, neg, integer_zero_node, slow, fast);
-	} else {
-		build_count(b, page, id);
+		b.cond(EQ_EXPR, d32, build_int_cst(u32, UINT32_MAX), slow,
+		       fast);
 	}
 	b.label(fast);
+	build_count(b, page, id);
 	b.add(gimple_build_assign(page_out, page));
 	b.add(gimple_build_assign(cd_out, NOP_EXPR, cur));
 	b.jump(done);

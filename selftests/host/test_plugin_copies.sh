@@ -140,12 +140,12 @@ check "the copies take their host's page: host reads meter__tls once ($fs)" \
 	test "$fs" = 1 || head -n 40 "$tmp/host.s" | diag
 
 check "an executable reads meter__tls at a fixed offset (no GOT)" \
-	eval 'grep -q "%fs:meter__tls_abi5@tpoff" "$tmp/copies.s" &&
-	      ! grep -q "meter__tls_abi5@gottpoff" "$tmp/copies.s"'
+	eval 'grep -q "%fs:meter__tls_abi4@tpoff" "$tmp/copies.s" &&
+	      ! grep -q "meter__tls_abi4@gottpoff" "$tmp/copies.s"'
 "$CC" "${PFLAGS[@]}" -fPIC -S "$tmp/copies.c" -o "$tmp/copies-pic.s" 2> /dev/null
 check "a shared object's code reads it through its GOT" \
-	eval 'grep -q "meter__tls_abi5@gottpoff" "$tmp/copies-pic.s" &&
-	      ! grep -q "meter__tls_abi5@tpoff" "$tmp/copies-pic.s"'
+	eval 'grep -q "meter__tls_abi4@gottpoff" "$tmp/copies-pic.s" &&
+	      ! grep -q "meter__tls_abi4@tpoff" "$tmp/copies-pic.s"'
 
 # and they count: host's 10 calls, mix's 2 a turn, 7 turns a call
 "$CC" "${PFLAGS[@]}" -o "$tmp/copies" "$tmp/copies.c" "$tmp/own.c" \
